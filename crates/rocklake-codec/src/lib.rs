@@ -1,0 +1,3 @@
+//! RockLake's storage encoding: SQL values, tag-first binary keys and protobuf values.
+
+pub mod datum;

@@ -1,0 +1,151 @@
+//! The contract between the SQL engine and whatever holds the relations.
+//!
+//! The engine never sees keys or SlateDB: it asks a [`StorageTxn`] for relation
+//! definitions and rows, and hands back inserts, updates and deletes. The catalog
+//! store implements this over SlateDB; [`crate::memory::MemoryStorage`] implements it
+//! in memory for the engine's own tests.
+
+use async_trait::async_trait;
+use rocklake_codec::datum::{ColumnDef, Datum, Row};
+
+use crate::error::SqlError;
+
+/// Result type of storage calls.
+pub type StorageResult<T> = Result<T, SqlError>;
+
+/// A stable identifier of one stored row within its relation. It is what the
+/// engine exposes as PostgreSQL's `ctid` (see [`RowId::to_tid`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RowId(pub u64);
+
+impl RowId {
+    /// The `(block, offset)` pair shown as `ctid`: 65,535 rows per block, offsets
+    /// starting at 1 as in PostgreSQL.
+    pub fn to_tid(self) -> (u32, u16) {
+        let block = (self.0 / 65_535) as u32;
+        let offset = (self.0 % 65_535) as u16 + 1;
+        (block, offset)
+    }
+
+    /// Inverse of [`RowId::to_tid`]; `None` for offset 0 (which names no row).
+    pub fn from_tid(block: u32, offset: u16) -> Option<RowId> {
+        if offset == 0 {
+            return None;
+        }
+        Some(RowId(u64::from(block) * 65_535 + u64::from(offset - 1)))
+    }
+}
+
+/// Definition of a relation (table) as the engine sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelationDef {
+    /// Schema (namespace) name, e.g. `public`.
+    pub schema: String,
+    /// Relation name, e.g. `ducklake_snapshot`.
+    pub name: String,
+    /// Columns in declaration order.
+    pub columns: Vec<ColumnDef>,
+    /// Columns (by index) that form the relation's primary key, empty if none.
+    /// The storage enforces uniqueness on them and reports violations as
+    /// SQLSTATE 23505.
+    pub primary_key: Vec<usize>,
+}
+
+impl RelationDef {
+    /// Index of the column with this (already case-folded) name.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Name of the primary-key constraint as PostgreSQL derives it.
+    pub fn primary_key_name(&self) -> String {
+        format!("{}_pkey", self.name)
+    }
+}
+
+/// A bound on one column that a scan may use to narrow what it reads. The
+/// engine always re-checks its full predicate on the returned rows, so storage
+/// may ignore any bound it cannot use (the filter is *inexact*).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnBound {
+    /// `column = value`.
+    Eq(Datum),
+    /// `column IN (values)`.
+    In(Vec<Datum>),
+    /// `lower <= column <= upper` with either side optional and either side
+    /// inclusive (`true`) or exclusive (`false`).
+    Range {
+        /// Lower bound and whether it is inclusive.
+        lower: Option<(Datum, bool)>,
+        /// Upper bound and whether it is inclusive.
+        upper: Option<(Datum, bool)>,
+    },
+}
+
+/// Conjunction of per-column bounds pushed down to a scan.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScanFilter {
+    /// `(column index, bound)` pairs, all of which hold for wanted rows.
+    pub bounds: Vec<(usize, ColumnBound)>,
+}
+
+/// A row as read from storage, with its stable identifier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRow {
+    /// Stable row identifier (`ctid`).
+    pub id: RowId,
+    /// The row's values, one per column of the relation.
+    pub row: Row,
+}
+
+/// One transaction's view of storage: a consistent snapshot for reads plus the
+/// transaction's own uncommitted writes. Dropping it without [`StorageTxn::commit`]
+/// discards every write.
+#[async_trait]
+pub trait StorageTxn: Send {
+    /// Looks a relation up by schema and name (both already case-folded).
+    async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>>;
+
+    /// All relations, in a stable order.
+    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>>;
+
+    /// Creates a relation. Returns `Ok(false)` without changing anything when it
+    /// exists and `if_not_exists` is set; errors (SQLSTATE 42P07) when it exists
+    /// otherwise.
+    async fn create_relation(&mut self, def: RelationDef, if_not_exists: bool) -> StorageResult<bool>;
+
+    /// Creates a schema (namespace). Same existence rules as `create_relation`
+    /// (SQLSTATE 42P06).
+    async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool>;
+
+    /// Names of all schemas.
+    async fn schemas(&mut self) -> StorageResult<Vec<String>>;
+
+    /// Rows of `relation` that may satisfy `filter`, in a stable order.
+    async fn scan(&mut self, relation: &RelationDef, filter: &ScanFilter) -> StorageResult<Vec<StoredRow>>;
+
+    /// Inserts rows. A primary-key duplicate (against committed rows, this
+    /// transaction's rows, or rows committed concurrently, detected at the latest
+    /// at commit) fails with SQLSTATE 23505.
+    async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()>;
+
+    /// Replaces the row `id` with `new_row`.
+    async fn update(&mut self, relation: &RelationDef, id: RowId, new_row: Row) -> StorageResult<()>;
+
+    /// Deletes the row `id`.
+    async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()>;
+
+    /// Makes every write of this transaction durable and visible atomically, or
+    /// fails (e.g. SQLSTATE 23505 on a concurrent duplicate key, 40001 on another
+    /// conflict) and keeps nothing.
+    async fn commit(self: Box<Self>) -> StorageResult<()>;
+}
+
+/// Something that opens storage transactions: the catalog store, or the
+/// in-memory test storage.
+#[async_trait]
+pub trait Storage: Send + Sync {
+    /// Begins a transaction on a consistent snapshot. `read_only` transactions
+    /// reject writes with SQLSTATE 25006.
+    async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>>;
+}

@@ -1,0 +1,1 @@
+//! The DuckLake catalog on SlateDB.

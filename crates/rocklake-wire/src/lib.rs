@@ -1,0 +1,1 @@
+//! PostgreSQL wire protocol for RockLake.
