@@ -1,6 +1,34 @@
 //! SQL execution for RockLake: parses the PostgreSQL dialect DuckDB sends and runs
 //! it against a [`storage::Storage`].
+//!
+//! Why a hand-written executor over sqlparser's AST rather than DataFusion:
+//! DataFusion cannot execute `UPDATE ... FROM`, has a known wrong-answer bug
+//! with `IN (subquery)` in DML, and knows nothing of PostgreSQL's unknown-literal
+//! coercion, `ctid`, or catalog OIDs. The SQL DuckLake sends is a small, fixed
+//! set of shapes, so a bounded binder + executor that rejects everything else
+//! with 0A000 is both smaller and more faithful.
+//!
+//! Layout: [`session`] (transactions, statement dispatch) → [`bind`] /
+//! [`bind_expr`] (names and types → [`plan`]) → [`select`] / [`expr`]
+//! (execution) and [`dml`] / [`ddl`] (writes), with [`pg_catalog`] providing
+//! virtual catalog tables and [`memory`] an in-memory [`storage::Storage`].
 
+pub mod bind;
+pub mod bind_expr;
+pub mod datetime;
+pub mod ddl;
+pub mod dml;
 pub mod error;
+pub mod expr;
+pub mod memory;
+pub mod numeric;
 pub mod output;
+pub mod pg_catalog;
+pub mod plan;
+pub mod select;
+pub mod session;
 pub mod storage;
+pub mod value;
+
+pub use memory::MemoryStorage;
+pub use session::Session;

@@ -1,1 +1,26 @@
-//! PostgreSQL wire protocol for RockLake.
+//! PostgreSQL wire protocol for RockLake: the server DuckDB's postgres_scanner
+//! talks to, and the value codecs it needs (binary COPY, binary and text value
+//! formats).
+//!
+//! Entry point: [`server::serve`] with a [`session::SessionFactory`] that opens
+//! one [`session::SqlSession`] per connection.
+
+// `SqlError` (from the shared rocklake-sql contract) is 144 bytes; it is only
+// built on cold error paths, so boxing it everywhere would buy nothing.
+#![allow(clippy::result_large_err)]
+#![warn(missing_docs)]
+
+pub mod backend;
+pub mod binary_value;
+pub mod connection;
+pub mod copy_binary;
+pub mod frontend;
+pub mod numeric;
+pub mod server;
+pub mod session;
+pub mod startup;
+pub mod text_format;
+pub mod transport;
+
+pub use server::{serve, serve_until, ServerConfig};
+pub use session::{SessionFactory, SqlSession};

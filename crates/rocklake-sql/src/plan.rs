@@ -1,0 +1,342 @@
+//! The bound (planned) form of statements: typed expressions over flat rows,
+//! and query plans the executor in [`crate::select`] runs.
+
+use rocklake_codec::datum::{Datum, PgType};
+
+use crate::error::{codes, SqlError};
+use crate::pg_catalog::VirtualTable;
+use crate::storage::{RelationDef, ScanFilter};
+use crate::value::{is_numeric_type, is_string_type, type_display};
+
+/// A bound expression's type; `None` is PostgreSQL's `unknown` (an untyped
+/// string literal or NULL that has not been coerced yet).
+pub type Ty = Option<PgType>;
+
+/// Comparison operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `=`
+    Eq,
+    /// `<>` / `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// Scalar functions evaluated per row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    /// `COALESCE(...)`
+    Coalesce,
+    /// `NULLIF(a, b)`
+    Nullif,
+    /// `GREATEST(...)`
+    Greatest,
+    /// `LEAST(...)`
+    Least,
+    /// `lower(text)`
+    Lower,
+    /// `upper(text)`
+    Upper,
+    /// `length(text)`
+    Length,
+    /// `substring(text, from [, for])`
+    Substr,
+    /// `replace(text, from, to)`
+    Replace,
+    /// `concat(...)`
+    Concat,
+    /// `abs(x)`
+    Abs,
+    /// `to_regclass(text)`
+    ToRegclass,
+}
+
+/// Aggregate functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggFunc {
+    /// `count(*)`
+    CountStar,
+    /// `count(x)`
+    Count,
+    /// `sum(x)`
+    Sum,
+    /// `min(x)`
+    Min,
+    /// `max(x)`
+    Max,
+    /// `avg(x)`
+    Avg,
+    /// `bool_and(x)`
+    BoolAnd,
+    /// `bool_or(x)`
+    BoolOr,
+}
+
+/// A subquery used inside an expression.
+#[derive(Debug, Clone)]
+pub struct SubPlan {
+    /// Unique id within the statement (cache key for uncorrelated subqueries).
+    pub id: usize,
+    /// Whether it references columns of enclosing queries.
+    pub correlated: bool,
+    /// The plan.
+    pub plan: Box<QueryPlan>,
+}
+
+/// A bound, typed expression.
+#[derive(Debug, Clone)]
+pub enum BExpr {
+    /// A constant.
+    Const(Datum),
+    /// Column `idx` of the row `up` levels out (0 = the current row).
+    Col {
+        /// Query nesting level.
+        up: usize,
+        /// Column index in that row.
+        idx: usize,
+    },
+    /// Explicit or implicit cast.
+    Cast(Box<BExpr>, PgType),
+    /// Arithmetic negation.
+    Neg(Box<BExpr>),
+    /// Boolean NOT.
+    Not(Box<BExpr>),
+    /// `+ - * / %`.
+    Arith(char, Box<BExpr>, Box<BExpr>),
+    /// `||`.
+    Concat(Box<BExpr>, Box<BExpr>),
+    /// Comparison.
+    Cmp(CmpOp, Box<BExpr>, Box<BExpr>),
+    /// `AND`.
+    And(Box<BExpr>, Box<BExpr>),
+    /// `OR`.
+    Or(Box<BExpr>, Box<BExpr>),
+    /// `IS [NOT] NULL` (flag: negated).
+    IsNull(Box<BExpr>, bool),
+    /// `IS [NOT] DISTINCT FROM` (flag: negated = NOT DISTINCT).
+    IsDistinct(Box<BExpr>, Box<BExpr>, bool),
+    /// `IS [NOT] TRUE/FALSE`: (expr, target, negated).
+    IsBool(Box<BExpr>, bool, bool),
+    /// `x [NOT] IN (list)`.
+    InList(Box<BExpr>, Vec<BExpr>, bool),
+    /// `x [NOT] IN (subquery)`.
+    InSub(Box<BExpr>, SubPlan, bool),
+    /// `[NOT] EXISTS (subquery)`.
+    Exists(SubPlan, bool),
+    /// Scalar subquery.
+    Scalar(SubPlan),
+    /// `[NOT] LIKE` / `ILIKE`: (expr, pattern, negated, case-insensitive).
+    Like(Box<BExpr>, Box<BExpr>, bool, bool),
+    /// `CASE`.
+    Case {
+        /// `CASE x WHEN ...` operand.
+        operand: Option<Box<BExpr>>,
+        /// `WHEN cond THEN result` pairs.
+        whens: Vec<(BExpr, BExpr)>,
+        /// `ELSE` result.
+        otherwise: Option<Box<BExpr>>,
+    },
+    /// Scalar function call.
+    Func(Func, Vec<BExpr>),
+}
+
+/// A result column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutCol {
+    /// Column name.
+    pub name: String,
+    /// Column type.
+    pub ty: Ty,
+}
+
+/// Where a scan reads from.
+#[derive(Debug, Clone)]
+pub enum ScanSource {
+    /// A stored relation (rows get a trailing hidden `ctid`).
+    Table(RelationDef),
+    /// A virtual pg_catalog / information_schema table.
+    Virtual(VirtualTable),
+}
+
+/// One base-table read, prefetched before execution.
+#[derive(Debug, Clone)]
+pub struct ScanReq {
+    /// What to read.
+    pub source: ScanSource,
+    /// Bounds pushed down to storage (inexact).
+    pub filter: ScanFilter,
+}
+
+/// Join kinds the executor implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    /// Inner / cross join.
+    Inner,
+    /// Left outer join.
+    Left,
+}
+
+/// The FROM clause of a SELECT.
+#[derive(Debug, Clone)]
+pub enum FromPlan {
+    /// No FROM: a single empty row.
+    Empty,
+    /// A prefetched scan (index into the statement's scan list).
+    Scan(usize),
+    /// A subquery, CTE reference or VALUES list.
+    Derived(Box<QueryPlan>),
+    /// A join of two inputs.
+    Join {
+        /// Left input.
+        left: Box<FromPlan>,
+        /// Right input.
+        right: Box<FromPlan>,
+        /// Join kind.
+        kind: JoinKind,
+        /// Join condition over the concatenated row.
+        on: Option<BExpr>,
+        /// Width of the left input's rows.
+        left_width: usize,
+        /// Width of the right input's rows.
+        right_width: usize,
+        /// Equi-join column pairs (left index, right index relative to the right row).
+        equi: Vec<(usize, usize)>,
+    },
+}
+
+/// Aggregation step of a SELECT.
+#[derive(Debug, Clone)]
+pub struct AggPlan {
+    /// GROUP BY expressions over FROM rows.
+    pub group: Vec<BExpr>,
+    /// Aggregate calls (function, argument over FROM rows, DISTINCT).
+    pub calls: Vec<(AggFunc, Option<BExpr>, bool)>,
+}
+
+/// A single SELECT.
+#[derive(Debug, Clone)]
+pub struct SelectPlan {
+    /// Input rows.
+    pub from: FromPlan,
+    /// WHERE over FROM rows.
+    pub filter: Option<BExpr>,
+    /// GROUP BY / aggregates; when set, projection and having read rows of
+    /// `group values ++ aggregate values`.
+    pub agg: Option<AggPlan>,
+    /// HAVING.
+    pub having: Option<BExpr>,
+    /// Output expressions (visible columns, then hidden sort keys).
+    pub projection: Vec<BExpr>,
+    /// SELECT DISTINCT.
+    pub distinct: bool,
+}
+
+/// A set expression: SELECT, VALUES or UNION.
+#[derive(Debug, Clone)]
+pub enum SetPlan {
+    /// A SELECT.
+    Select(Box<SelectPlan>),
+    /// A VALUES list (already coerced to the column types).
+    Values(Vec<Vec<BExpr>>),
+    /// UNION [ALL] with per-column casts applied to each side.
+    Union {
+        /// Left input.
+        left: Box<SetPlan>,
+        /// Right input.
+        right: Box<SetPlan>,
+        /// UNION ALL (no duplicate removal).
+        all: bool,
+        /// Casts for the left side's columns.
+        left_casts: Vec<Option<PgType>>,
+        /// Casts for the right side's columns.
+        right_casts: Vec<Option<PgType>>,
+    },
+}
+
+/// One ORDER BY key over the body's output row.
+#[derive(Debug, Clone)]
+pub struct SortKey {
+    /// Column of the body row.
+    pub idx: usize,
+    /// Descending.
+    pub desc: bool,
+    /// NULLs first.
+    pub nulls_first: bool,
+}
+
+/// A complete query: body, ordering and limits.
+#[derive(Debug, Clone)]
+pub struct QueryPlan {
+    /// The body.
+    pub body: SetPlan,
+    /// ORDER BY.
+    pub order: Vec<SortKey>,
+    /// LIMIT.
+    pub limit: Option<BExpr>,
+    /// OFFSET.
+    pub offset: Option<BExpr>,
+    /// Visible result columns (the body may carry hidden sort columns after them).
+    pub columns: Vec<OutCol>,
+}
+
+fn int_rank(t: &PgType) -> Option<u8> {
+    match t {
+        PgType::Int2 => Some(1),
+        PgType::Int4 => Some(2),
+        PgType::Int8 => Some(3),
+        PgType::Oid | PgType::RegClass => Some(4),
+        _ => None,
+    }
+}
+
+/// The common type of two branches (UNION, CASE, COALESCE, VALUES), as
+/// PostgreSQL resolves it; `None` only when both are unknown.
+pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
+    let (x, y) = match (a, b) {
+        (None, t) | (t, None) => return Ok(t.clone()),
+        (Some(x), Some(y)) => (x, y),
+    };
+    if x == y {
+        return Ok(Some(x.clone()));
+    }
+    if let (Some(rx), Some(ry)) = (int_rank(x), int_rank(y)) {
+        return Ok(Some(if rx >= ry { x.clone() } else { y.clone() }));
+    }
+    if is_numeric_type(x) && is_numeric_type(y) {
+        if matches!(x, PgType::Float8 | PgType::Float4) || matches!(y, PgType::Float8 | PgType::Float4) {
+            return Ok(Some(PgType::Float8));
+        }
+        return Ok(Some(PgType::Numeric(None)));
+    }
+    if is_string_type(x) && is_string_type(y) {
+        return Ok(Some(PgType::Text));
+    }
+    match (x, y) {
+        (PgType::Timestamp | PgType::TimestampTz | PgType::Date, PgType::Timestamp | PgType::TimestampTz | PgType::Date) => {
+            Ok(Some(PgType::TimestampTz))
+        }
+        (PgType::Oid | PgType::RegClass, PgType::Oid | PgType::RegClass) => Ok(Some(PgType::Oid)),
+        _ => Err(SqlError::new(
+            codes::DATATYPE_MISMATCH,
+            format!("{what} types {} and {} cannot be matched", type_display(x), type_display(y)),
+        )),
+    }
+}
+
+/// Whether values of the two types may be compared with `=`, `<`, ...
+pub fn comparable(a: &PgType, b: &PgType) -> bool {
+    a == b
+        || (is_numeric_type(a) || *a == PgType::RegClass) && (is_numeric_type(b) || *b == PgType::RegClass)
+        || is_string_type(a) && is_string_type(b)
+        || matches!(
+            (a, b),
+            (PgType::Timestamp | PgType::TimestampTz | PgType::Date, PgType::Timestamp | PgType::TimestampTz | PgType::Date)
+        )
+}

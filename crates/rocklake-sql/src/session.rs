@@ -1,0 +1,474 @@
+//! [`Session`]: one client connection's SQL state — transaction block state,
+//! settings and a pending COPY FROM STDIN — following PostgreSQL's rules for
+//! simple-query strings, implicit transactions and failed blocks.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rocklake_codec::datum::{ColumnDef, Datum, PgType, Row, PG_EPOCH_OFFSET_MICROS};
+use sqlparser::ast::{
+    CopyLegacyOption, CopyOption, CopySource, CopyTarget, DiscardObject, Query, SetExpr, Statement, TransactionAccessMode,
+    TransactionMode,
+};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+
+use crate::bind::{fold, Binder};
+use crate::ddl;
+use crate::dml::{self, assign, complete_rows, copy_targets, prefetch, resolve_target, StmtEnv};
+use crate::error::{codes, SqlError};
+use crate::output::{BatchResult, Notice, QueryOutput, TxStatus};
+use crate::pg_catalog::{Catalog, DEFAULT_SETTINGS};
+use crate::plan::OutCol;
+use crate::select::{run_query, ExecCtx};
+use crate::storage::{RelationDef, Storage, StorageTxn};
+
+static NEXT_PID: AtomicI32 = AtomicI32::new(10_000);
+
+struct TxnCtx {
+    txn: Box<dyn StorageTxn>,
+    now: i64,
+    catalog: Option<Catalog>,
+}
+
+enum TxState {
+    Idle,
+    /// The implicit transaction of a simple-query string (or a pending COPY).
+    Implicit(TxnCtx),
+    /// Inside BEGIN ... COMMIT.
+    Block(TxnCtx),
+    /// A block after an error: only ROLLBACK/COMMIT are accepted.
+    Failed,
+}
+
+struct PendingCopy {
+    def: RelationDef,
+    targets: Vec<usize>,
+}
+
+/// One client session: executes SQL strings against a [`Storage`].
+pub struct Session {
+    storage: Arc<dyn Storage>,
+    state: TxState,
+    settings: BTreeMap<String, (String, String)>,
+    database: String,
+    pid: i32,
+    pending_copy: Option<PendingCopy>,
+}
+
+fn now_micros() -> i64 {
+    let us = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
+    us - PG_EPOCH_OFFSET_MICROS
+}
+
+fn command(tag: &str) -> QueryOutput {
+    QueryOutput::Command { tag: tag.to_string(), notices: Vec::new() }
+}
+
+fn aborted() -> SqlError {
+    SqlError::new(
+        codes::IN_FAILED_SQL_TRANSACTION,
+        "current transaction is aborted, commands ignored until end of transaction block",
+    )
+}
+
+fn no_transaction(tag: &str) -> QueryOutput {
+    QueryOutput::Command {
+        tag: tag.to_string(),
+        notices: vec![Notice { code: "25P01".into(), message: "there is no transaction in progress".into() }],
+    }
+}
+
+fn out_columns(cols: &[OutCol]) -> Vec<ColumnDef> {
+    cols.iter().map(|c| ColumnDef::new(c.name.clone(), c.ty.clone().unwrap_or(PgType::Text))).collect()
+}
+
+fn conform(columns: &[ColumnDef], rows: Vec<Row>) -> Result<Vec<Row>, SqlError> {
+    rows.into_iter()
+        .map(|r| r.into_iter().zip(columns).map(|(d, c)| assign(d, &c.pg_type)).collect())
+        .collect()
+}
+
+impl Session {
+    /// A new idle session over `storage`.
+    pub fn new(storage: Arc<dyn Storage>) -> Self {
+        Session {
+            storage,
+            state: TxState::Idle,
+            settings: BTreeMap::new(),
+            database: "rocklake".into(),
+            pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
+            pending_copy: None,
+        }
+    }
+
+    /// Sets the database name reported by `current_database()` (from startup).
+    pub fn set_database(&mut self, name: &str) {
+        self.database = name.to_string();
+    }
+
+    /// The pid reported by `pg_backend_pid()` (for BackendKeyData).
+    pub fn backend_pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Transaction status for ReadyForQuery.
+    pub fn status(&self) -> TxStatus {
+        match self.state {
+            TxState::Idle | TxState::Implicit(_) => TxStatus::Idle,
+            TxState::Block(_) => TxStatus::InBlock,
+            TxState::Failed => TxStatus::Failed,
+        }
+    }
+
+    /// DISCARD ALL outside a statement: drops any transaction, settings and
+    /// pending COPY.
+    pub fn reset(&mut self) {
+        self.state = TxState::Idle;
+        self.settings.clear();
+        self.pending_copy = None;
+    }
+
+    fn setting(&self, name: &str) -> Option<(String, String)> {
+        let key = name.to_lowercase();
+        if let Some(v) = self.settings.get(&key) {
+            return Some(v.clone());
+        }
+        DEFAULT_SETTINGS
+            .iter()
+            .find(|(n, _)| n.to_lowercase() == key)
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+    }
+
+    fn all_settings(&self) -> Vec<(String, String)> {
+        let mut map: BTreeMap<String, (String, String)> = DEFAULT_SETTINGS
+            .iter()
+            .map(|(n, v)| (n.to_lowercase(), (n.to_string(), v.to_string())))
+            .collect();
+        for (k, v) in &self.settings {
+            map.insert(k.clone(), v.clone());
+        }
+        map.into_values().collect()
+    }
+
+    /// After an error: a block becomes Failed, an implicit transaction is rolled back.
+    fn on_error(&mut self) {
+        self.state = match std::mem::replace(&mut self.state, TxState::Idle) {
+            TxState::Block(_) | TxState::Failed => TxState::Failed,
+            TxState::Implicit(_) | TxState::Idle => TxState::Idle,
+        };
+    }
+
+    async fn begin_ctx(&self, read_only: bool) -> Result<TxnCtx, SqlError> {
+        Ok(TxnCtx { txn: self.storage.begin(read_only).await?, now: now_micros(), catalog: None })
+    }
+
+    /// Executes a simple-query string: statements run in order, stopping after
+    /// the first error; outside BEGIN the whole string is one implicit transaction.
+    pub async fn execute(&mut self, sql: &str) -> BatchResult {
+        let mut results = Vec::new();
+        if self.pending_copy.is_some() {
+            results.push(Err(SqlError::new(codes::PROTOCOL_VIOLATION, "a COPY FROM STDIN is in progress")));
+            return results;
+        }
+        let stmts = match Parser::parse_sql(&PostgreSqlDialect {}, sql) {
+            Ok(s) => s,
+            Err(e) => {
+                self.on_error();
+                results.push(Err(SqlError::new(codes::SYNTAX_ERROR, e.to_string())));
+                return results;
+            }
+        };
+        for stmt in &stmts {
+            match self.execute_one(stmt).await {
+                Ok(out) => {
+                    let copy_in = matches!(out, QueryOutput::CopyIn { .. });
+                    results.push(Ok(out));
+                    if copy_in {
+                        return results;
+                    }
+                }
+                Err(e) => {
+                    self.on_error();
+                    results.push(Err(e));
+                    return results;
+                }
+            }
+        }
+        if let TxState::Implicit(ctx) = std::mem::replace(&mut self.state, TxState::Idle) {
+            if let Err(e) = ctx.txn.commit().await {
+                results.push(Err(e));
+            }
+        } else if let TxState::Idle = self.state {
+        }
+        results
+    }
+
+    async fn execute_one(&mut self, stmt: &Statement) -> Result<QueryOutput, SqlError> {
+        match stmt {
+            Statement::StartTransaction { modes, .. } => return self.begin(modes).await,
+            Statement::Commit { chain: false, .. } => return self.commit().await,
+            Statement::Rollback { chain: false, savepoint: None } => {
+                return Ok(match std::mem::replace(&mut self.state, TxState::Idle) {
+                    TxState::Idle => no_transaction("ROLLBACK"),
+                    _ => command("ROLLBACK"),
+                })
+            }
+            _ => {}
+        }
+        if let TxState::Failed = self.state {
+            return Err(aborted());
+        }
+        match stmt {
+            Statement::Discard { object_type } => {
+                if let TxState::Block(_) = self.state {
+                    return Err(SqlError::new("25001", "DISCARD ALL cannot run inside a transaction block"));
+                }
+                if !matches!(object_type, DiscardObject::ALL) {
+                    return Err(SqlError::unsupported(format!("{stmt} is not supported")));
+                }
+                self.settings.clear();
+                Ok(command("DISCARD ALL"))
+            }
+            Statement::Set(set) => {
+                if let sqlparser::ast::Set::SingleAssignment { variable, values, .. } = set {
+                    let name = variable.0.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(".");
+                    let value = values
+                        .iter()
+                        .map(|v| match v {
+                            sqlparser::ast::Expr::Value(x) => x.value.clone().into_string().unwrap_or_else(|| x.to_string()),
+                            other => other.to_string(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let canonical = self.setting(&name).map(|(n, _)| n).unwrap_or_else(|| name.to_lowercase());
+                    self.settings.insert(name.to_lowercase(), (canonical, value));
+                }
+                Ok(command("SET"))
+            }
+            Statement::Reset(_) => Ok(command("RESET")),
+            Statement::ShowVariable { variable } => {
+                let name = variable.iter().map(fold).collect::<Vec<_>>().join(" ");
+                let (canonical, value) = self.setting(&name).ok_or_else(|| {
+                    SqlError::new(codes::UNDEFINED_OBJECT, format!("unrecognized configuration parameter \"{name}\""))
+                })?;
+                Ok(QueryOutput::Rows {
+                    columns: vec![ColumnDef::new(canonical.to_lowercase(), PgType::Text)],
+                    rows: vec![vec![Datum::Text(value)]],
+                })
+            }
+            _ => {
+                if let TxState::Idle = self.state {
+                    let ctx = self.begin_ctx(false).await?;
+                    self.state = TxState::Implicit(ctx);
+                }
+                self.run_in_txn(stmt).await
+            }
+        }
+    }
+
+    async fn begin(&mut self, modes: &[TransactionMode]) -> Result<QueryOutput, SqlError> {
+        let read_only = modes.iter().any(|m| matches!(m, TransactionMode::AccessMode(TransactionAccessMode::ReadOnly)));
+        match std::mem::replace(&mut self.state, TxState::Idle) {
+            TxState::Idle => {
+                self.state = TxState::Block(self.begin_ctx(read_only).await?);
+                Ok(command("BEGIN"))
+            }
+            TxState::Implicit(ctx) => {
+                self.state = TxState::Block(ctx);
+                Ok(command("BEGIN"))
+            }
+            TxState::Block(ctx) => {
+                self.state = TxState::Block(ctx);
+                Ok(QueryOutput::Command {
+                    tag: "BEGIN".into(),
+                    notices: vec![Notice { code: "25001".into(), message: "there is already a transaction in progress".into() }],
+                })
+            }
+            TxState::Failed => {
+                self.state = TxState::Failed;
+                Err(aborted())
+            }
+        }
+    }
+
+    async fn commit(&mut self) -> Result<QueryOutput, SqlError> {
+        match std::mem::replace(&mut self.state, TxState::Idle) {
+            TxState::Idle => Ok(no_transaction("COMMIT")),
+            TxState::Failed => Ok(command("ROLLBACK")),
+            TxState::Block(ctx) | TxState::Implicit(ctx) => {
+                ctx.txn.commit().await?;
+                Ok(command("COMMIT"))
+            }
+        }
+    }
+
+    async fn ensure_catalog(&mut self) -> Result<(), SqlError> {
+        let settings = self.all_settings();
+        let database = self.database.clone();
+        let ctx = match &mut self.state {
+            TxState::Implicit(c) | TxState::Block(c) => c,
+            _ => return Err(SqlError::internal("no transaction")),
+        };
+        if ctx.catalog.is_none() {
+            let relations = ctx.txn.relations().await?;
+            let schemas = ctx.txn.schemas().await?;
+            ctx.catalog = Some(Catalog { relations, schemas, database, settings });
+        }
+        Ok(())
+    }
+
+    async fn run_in_txn(&mut self, stmt: &Statement) -> Result<QueryOutput, SqlError> {
+        self.ensure_catalog().await?;
+        let pid = self.pid;
+        let ctx = match &mut self.state {
+            TxState::Implicit(c) | TxState::Block(c) => c,
+            _ => return Err(SqlError::internal("no transaction")),
+        };
+        match stmt {
+            Statement::CreateTable(ct) => {
+                ctx.catalog = None;
+                return ddl::create_table(ctx.txn.as_mut(), ct).await;
+            }
+            Statement::CreateSchema { schema_name, if_not_exists, .. } => {
+                ctx.catalog = None;
+                return ddl::create_schema(ctx.txn.as_mut(), schema_name, *if_not_exists).await;
+            }
+            _ => {}
+        }
+        let cat = ctx.catalog.as_ref().ok_or_else(|| SqlError::internal("catalog not loaded"))?;
+        let env = StmtEnv { cat, now: ctx.now, pid };
+        let txn = ctx.txn.as_mut();
+        match stmt {
+            Statement::Query(q) => match q.body.as_ref() {
+                SetExpr::Update(Statement::Update(u)) => dml::update(txn, &env, u, Some(q)).await,
+                SetExpr::Insert(_) | SetExpr::Delete(_) | SetExpr::Update(_) | SetExpr::Merge(_) => {
+                    Err(SqlError::unsupported(format!("statement not supported: {stmt}")))
+                }
+                _ => {
+                    let (columns, rows) = select(txn, &env, q).await?;
+                    Ok(QueryOutput::Rows { columns, rows })
+                }
+            },
+            Statement::Insert(i) => dml::insert(txn, &env, i).await,
+            Statement::Update(u) => dml::update(txn, &env, u, None).await,
+            Statement::Delete(d) => dml::delete(txn, &env, d).await,
+            Statement::Copy { source, to, target, options, legacy_options, .. } => {
+                let binary = options.iter().any(|o| matches!(o, CopyOption::Format(f) if f.value.eq_ignore_ascii_case("binary")))
+                    || legacy_options.iter().any(|o| matches!(o, CopyLegacyOption::Binary));
+                if !binary {
+                    return Err(SqlError::unsupported(format!("only binary COPY is supported: {stmt}")));
+                }
+                match (to, target, source) {
+                    (true, CopyTarget::Stdout, CopySource::Query(q)) => {
+                        let (columns, rows) = select(txn, &env, q).await?;
+                        Ok(QueryOutput::CopyOut { columns, rows })
+                    }
+                    (false, CopyTarget::Stdin, CopySource::Table { table_name, columns }) => {
+                        let def = resolve_target(cat, table_name)?;
+                        let targets = copy_targets(&def, columns)?;
+                        let cols = targets.iter().map(|&i| def.columns[i].clone()).collect();
+                        self.pending_copy = Some(PendingCopy { def, targets });
+                        Ok(QueryOutput::CopyIn { columns: cols })
+                    }
+                    _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}"))),
+                }
+            }
+            Statement::Drop { .. } => Err(SqlError::unsupported(format!("DROP is not supported by RockLake: {stmt}"))),
+            other => Err(SqlError::unsupported(format!("statement not supported: {other}"))),
+        }
+    }
+
+    /// Completes a pending `COPY ... FROM STDIN`: inserts the decoded rows
+    /// (values in the column order announced by [`QueryOutput::CopyIn`]).
+    pub async fn copy_in_finish(&mut self, rows: Vec<Row>) -> Result<QueryOutput, SqlError> {
+        let Some(pending) = self.pending_copy.take() else {
+            return Err(SqlError::new(codes::PROTOCOL_VIOLATION, "no COPY FROM STDIN in progress"));
+        };
+        let result = async {
+            let ctx = match &mut self.state {
+                TxState::Implicit(c) | TxState::Block(c) => c,
+                _ => return Err(SqlError::internal("COPY without a transaction")),
+            };
+            let full = complete_rows(&pending.def, &pending.targets, rows)?;
+            let n = full.len();
+            ctx.txn.insert(&pending.def, full).await?;
+            Ok(n)
+        }
+        .await;
+        match result {
+            Ok(n) => {
+                if let TxState::Implicit(ctx) = std::mem::replace(&mut self.state, TxState::Idle) {
+                    ctx.txn.commit().await?;
+                } else if let TxState::Idle = self.state {
+                }
+                Ok(command(&format!("COPY {n}")))
+            }
+            Err(e) => {
+                self.on_error();
+                Err(e)
+            }
+        }
+    }
+
+    /// Abandons a pending COPY FROM STDIN (CopyFail): like an error in the statement.
+    pub async fn copy_in_abort(&mut self) {
+        if self.pending_copy.take().is_some() {
+            self.on_error();
+        }
+    }
+
+    /// Result columns of a query without running it (Parse + Describe).
+    /// Statements without a result set describe as no columns.
+    pub async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
+        let stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| SqlError::new(codes::SYNTAX_ERROR, e.to_string()))?;
+        if stmts.len() > 1 {
+            return Err(SqlError::new(codes::SYNTAX_ERROR, "cannot insert multiple commands into a prepared statement"));
+        }
+        let Some(Statement::Query(q)) = stmts.first() else { return Ok(Vec::new()) };
+        if matches!(q.body.as_ref(), SetExpr::Update(_) | SetExpr::Insert(_) | SetExpr::Delete(_)) {
+            return Ok(Vec::new());
+        }
+        let temp = match self.state {
+            TxState::Failed => return Err(aborted()),
+            TxState::Idle => {
+                self.state = TxState::Implicit(self.begin_ctx(true).await?);
+                true
+            }
+            _ => false,
+        };
+        let result = self.describe_query(q).await;
+        if temp {
+            self.state = TxState::Idle;
+        }
+        result
+    }
+
+    async fn describe_query(&mut self, q: &Query) -> Result<Vec<ColumnDef>, SqlError> {
+        self.ensure_catalog().await?;
+        let ctx = match &self.state {
+            TxState::Implicit(c) | TxState::Block(c) => c,
+            _ => return Err(SqlError::internal("no transaction")),
+        };
+        let cat = ctx.catalog.as_ref().ok_or_else(|| SqlError::internal("catalog not loaded"))?;
+        let mut b = Binder::new(cat, ctx.now, self.pid);
+        let plan = b.bind_query(q)?;
+        Ok(out_columns(&plan.columns))
+    }
+}
+
+/// Binds and runs a query, returning its columns and rows.
+async fn select(txn: &mut dyn StorageTxn, env: &StmtEnv<'_>, q: &Query) -> Result<(Vec<ColumnDef>, Vec<Row>), SqlError> {
+    let mut b = Binder::new(env.cat, env.now, env.pid);
+    let plan = b.bind_query(q)?;
+    let data = prefetch(txn, env.cat, &b.scans).await?;
+    let rows = {
+        let ctx = ExecCtx::new(&data, env.cat);
+        run_query(&plan, &ctx, &[])?
+    };
+    let columns = out_columns(&plan.columns);
+    let rows = conform(&columns, rows)?;
+    Ok((columns, rows))
+}

@@ -1,0 +1,111 @@
+//! Errors of the catalog store, each carrying the key or table it concerns.
+
+use rocklake_codec::keys::KeyError;
+use rocklake_codec::values::ValueError;
+
+/// Result type of the catalog store.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// What can go wrong in the catalog store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// An insert would duplicate an existing key or primary key.
+    #[error("duplicate key in {table}: ({columns})=({values}) already exists")]
+    UniqueViolation {
+        /// Schema of the table.
+        schema: String,
+        /// Table name.
+        table: String,
+        /// Comma-separated key column names.
+        columns: String,
+        /// Comma-separated key values.
+        values: String,
+    },
+    /// Another transaction committed a change to a key this one also wrote.
+    #[error("transaction conflict: a concurrent transaction changed the same rows ({context})")]
+    Conflict {
+        /// Which transaction or keys.
+        context: String,
+    },
+    /// A newer writer opened the catalog; this instance can no longer write.
+    #[error("this writer was fenced by a newer writer of the same catalog (epoch {epoch})")]
+    Fenced {
+        /// This writer's epoch.
+        epoch: u64,
+    },
+    /// A write was attempted through a read-only handle.
+    #[error("the catalog is open read-only")]
+    ReadOnly,
+    /// A table or schema already exists.
+    #[error("{kind} \"{name}\" already exists")]
+    AlreadyExists {
+        /// `relation` or `schema`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+    },
+    /// A table or schema does not exist.
+    #[error("{kind} \"{name}\" does not exist")]
+    NotFound {
+        /// `relation` or `schema`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+    },
+    /// A row could not be encoded or a stored value decoded.
+    #[error(transparent)]
+    Value(#[from] ValueError),
+    /// A stored key is malformed.
+    #[error("{context}: {source}")]
+    Key {
+        /// Where the key was found.
+        context: String,
+        /// What is wrong with it.
+        source: KeyError,
+    },
+    /// The stored catalog has a format this build does not read.
+    #[error("catalog format version {found} is not supported (this build reads {supported})")]
+    FormatVersion {
+        /// Version found in the store.
+        found: u64,
+        /// Version this build writes.
+        supported: u64,
+    },
+    /// A snapshot older than the retention floor was requested.
+    #[error("snapshot {requested} is older than the retention floor {retain_from}")]
+    BelowRetention {
+        /// Snapshot asked for.
+        requested: u64,
+        /// Oldest snapshot kept.
+        retain_from: u64,
+    },
+    /// The store location could not be understood.
+    #[error("invalid catalog location {location:?}: {reason}")]
+    Location {
+        /// The location given.
+        location: String,
+        /// Why it is invalid.
+        reason: String,
+    },
+    /// SlateDB or the object store failed.
+    #[error("storage error while {context}: {source}")]
+    Storage {
+        /// What the store was doing.
+        context: String,
+        /// The underlying error.
+        source: slatedb::Error,
+    },
+}
+
+impl StoreError {
+    /// Wraps a SlateDB error with what the store was doing, turning fencing into
+    /// [`StoreError::Fenced`] and transaction conflicts into [`StoreError::Conflict`].
+    pub fn storage(context: impl Into<String>, source: slatedb::Error, epoch: u64) -> StoreError {
+        let context = context.into();
+        match source.kind() {
+            slatedb::ErrorKind::Closed(slatedb::CloseReason::Fenced) => StoreError::Fenced { epoch },
+            slatedb::ErrorKind::Transaction => StoreError::Conflict { context },
+            _ => StoreError::Storage { context, source },
+        }
+    }
+}

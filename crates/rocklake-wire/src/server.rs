@@ -1,0 +1,166 @@
+//! The accept loop: one task per client connection, a cap on concurrent
+//! sessions, and the start-up sequence before query processing.
+
+use std::collections::hash_map::RandomState;
+use std::future::Future;
+use std::hash::{BuildHasher, Hasher};
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rocklake_sql::error::codes;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+
+use crate::connection::Connection;
+use crate::session::SessionFactory;
+use crate::startup::{self, AuthMethod, Handshake};
+use crate::transport::Transport;
+
+/// Server settings.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Most client sessions served at once; further clients get SQLSTATE 53300
+    /// `sorry, too many clients already`.
+    pub max_sessions: usize,
+    /// `server_version` reported at startup.
+    pub server_version: String,
+    /// How clients authenticate.
+    pub auth: AuthMethod,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            max_sessions: 100,
+            server_version: "15.18".to_string(),
+            auth: AuthMethod::Trust,
+        }
+    }
+}
+
+/// Serves PostgreSQL clients on `listener` until the process ends, one task
+/// per connection, each with a session from `sessions`.
+pub async fn serve(
+    listener: TcpListener,
+    sessions: Arc<dyn SessionFactory>,
+    config: ServerConfig,
+) -> io::Result<()> {
+    serve_until(listener, sessions, config, std::future::pending()).await
+}
+
+/// Like [`serve`], but stops accepting new connections when `shutdown`
+/// completes (connections already open run on until their clients leave).
+pub async fn serve_until(
+    listener: TcpListener,
+    sessions: Arc<dyn SessionFactory>,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let shared = Arc::new(Shared {
+        limiter: Arc::new(Semaphore::new(config.max_sessions)),
+        sessions,
+        config,
+        next_pid: AtomicI32::new(1000),
+        keys: RandomState::new(),
+    });
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            accepted = listener.accept() => accepted,
+        };
+        match accepted {
+            Ok((stream, peer)) => {
+                let shared = Arc::clone(&shared);
+                tokio::spawn(async move {
+                    if let Err(e) = handle(stream, peer, shared).await {
+                        tracing::debug!(%peer, error = %e, "connection ended with an error");
+                    }
+                });
+            }
+            Err(e) => {
+                // Usually out of file descriptors: back off instead of spinning.
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+/// State shared by all connections of one server.
+struct Shared {
+    limiter: Arc<Semaphore>,
+    sessions: Arc<dyn SessionFactory>,
+    config: ServerConfig,
+    next_pid: AtomicI32,
+    keys: RandomState,
+}
+
+impl Shared {
+    /// A process id (the session's, if it has one) and a random secret key
+    /// for BackendKeyData.
+    fn backend_key(&self, session_pid: Option<i32>) -> (i32, i32) {
+        let pid = session_pid.unwrap_or_else(|| self.next_pid.fetch_add(1, Ordering::Relaxed));
+        let mut hasher = self.keys.build_hasher();
+        hasher.write_i32(pid);
+        (pid, hasher.finish() as i32)
+    }
+}
+
+async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
+    let _ = stream.set_nodelay(true);
+    let mut transport = Transport::new(stream);
+    let client = match startup::negotiate(&mut transport).await {
+        Ok(Handshake::Startup(client)) => client,
+        Ok(Handshake::Done) => {
+            transport.shutdown().await;
+            return Ok(());
+        }
+        Err(e) => {
+            transport.shutdown().await;
+            return Err(format!("startup failed: {e}"));
+        }
+    };
+    let Ok(_permit) = Arc::clone(&shared.limiter).try_acquire_owned() else {
+        startup::send_fatal(
+            &mut transport,
+            codes::TOO_MANY_CONNECTIONS,
+            "sorry, too many clients already",
+        );
+        transport.shutdown().await;
+        return Err(format!(
+            "refused {} ({}): too many clients",
+            client.user, client.database
+        ));
+    };
+    let started = async {
+        if !startup::authenticate(&mut transport, &shared.config.auth, &client).await? {
+            return Ok(None);
+        }
+        let session = shared.sessions.new_session(&client);
+        let key = shared.backend_key(session.backend_pid());
+        startup::send_session_start(&mut transport, &shared.config.server_version, &client, key)
+            .await?;
+        Ok::<_, crate::transport::ConnectionError>(Some(session))
+    }
+    .await;
+    let session = match started {
+        Ok(Some(session)) => session,
+        Ok(None) => {
+            transport.shutdown().await;
+            return Err(format!("authentication failed for user {}", client.user));
+        }
+        Err(e) => {
+            transport.shutdown().await;
+            return Err(format!("startup failed: {e}"));
+        }
+    };
+    tracing::debug!(%peer, user = %client.user, database = %client.database, "session started");
+    Connection::new(transport, session)
+        .run()
+        .await
+        .map_err(|e| format!("{e} (user {}, database {})", client.user, client.database))
+}

@@ -1,0 +1,137 @@
+//! A client connection's byte stream with its input and output buffers:
+//! reads whole frontend messages, batches backend messages and flushes them.
+//! Generic over the stream so a TLS stream can replace the TCP one.
+
+use std::io;
+
+use bytes::BytesMut;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use crate::frontend::{self, FrontendMessage, ProtocolViolation, StartupPacket};
+
+/// Output is written to the socket once this much is buffered, even before
+/// the next flush point (keeps memory bounded for large results).
+const FLUSH_THRESHOLD: usize = 64 * 1024;
+
+/// Why a connection ended abnormally.
+#[derive(Debug)]
+pub enum ConnectionError {
+    /// Socket error.
+    Io(io::Error),
+    /// The client broke the protocol.
+    Protocol(ProtocolViolation),
+}
+
+impl std::fmt::Display for ConnectionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectionError::Io(e) => write!(f, "I/O error: {e}"),
+            ConnectionError::Protocol(v) => write!(f, "protocol violation: {v}"),
+        }
+    }
+}
+
+impl From<io::Error> for ConnectionError {
+    fn from(e: io::Error) -> Self {
+        ConnectionError::Io(e)
+    }
+}
+
+impl From<ProtocolViolation> for ConnectionError {
+    fn from(v: ProtocolViolation) -> Self {
+        ConnectionError::Protocol(v)
+    }
+}
+
+/// Buffered, message-oriented access to a client stream.
+pub struct Transport<S> {
+    stream: S,
+    input: BytesMut,
+    /// Backend messages not yet written to the stream.
+    pub out: BytesMut,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin + Send> Transport<S> {
+    /// Wraps a connected stream.
+    pub fn new(stream: S) -> Self {
+        Transport {
+            stream,
+            input: BytesMut::with_capacity(8 * 1024),
+            out: BytesMut::with_capacity(8 * 1024),
+        }
+    }
+
+    /// Reads more input; `Ok(false)` at end of stream.
+    async fn fill(&mut self) -> Result<bool, ConnectionError> {
+        let n = self.stream.read_buf(&mut self.input).await?;
+        if n == 0 && !self.input.is_empty() {
+            return Err(ProtocolViolation(format!(
+                "connection closed inside a message ({} bytes pending)",
+                self.input.len()
+            ))
+            .into());
+        }
+        Ok(n > 0)
+    }
+
+    /// Next startup-phase packet; `None` when the client hung up.
+    pub async fn read_startup(&mut self) -> Result<Option<StartupPacket>, ConnectionError> {
+        loop {
+            if let Some(packet) = frontend::decode_startup(&mut self.input)? {
+                return Ok(Some(packet));
+            }
+            if !self.fill().await? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Next typed message; `None` when the client hung up.
+    pub async fn read_message(&mut self) -> Result<Option<FrontendMessage>, ConnectionError> {
+        loop {
+            if let Some(message) = frontend::decode_message(&mut self.input)? {
+                return Ok(Some(message));
+            }
+            if !self.fill().await? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// True when input bytes beyond the last decoded message are buffered
+    /// (an SSLRequest answer must not be followed by plaintext the client
+    /// sent early).
+    pub fn has_pending_input(&self) -> bool {
+        !self.input.is_empty()
+    }
+
+    /// Writes out everything buffered.
+    pub async fn flush(&mut self) -> Result<(), ConnectionError> {
+        if !self.out.is_empty() {
+            self.stream.write_all(&self.out).await?;
+            self.out.clear();
+        }
+        self.stream.flush().await?;
+        Ok(())
+    }
+
+    /// Writes out the buffer if it has grown past the threshold.
+    pub async fn flush_if_full(&mut self) -> Result<(), ConnectionError> {
+        if self.out.len() >= FLUSH_THRESHOLD {
+            self.stream.write_all(&self.out).await?;
+            self.out.clear();
+        }
+        Ok(())
+    }
+
+    /// Gives the stream back (e.g. to wrap it in TLS after SSLRequest).
+    pub fn into_inner(self) -> S {
+        self.stream
+    }
+
+    /// Shuts the write side down after flushing.
+    pub async fn shutdown(&mut self) {
+        let _ = self.flush().await;
+        let _ = self.stream.shutdown().await;
+    }
+}
