@@ -358,6 +358,9 @@ def main():
                                                 for e in errors[sc])),
         }
     summary["unclassified_log_messages"] = dict(other)
+    if not any(e["sqlstate"] == "23505" for e in errors["concurrent"]):
+        print("capture: WARNING: the concurrent writers hit no 23505 conflict this time; "
+              "run the capture again to record one", file=sys.stderr)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     if args.keep:

@@ -231,6 +231,8 @@ class RockLakeBackend(Backend):
         self.workdir = pathlib.Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.catalog_dir = self.workdir / "catalog"
+        # created up front: object_store's LocalFileSystem wants an existing directory
+        self.catalog_dir.mkdir(exist_ok=True)
         self.binary = binary
         self.host = host
         self.port = port or free_port(host)

@@ -47,16 +47,19 @@ pub enum Counter {
     NextRowSeq = 4,
     /// Next relation id in the relation registry.
     NextRelationId = 5,
+    /// Next namespace id in the namespace registry.
+    NextNamespaceId = 6,
 }
 
 impl Counter {
     /// Every counter.
-    pub const ALL: [Counter; 5] = [
+    pub const ALL: [Counter; 6] = [
         Counter::NextSnapshotId,
         Counter::NextCatalogId,
         Counter::NextFileId,
         Counter::NextRowSeq,
         Counter::NextRelationId,
+        Counter::NextNamespaceId,
     ];
 
     /// The counter's id, its key field.
@@ -72,6 +75,7 @@ impl Counter {
             Counter::NextFileId => "next_file_id",
             Counter::NextRowSeq => "next_row_seq",
             Counter::NextRelationId => "next_relation_id",
+            Counter::NextNamespaceId => "next_namespace_id",
         }
     }
 
@@ -134,6 +138,7 @@ pub fn field_names(tag: Tag) -> Option<Vec<&'static str>> {
     }
     match tag {
         Tag::Relation => Some(vec!["relation_id"]),
+        Tag::Namespace => Some(vec!["namespace_id"]),
         Tag::InlinedData => Some(vec!["table_id", "schema_version", "row_id", "begin_snapshot"]),
         Tag::InlinedDelete => Some(vec!["table_id", "file_id", "row_id", "begin_snapshot"]),
         Tag::GenericRow => Some(vec!["relation_id", "row_seq"]),

@@ -8,7 +8,7 @@
 //! | `0x20-0x3F` | files and their statistics                    |
 //! | `0x40-0x4F` | table statistics                              |
 //! | `0x50-0x5F` | physical layout (partitioning, sorting, column mappings) |
-//! | `0x60-0x6F` | relation registry (which SQL tables exist)    |
+//! | `0x60-0x6F` | registries (inlined-data tables, SQL tables, SQL schemas) |
 //! | `0x80-0x9F` | rows of dynamic tables (inlined data and deletes, other tables) |
 //! | `0xFE`      | counters                                      |
 //! | `0xFF`      | system keys with readable string suffixes     |
@@ -77,6 +77,8 @@ pub enum Tag {
     InlinedDataTables = 0x60,
     /// The relation registry: one key per SQL table that exists.
     Relation = 0x61,
+    /// The namespace registry: one key per SQL schema created.
+    Namespace = 0x62,
     /// Rows of `ducklake_inlined_data_<table>_<version>` tables.
     InlinedData = 0x80,
     /// Rows of `ducklake_inlined_delete_<table>` tables.
@@ -91,7 +93,7 @@ pub enum Tag {
 
 impl Tag {
     /// Every tag, in byte order.
-    pub const ALL: [Tag; 34] = [
+    pub const ALL: [Tag; 35] = [
         Tag::Metadata,
         Tag::Snapshot,
         Tag::SnapshotChanges,
@@ -121,6 +123,7 @@ impl Tag {
         Tag::NameMapping,
         Tag::InlinedDataTables,
         Tag::Relation,
+        Tag::Namespace,
         Tag::InlinedData,
         Tag::InlinedDelete,
         Tag::GenericRow,
@@ -170,6 +173,7 @@ impl Tag {
             Tag::NameMapping => "name_mapping",
             Tag::InlinedDataTables => "inlined_data_tables",
             Tag::Relation => "relation",
+            Tag::Namespace => "namespace",
             Tag::InlinedData => "inlined_data",
             Tag::InlinedDelete => "inlined_delete",
             Tag::GenericRow => "generic_row",

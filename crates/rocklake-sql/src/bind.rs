@@ -4,20 +4,18 @@
 
 use std::collections::HashMap;
 
-use rocklake_codec::datum::{Datum, PgType};
+use rocklake_codec::datum::PgType;
 use sqlparser::ast::{
-    Distinct, Expr, GroupByExpr, Ident, JoinConstraint, JoinOperator, LimitClause, ObjectName, ObjectNamePart,
-    OrderByKind, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, TableFactor, TableWithJoins, Value,
+    Distinct, Expr, GroupByExpr, Ident, LimitClause, ObjectName, ObjectNamePart, OrderByKind,
+    Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Value,
 };
 
 use crate::error::{codes, SqlError};
-use crate::pg_catalog::{Catalog, VirtualTable};
+use crate::pg_catalog::Catalog;
 use crate::plan::{
-    common_type, AggFunc, AggPlan, BExpr, CmpOp, FromPlan, JoinKind, OutCol, QueryPlan, ScanReq, ScanSource,
-    SelectPlan, SetPlan, SortKey, Ty,
+    common_type, AggFunc, AggPlan, BExpr, FromPlan, OutCol, QueryPlan, ScanReq, SelectPlan,
+    SetPlan, SortKey, Ty,
 };
-use crate::storage::{ColumnBound, RelationDef, ScanFilter};
-use crate::value::{is_numeric_type, is_string_type};
 
 /// Folds an identifier like PostgreSQL: unquoted → lower case.
 pub fn fold(id: &Ident) -> String {
@@ -34,7 +32,9 @@ pub fn name_parts(name: &ObjectName) -> Result<Vec<String>, SqlError> {
         .iter()
         .map(|p| match p {
             ObjectNamePart::Identifier(id) => Ok(fold(id)),
-            other => Err(SqlError::unsupported(format!("unsupported name part {other}"))),
+            other => Err(SqlError::unsupported(format!(
+                "unsupported name part {other}"
+            ))),
         })
         .collect()
 }
@@ -98,17 +98,26 @@ pub struct Binder<'c> {
     pub next_sub: usize,
 }
 
-const AGGREGATES: &[&str] = &["count", "sum", "min", "max", "avg", "bool_and", "bool_or", "every"];
+const AGGREGATES: &[&str] = &[
+    "count", "sum", "min", "max", "avg", "bool_and", "bool_or", "every",
+];
 
 /// Whether an expression contains an aggregate call at this query level.
 pub fn has_aggregate(e: &Expr) -> bool {
     match e {
         Expr::Function(f) => {
-            let n = f.name.0.last().map(|p| p.to_string().to_lowercase()).unwrap_or_default();
+            let n = f
+                .name
+                .0
+                .last()
+                .map(|p| p.to_string().to_lowercase())
+                .unwrap_or_default();
             AGGREGATES.contains(&n.as_str()) && f.over.is_none()
                 || match &f.args {
                     sqlparser::ast::FunctionArguments::List(l) => l.args.iter().any(|a| match a {
-                        sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(x)) => has_aggregate(x),
+                        sqlparser::ast::FunctionArg::Unnamed(
+                            sqlparser::ast::FunctionArgExpr::Expr(x),
+                        ) => has_aggregate(x),
                         _ => false,
                     }),
                     _ => false,
@@ -121,15 +130,26 @@ pub fn has_aggregate(e: &Expr) -> bool {
         | Expr::IsNull(expr)
         | Expr::IsNotNull(expr)
         | Expr::Collate { expr, .. } => has_aggregate(expr),
-        Expr::Case { operand, conditions, else_result, .. } => {
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
             operand.as_deref().is_some_and(has_aggregate)
-                || conditions.iter().any(|c| has_aggregate(&c.condition) || has_aggregate(&c.result))
+                || conditions
+                    .iter()
+                    .any(|c| has_aggregate(&c.condition) || has_aggregate(&c.result))
                 || else_result.as_deref().is_some_and(has_aggregate)
         }
-        Expr::In { expr, target: sqlparser::ast::InTarget::List(list), .. } => {
-            has_aggregate(expr) || list.iter().any(has_aggregate)
-        }
-        Expr::Between { expr, low, high, .. } => has_aggregate(expr) || has_aggregate(low) || has_aggregate(high),
+        Expr::In {
+            expr,
+            target: sqlparser::ast::InTarget::List(list),
+            ..
+        } => has_aggregate(expr) || list.iter().any(has_aggregate),
+        Expr::Between {
+            expr, low, high, ..
+        } => has_aggregate(expr) || has_aggregate(low) || has_aggregate(high),
         _ => false,
     }
 }
@@ -201,13 +221,17 @@ impl<'c> Binder<'c> {
 
     fn bind_query_inner(&mut self, q: &Query) -> Result<QueryPlan, SqlError> {
         if q.fetch.is_some() || !q.locks.is_empty() {
-            return Err(SqlError::unsupported(format!("unsupported query clause in: {q}")));
+            return Err(SqlError::unsupported(format!(
+                "unsupported query clause in: {q}"
+            )));
         }
         let order_exprs = match &q.order_by {
             None => Vec::new(),
             Some(ob) => match &ob.kind {
                 OrderByKind::Expressions(v) => v.clone(),
-                OrderByKind::All(_) => return Err(SqlError::unsupported("ORDER BY ALL is not supported")),
+                OrderByKind::All(_) => {
+                    return Err(SqlError::unsupported("ORDER BY ALL is not supported"))
+                }
             },
         };
         let (body, columns, order) = match q.body.as_ref() {
@@ -220,7 +244,10 @@ impl<'c> Binder<'c> {
                 let mut order = Vec::new();
                 for o in &order_exprs {
                     let idx = output_index(&o.expr, &cols)?.ok_or_else(|| {
-                        SqlError::unsupported(format!("ORDER BY {} on a set operation must name a result column", o.expr))
+                        SqlError::unsupported(format!(
+                            "ORDER BY {} on a set operation must name a result column",
+                            o.expr
+                        ))
                     })?;
                     order.push(sort_key(idx, o));
                 }
@@ -231,12 +258,23 @@ impl<'c> Binder<'c> {
             None => (None, None),
             Some(LimitClause::LimitOffset { limit, offset, .. }) => {
                 let l = limit.as_ref().map(|e| self.bind_const_int(e)).transpose()?;
-                let o = offset.as_ref().map(|o| self.bind_const_int(&o.value)).transpose()?;
+                let o = offset
+                    .as_ref()
+                    .map(|o| self.bind_const_int(&o.value))
+                    .transpose()?;
                 (l, o)
             }
-            Some(LimitClause::OffsetCommaLimit { .. }) => return Err(SqlError::unsupported("LIMIT a, b is not supported")),
+            Some(LimitClause::OffsetCommaLimit { .. }) => {
+                return Err(SqlError::unsupported("LIMIT a, b is not supported"))
+            }
         };
-        Ok(QueryPlan { body, order, limit, offset, columns })
+        Ok(QueryPlan {
+            body,
+            order,
+            limit,
+            offset,
+            columns,
+        })
     }
 
     fn bind_const_int(&mut self, e: &Expr) -> Result<BExpr, SqlError> {
@@ -257,20 +295,34 @@ impl<'c> Binder<'c> {
                 let sub = self.sub_as_set(plan);
                 Ok((sub, cols))
             }
-            SetExpr::Values(v) => self.bind_values(v.rows.iter().map(|r| r.content.as_slice()).collect()),
-            SetExpr::SetOperation { left, op, set_quantifier, right } => {
+            SetExpr::Values(v) => {
+                self.bind_values(v.rows.iter().map(|r| r.content.as_slice()).collect())
+            }
+            SetExpr::SetOperation {
+                left,
+                op,
+                set_quantifier,
+                right,
+            } => {
                 if *op != SetOperator::Union {
                     return Err(SqlError::unsupported(format!("{op} is not supported")));
                 }
                 let all = match set_quantifier {
                     SetQuantifier::All => true,
                     SetQuantifier::Distinct | SetQuantifier::None => false,
-                    other => return Err(SqlError::unsupported(format!("UNION {other} is not supported"))),
+                    other => {
+                        return Err(SqlError::unsupported(format!(
+                            "UNION {other} is not supported"
+                        )))
+                    }
                 };
                 let (lp, lc) = self.bind_set_expr(left)?;
                 let (rp, rc) = self.bind_set_expr(right)?;
                 if lc.len() != rc.len() {
-                    return Err(SqlError::new(codes::SYNTAX_ERROR, "each UNION query must have the same number of columns"));
+                    return Err(SqlError::new(
+                        codes::SYNTAX_ERROR,
+                        "each UNION query must have the same number of columns",
+                    ));
                 }
                 let mut cols = Vec::new();
                 let (mut lcasts, mut rcasts) = (Vec::new(), Vec::new());
@@ -278,14 +330,25 @@ impl<'c> Binder<'c> {
                     let t = common_type(&l.ty, &r.ty, "UNION")?.or(Some(PgType::Text));
                     lcasts.push(if l.ty == t { None } else { t.clone() });
                     rcasts.push(if r.ty == t { None } else { t.clone() });
-                    cols.push(OutCol { name: l.name.clone(), ty: t });
+                    cols.push(OutCol {
+                        name: l.name.clone(),
+                        ty: t,
+                    });
                 }
                 Ok((
-                    SetPlan::Union { left: Box::new(lp), right: Box::new(rp), all, left_casts: lcasts, right_casts: rcasts },
+                    SetPlan::Union {
+                        left: Box::new(lp),
+                        right: Box::new(rp),
+                        all,
+                        left_casts: lcasts,
+                        right_casts: rcasts,
+                    },
                     cols,
                 ))
             }
-            other => Err(SqlError::unsupported(format!("unsupported query body: {other}"))),
+            other => Err(SqlError::unsupported(format!(
+                "unsupported query body: {other}"
+            ))),
         }
     }
 
@@ -307,7 +370,10 @@ impl<'c> Binder<'c> {
         let mut bound: Vec<Vec<(BExpr, Ty)>> = Vec::new();
         for r in &rows {
             if r.len() != width {
-                return Err(SqlError::new(codes::SYNTAX_ERROR, "VALUES lists must all be the same length"));
+                return Err(SqlError::new(
+                    codes::SYNTAX_ERROR,
+                    "VALUES lists must all be the same length",
+                ));
             }
             let mut out = Vec::new();
             for e in r.iter() {
@@ -321,7 +387,10 @@ impl<'c> Binder<'c> {
                 types[i] = common_type(&types[i], t, "VALUES")?;
             }
         }
-        let types: Vec<PgType> = types.into_iter().map(|t| t.unwrap_or(PgType::Text)).collect();
+        let types: Vec<PgType> = types
+            .into_iter()
+            .map(|t| t.unwrap_or(PgType::Text))
+            .collect();
         let mut out_rows = Vec::new();
         for r in bound {
             let mut row = Vec::new();
@@ -333,7 +402,10 @@ impl<'c> Binder<'c> {
         let cols = types
             .into_iter()
             .enumerate()
-            .map(|(i, t)| OutCol { name: format!("column{}", i + 1), ty: Some(t) })
+            .map(|(i, t)| OutCol {
+                name: format!("column{}", i + 1),
+                ty: Some(t),
+            })
             .collect();
         Ok((SetPlan::Values(out_rows), cols))
     }
@@ -344,8 +416,14 @@ impl<'c> Binder<'c> {
         sel: &Select,
         order_by: &[sqlparser::ast::OrderByExpr],
     ) -> Result<(SelectPlan, Vec<OutCol>, Vec<SortKey>), SqlError> {
-        if sel.top.is_some() || sel.into.is_some() || !sel.lateral_views.is_empty() || sel.qualify.is_some() {
-            return Err(SqlError::unsupported(format!("unsupported SELECT clause in: {sel}")));
+        if sel.top.is_some()
+            || sel.into.is_some()
+            || !sel.lateral_views.is_empty()
+            || sel.qualify.is_some()
+        {
+            return Err(SqlError::unsupported(format!(
+                "unsupported SELECT clause in: {sel}"
+            )));
         }
         self.scopes.push(Scope::default());
         let saved_agg = self.agg.take();
@@ -370,13 +448,19 @@ impl<'c> Binder<'c> {
         }
         let group_exprs = match &sel.group_by {
             GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
-            other => return Err(SqlError::unsupported(format!("unsupported GROUP BY: {other}"))),
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "unsupported GROUP BY: {other}"
+                )))
+            }
         };
         let projection_asts: Vec<Expr> = sel
             .projection
             .iter()
             .filter_map(|p| match p {
-                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e.clone()),
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    Some(e.clone())
+                }
                 _ => None,
             })
             .collect();
@@ -392,9 +476,15 @@ impl<'c> Binder<'c> {
                     Expr::Value(v) => match &v.value {
                         Value::Number(n, _) => {
                             let i: usize = n.parse().unwrap_or(0);
-                            projection_asts.get(i.wrapping_sub(1)).cloned().ok_or_else(|| {
-                                SqlError::new("42P10", format!("GROUP BY position {n} is not in select list"))
-                            })?
+                            projection_asts
+                                .get(i.wrapping_sub(1))
+                                .cloned()
+                                .ok_or_else(|| {
+                                    SqlError::new(
+                                        "42P10",
+                                        format!("GROUP BY position {n} is not in select list"),
+                                    )
+                                })?
                         }
                         _ => g.clone(),
                     },
@@ -414,41 +504,69 @@ impl<'c> Binder<'c> {
                 SelectItem::UnnamedExpr(e) => {
                     let (b, t) = self.bind_expr(e)?;
                     projection.push(b);
-                    cols.push(OutCol { name: figure_colname(e), ty: t });
+                    cols.push(OutCol {
+                        name: figure_colname(e),
+                        ty: t,
+                    });
                 }
                 SelectItem::ExprWithAlias { expr, alias } => {
                     let (b, t) = self.bind_expr(expr)?;
                     projection.push(b);
-                    cols.push(OutCol { name: fold(alias), ty: t });
+                    cols.push(OutCol {
+                        name: fold(alias),
+                        ty: t,
+                    });
                 }
                 SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
                     if is_agg {
-                        return Err(SqlError::unsupported("SELECT * with aggregates is not supported"));
+                        return Err(SqlError::unsupported(
+                            "SELECT * with aggregates is not supported",
+                        ));
                     }
                     let qual = match item {
-                        SelectItem::QualifiedWildcard(sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n), _) => {
-                            Some(name_parts(n)?.last().cloned().unwrap_or_default())
+                        SelectItem::QualifiedWildcard(
+                            sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                            _,
+                        ) => Some(name_parts(n)?.last().cloned().unwrap_or_default()),
+                        SelectItem::QualifiedWildcard(..) => {
+                            return Err(SqlError::unsupported("unsupported wildcard"))
                         }
-                        SelectItem::QualifiedWildcard(..) => return Err(SqlError::unsupported("unsupported wildcard")),
                         _ => None,
                     };
                     let scope = self.scope().clone();
                     let mut found = false;
-                    for e in scope.entries.iter().filter(|e| qual.as_ref().is_none_or(|q| *q == e.alias)) {
+                    for e in scope
+                        .entries
+                        .iter()
+                        .filter(|e| qual.as_ref().is_none_or(|q| *q == e.alias))
+                    {
                         found = true;
                         for (i, (n, t)) in e.cols.iter().enumerate() {
-                            projection.push(BExpr::Col { up: 0, idx: e.offset + i });
-                            cols.push(OutCol { name: n.clone(), ty: t.clone() });
+                            projection.push(BExpr::Col {
+                                up: 0,
+                                idx: e.offset + i,
+                            });
+                            cols.push(OutCol {
+                                name: n.clone(),
+                                ty: t.clone(),
+                            });
                         }
                     }
                     if !found && qual.is_some() {
                         return Err(SqlError::new(
                             codes::UNDEFINED_TABLE,
-                            format!("missing FROM-clause entry for table \"{}\"", qual.unwrap_or_default()),
+                            format!(
+                                "missing FROM-clause entry for table \"{}\"",
+                                qual.unwrap_or_default()
+                            ),
                         ));
                     }
                 }
-                other => return Err(SqlError::unsupported(format!("unsupported select item {other}"))),
+                other => {
+                    return Err(SqlError::unsupported(format!(
+                        "unsupported select item {other}"
+                    )))
+                }
             }
         }
         let having = match &sel.having {
@@ -473,293 +591,48 @@ impl<'c> Binder<'c> {
         let distinct = match &sel.distinct {
             None | Some(Distinct::All) => false,
             Some(Distinct::Distinct) => true,
-            Some(Distinct::On(_)) => return Err(SqlError::unsupported("DISTINCT ON is not supported")),
+            Some(Distinct::On(_)) => {
+                return Err(SqlError::unsupported("DISTINCT ON is not supported"))
+            }
         };
+        if distinct && projection.len() > cols.len() {
+            return Err(SqlError::new(
+                "42P10",
+                "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+            ));
+        }
         let agg = if is_agg {
             let state = self.agg.take().unwrap_or_default();
-            Some(AggPlan { group: agg_group, calls: state.calls })
+            Some(AggPlan {
+                group: agg_group,
+                calls: state.calls,
+            })
         } else {
             None
         };
-        let plan = SelectPlan { from, filter, agg, having, projection, distinct };
+        let plan = SelectPlan {
+            from,
+            filter,
+            agg,
+            having,
+            projection,
+            distinct,
+        };
         Ok((plan, cols, order))
-    }
-
-    /// Binds a FROM list (comma joins become inner joins).
-    pub fn bind_from(&mut self, items: &[TableWithJoins]) -> Result<FromPlan, SqlError> {
-        let mut acc: Option<FromPlan> = None;
-        for item in items {
-            let start = self.scope().width;
-            let p = self.bind_table_with_joins(item)?;
-            acc = Some(match acc {
-                None => p,
-                Some(left) => {
-                    let right_width = self.scope().width - start;
-                    FromPlan::Join { left: Box::new(left), right: Box::new(p), kind: JoinKind::Inner, on: None, left_width: start, right_width, equi: Vec::new() }
-                }
-            });
-        }
-        Ok(acc.unwrap_or(FromPlan::Empty))
-    }
-
-    fn bind_table_with_joins(&mut self, t: &TableWithJoins) -> Result<FromPlan, SqlError> {
-        let base = self.scope().width;
-        let mut acc = self.bind_factor(&t.relation)?;
-        for j in &t.joins {
-            let left_width = self.scope().width - base;
-            let right = self.bind_factor(&j.relation)?;
-            let right_width = self.scope().width - base - left_width;
-            let (kind, constraint) = match &j.join_operator {
-                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, Some(c)),
-                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, Some(c)),
-                JoinOperator::CrossJoin(_) => (JoinKind::Inner, None),
-                other => return Err(SqlError::unsupported(format!("unsupported join {other:?}"))),
-            };
-            let on = match constraint {
-                Some(JoinConstraint::On(e)) => Some(self.bind_bool(e, "JOIN/ON")?),
-                Some(JoinConstraint::None) | None => None,
-                Some(other) => return Err(SqlError::unsupported(format!("unsupported join constraint {other:?}"))),
-            };
-            if base != 0 {
-                return Err(SqlError::unsupported("joins after a comma-separated FROM item are not supported"));
-            }
-            let equi = on.as_ref().map(|o| self.equi_pairs(o, left_width)).unwrap_or_default();
-            acc = FromPlan::Join { left: Box::new(acc), right: Box::new(right), kind, on, left_width, right_width, equi };
-        }
-        Ok(acc)
-    }
-
-    fn col_type(&self, idx: usize) -> Ty {
-        let scope = self.scopes.last().cloned().unwrap_or_default();
-        for e in &scope.entries {
-            if idx >= e.offset && idx < e.offset + e.cols.len() {
-                return e.cols[idx - e.offset].1.clone();
-            }
-            if e.ctid == Some(idx) {
-                return Some(PgType::Tid);
-            }
-        }
-        None
-    }
-
-    /// Equi-join column pairs of a join condition (hashable types only).
-    pub fn equi_pairs(&self, on: &BExpr, left_width: usize) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        let mut stack = vec![on];
-        while let Some(e) = stack.pop() {
-            match e {
-                BExpr::And(a, b) => {
-                    stack.push(a);
-                    stack.push(b);
-                }
-                BExpr::Cmp(CmpOp::Eq, a, b) => {
-                    if let (BExpr::Col { up: 0, idx: x }, BExpr::Col { up: 0, idx: y }) = (a.as_ref(), b.as_ref()) {
-                        let (l, r) = if x < y { (*x, *y) } else { (*y, *x) };
-                        let hashable = match (self.col_type(l), self.col_type(r)) {
-                            (Some(a), Some(b)) => {
-                                a == b
-                                    || is_string_type(&a) && is_string_type(&b)
-                                    || is_numeric_type(&a) && is_numeric_type(&b)
-                                        && !matches!(a, PgType::Float4 | PgType::Float8 | PgType::Numeric(_))
-                                        && !matches!(b, PgType::Float4 | PgType::Float8 | PgType::Numeric(_))
-                            }
-                            _ => false,
-                        };
-                        if l < left_width && r >= left_width && hashable {
-                            out.push((l, r - left_width));
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        out
-    }
-
-    fn bind_factor(&mut self, tf: &TableFactor) -> Result<FromPlan, SqlError> {
-        match tf {
-            TableFactor::Table { name, alias, args, .. } => {
-                if args.is_some() {
-                    return Err(SqlError::unsupported(format!("table functions are not supported: {name}")));
-                }
-                let parts = name_parts(name)?;
-                let (plan, cols, ctid, schema) = self.resolve_table(&parts)?;
-                let tname = parts.last().cloned().unwrap_or_default();
-                self.add_entry(alias.as_ref(), tname, schema, cols, ctid)?;
-                Ok(plan)
-            }
-            TableFactor::Derived { lateral, subquery, alias, .. } => {
-                if *lateral {
-                    return Err(SqlError::unsupported("LATERAL is not supported"));
-                }
-                // A derived table cannot see sibling FROM items: bind it under an
-                // empty placeholder level (the executor passes an empty row for it).
-                let saved = std::mem::take(self.scope());
-                let saved_agg = self.agg.take();
-                let plan = self.bind_query(subquery);
-                self.agg = saved_agg;
-                *self.scope() = saved;
-                let plan = plan?;
-                let cols = plan.columns.iter().map(|c| (c.name.clone(), c.ty.clone())).collect();
-                let name = alias.as_ref().map(|a| fold(&a.name)).unwrap_or_default();
-                self.add_entry(alias.as_ref(), name, None, cols, false)?;
-                Ok(FromPlan::Derived(Box::new(plan)))
-            }
-            TableFactor::NestedJoin { table_with_joins, alias } => {
-                if alias.is_some() {
-                    return Err(SqlError::unsupported("aliased parenthesized joins are not supported"));
-                }
-                self.bind_table_with_joins(table_with_joins)
-            }
-            other => Err(SqlError::unsupported(format!("unsupported FROM item: {other}"))),
-        }
-    }
-
-    fn add_entry(
-        &mut self,
-        alias: Option<&sqlparser::ast::TableAlias>,
-        name: String,
-        schema: Option<String>,
-        mut cols: Vec<(String, Ty)>,
-        ctid: bool,
-    ) -> Result<(), SqlError> {
-        let alias_name = match alias {
-            Some(a) => {
-                for (i, c) in a.columns.iter().enumerate() {
-                    if let Some(col) = cols.get_mut(i) {
-                        col.0 = fold(&c.name);
-                    }
-                }
-                fold(&a.name)
-            }
-            None => name,
-        };
-        let scope = self.scope();
-        let offset = scope.width;
-        let n = cols.len();
-        scope.entries.push(Entry {
-            alias: alias_name,
-            schema: if alias.is_some() { None } else { schema },
-            cols,
-            offset,
-            ctid: if ctid { Some(offset + n) } else { None },
-        });
-        scope.width += n + usize::from(ctid);
-        Ok(())
-    }
-
-    /// Resolves a relation name: CTE, stored table, or virtual catalog table.
-    #[allow(clippy::type_complexity)]
-    fn resolve_table(&mut self, parts: &[String]) -> Result<(FromPlan, Vec<(String, Ty)>, bool, Option<String>), SqlError> {
-        let (schema, name) = match parts {
-            [n] => (None, n.clone()),
-            [s, n] | [_, s, n] => (Some(s.clone()), n.clone()),
-            _ => return Err(SqlError::new(codes::SYNTAX_ERROR, format!("improper relation name: {}", parts.join(".")))),
-        };
-        if schema.is_none() {
-            for level in self.ctes.iter().rev() {
-                if let Some(plan) = level.get(&name) {
-                    let cols = plan.columns.iter().map(|c| (c.name.clone(), c.ty.clone())).collect();
-                    return Ok((FromPlan::Derived(Box::new(plan.clone())), cols, false, None));
-                }
-            }
-        }
-        let def = self.lookup_relation(schema.as_deref(), &name);
-        if let Some(def) = def {
-            let cols = def.columns.iter().map(|c| (c.name.clone(), Some(c.pg_type.clone()))).collect();
-            let s = def.schema.clone();
-            self.scans.push(ScanReq { source: ScanSource::Table(def), filter: ScanFilter::default() });
-            return Ok((FromPlan::Scan(self.scans.len() - 1), cols, true, Some(s)));
-        }
-        if let Some(v) = VirtualTable::lookup(schema.as_deref(), &name) {
-            let cols = v.columns().into_iter().map(|c| (c.name, Some(c.pg_type))).collect();
-            self.scans.push(ScanReq { source: ScanSource::Virtual(v), filter: ScanFilter::default() });
-            return Ok((FromPlan::Scan(self.scans.len() - 1), cols, false, schema));
-        }
-        let shown = match &schema {
-            Some(s) => format!("{s}.{name}"),
-            None => name,
-        };
-        Err(SqlError::new(codes::UNDEFINED_TABLE, format!("relation \"{shown}\" does not exist")))
-    }
-
-    /// A stored relation by (optional) schema and name.
-    pub fn lookup_relation(&self, schema: Option<&str>, name: &str) -> Option<RelationDef> {
-        match schema {
-            Some(s) => self.cat.find(s, name).cloned(),
-            None => self.cat.find("public", name).cloned(),
-        }
-    }
-
-    /// Records simple `col op constant` conjuncts of `filter` as scan bounds.
-    pub fn push_down(&mut self, scan: usize, filter: &BExpr) {
-        let ncols = match &self.scans[scan].source {
-            ScanSource::Table(def) => def.columns.len(),
-            ScanSource::Virtual(_) => return,
-        };
-        let mut bounds = Vec::new();
-        let mut stack = vec![filter];
-        while let Some(e) = stack.pop() {
-            match e {
-                BExpr::And(a, b) => {
-                    stack.push(a);
-                    stack.push(b);
-                }
-                BExpr::Cmp(op, a, b) => {
-                    let (col, val, op) = match (a.as_ref(), b.as_ref()) {
-                        (BExpr::Col { up: 0, idx }, BExpr::Const(d)) => (*idx, d, *op),
-                        (BExpr::Const(d), BExpr::Col { up: 0, idx }) => (*idx, d, flip(*op)),
-                        _ => continue,
-                    };
-                    if col >= ncols || val.is_null() {
-                        continue;
-                    }
-                    let v = Some((val.clone(), true));
-                    let x = Some((val.clone(), false));
-                    let bound = match op {
-                        CmpOp::Eq => ColumnBound::Eq(val.clone()),
-                        CmpOp::Lt => ColumnBound::Range { lower: None, upper: x },
-                        CmpOp::Le => ColumnBound::Range { lower: None, upper: v },
-                        CmpOp::Gt => ColumnBound::Range { lower: x, upper: None },
-                        CmpOp::Ge => ColumnBound::Range { lower: v, upper: None },
-                        CmpOp::Ne => continue,
-                    };
-                    bounds.push((col, bound));
-                }
-                BExpr::InList(a, list, false) => {
-                    if let BExpr::Col { up: 0, idx } = a.as_ref() {
-                        let vals: Option<Vec<Datum>> = list
-                            .iter()
-                            .map(|x| match x {
-                                BExpr::Const(d) if !d.is_null() => Some(d.clone()),
-                                _ => None,
-                            })
-                            .collect();
-                        if let (Some(vals), true) = (vals, *idx < ncols) {
-                            bounds.push((*idx, ColumnBound::In(vals)));
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        self.scans[scan].filter = ScanFilter { bounds };
-    }
-}
-
-fn flip(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Ge => CmpOp::Le,
-        other => other,
     }
 }
 
 fn sort_key(idx: usize, o: &sqlparser::ast::OrderByExpr) -> SortKey {
-    let desc = o.options.sort.as_ref().is_some_and(|s| matches!(s, sqlparser::ast::OrderBySort::Desc));
-    SortKey { idx, desc, nulls_first: o.options.nulls_first.unwrap_or(desc) }
+    let desc = o
+        .options
+        .sort
+        .as_ref()
+        .is_some_and(|s| matches!(s, sqlparser::ast::OrderBySort::Desc));
+    SortKey {
+        idx,
+        desc,
+        nulls_first: o.options.nulls_first.unwrap_or(desc),
+    }
 }
 
 /// ORDER BY item naming an output column (by ordinal or bare name).
@@ -769,7 +642,10 @@ fn output_index(e: &Expr, cols: &[OutCol]) -> Result<Option<usize>, SqlError> {
             Value::Number(n, _) => {
                 let i: usize = n.parse().unwrap_or(0);
                 if i == 0 || i > cols.len() {
-                    return Err(SqlError::new("42P10", format!("ORDER BY position {n} is not in select list")));
+                    return Err(SqlError::new(
+                        "42P10",
+                        format!("ORDER BY position {n} is not in select list"),
+                    ));
                 }
                 Ok(Some(i - 1))
             }
@@ -789,14 +665,23 @@ pub fn figure_colname(e: &Expr) -> String {
         Expr::Identifier(id) => fold(id),
         Expr::CompoundIdentifier(ids) => ids.last().map(fold).unwrap_or_default(),
         Expr::Nested(inner) | Expr::Collate { expr: inner, .. } => figure_colname(inner),
-        Expr::Function(f) => f.name.0.last().map(|p| match p {
-            ObjectNamePart::Identifier(id) => fold(id),
-            other => other.to_string(),
-        }).unwrap_or_default(),
-        Expr::Cast { expr, data_type, .. } => {
+        Expr::Function(f) => f
+            .name
+            .0
+            .last()
+            .map(|p| match p {
+                ObjectNamePart::Identifier(id) => fold(id),
+                other => other.to_string(),
+            })
+            .unwrap_or_default(),
+        Expr::Cast {
+            expr, data_type, ..
+        } => {
             let inner = figure_colname(expr);
             if inner == "?column?" {
-                crate::bind_expr::pg_type_of(data_type).map(|t| t.type_name().to_string()).unwrap_or(inner)
+                crate::bind_expr::pg_type_of(data_type)
+                    .map(|t| t.type_name().to_string())
+                    .unwrap_or(inner)
             } else {
                 inner
             }
@@ -813,5 +698,39 @@ pub fn figure_colname(e: &Expr) -> String {
         },
         Expr::Substring { .. } => "substring".into(),
         _ => "?column?".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlparser::dialect::PostgreSqlDialect;
+    use sqlparser::parser::Parser;
+
+    fn expr(sql: &str) -> Expr {
+        Parser::new(&PostgreSqlDialect {})
+            .try_with_sql(sql)
+            .unwrap()
+            .parse_expr()
+            .unwrap()
+    }
+
+    #[test]
+    fn column_names_follow_postgres() {
+        assert_eq!(figure_colname(&expr("\"Foo\"")), "Foo");
+        assert_eq!(figure_colname(&expr("t.Bar")), "bar");
+        assert_eq!(figure_colname(&expr("COUNT(*)")), "count");
+        assert_eq!(figure_colname(&expr("CAST(x AS BOOLEAN)")), "x");
+        assert_eq!(figure_colname(&expr("'1'::int4")), "int4");
+        assert_eq!(figure_colname(&expr("1 + 2")), "?column?");
+        assert_eq!(figure_colname(&expr("CASE WHEN true THEN 1 END")), "case");
+        assert_eq!(figure_colname(&expr("(SELECT max(a) FROM t)")), "max");
+    }
+
+    #[test]
+    fn detects_aggregates() {
+        assert!(has_aggregate(&expr("count(*) + 1")));
+        assert!(has_aggregate(&expr("coalesce(max(a), 0)")));
+        assert!(!has_aggregate(&expr("lower(a)")));
     }
 }

@@ -2,17 +2,13 @@
 //! coercion, operator typing, functions and aggregates.
 
 use rocklake_codec::datum::{Datum, PgType};
-use sqlparser::ast::{
-    BinaryOperator, DataType, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectNamePart, Query,
-    UnaryOperator, Value,
-};
+use sqlparser::ast::{BinaryOperator, DataType, Expr, ObjectNamePart, Query, UnaryOperator, Value};
 
 use crate::bind::{fold, Binder};
 use crate::error::{codes, SqlError};
 use crate::expr::cast_datum;
 use crate::numeric;
-use crate::pg_catalog::version_string;
-use crate::plan::{common_type, comparable, AggFunc, BExpr, CmpOp, Func, SubPlan, Ty};
+use crate::plan::{common_type, comparable, BExpr, CmpOp, Func, SubPlan, Ty};
 use crate::value::{is_numeric_type, is_string_type, parse_text, type_display};
 
 /// The PgType a SQL data type names; 42704 for types RockLake does not have.
@@ -20,7 +16,9 @@ pub fn pg_type_of(dt: &DataType) -> Result<PgType, SqlError> {
     let spelled = dt.to_string();
     let spelled = match spelled.to_ascii_uppercase().as_str() {
         "DOUBLE" => "DOUBLE PRECISION".to_string(),
-        s if s.starts_with("CHARACTER VARYING") || s.starts_with("VARCHAR(") => "VARCHAR".to_string(),
+        s if s.starts_with("CHARACTER VARYING") || s.starts_with("VARCHAR(") => {
+            "VARCHAR".to_string()
+        }
         _ => spelled,
     };
     PgType::from_sql_name(&spelled).ok_or_else(|| {
@@ -36,7 +34,10 @@ pub fn pg_type_of(dt: &DataType) -> Result<PgType, SqlError> {
                 .join("."),
             other => other.to_string().to_lowercase(),
         };
-        SqlError::new(codes::UNDEFINED_OBJECT, format!("type \"{shown}\" does not exist"))
+        SqlError::new(
+            codes::UNDEFINED_OBJECT,
+            format!("type \"{shown}\" does not exist"),
+        )
     })
 }
 
@@ -65,7 +66,13 @@ fn datum_type(d: &Datum) -> Ty {
 impl Binder<'_> {
     /// Coerces a bound expression of type `from` to `to`: unknown literals are
     /// parsed now (as PostgreSQL does), other mismatches get a runtime cast.
-    pub fn coerce(&mut self, b: BExpr, from: &Ty, to: &PgType, ctx: &str) -> Result<BExpr, SqlError> {
+    pub fn coerce(
+        &mut self,
+        b: BExpr,
+        from: &Ty,
+        to: &PgType,
+        ctx: &str,
+    ) -> Result<BExpr, SqlError> {
         match from {
             Some(f) if same_storage(f, to) && !matches!(to, PgType::Numeric(Some(_))) => Ok(b),
             None => match b {
@@ -73,12 +80,14 @@ impl Binder<'_> {
                 BExpr::Const(Datum::Null) => Ok(BExpr::Const(Datum::Null)),
                 other => Ok(BExpr::Cast(Box::new(other), to.clone())),
             },
-            Some(_) => match b {
-                BExpr::Const(d) => Ok(BExpr::Const(cast_datum(d, to).map_err(|e| {
-                    SqlError::new(&e.code, format!("{} (in {ctx})", e.message))
-                })?)),
-                other => Ok(BExpr::Cast(Box::new(other), to.clone())),
-            },
+            Some(_) => {
+                match b {
+                    BExpr::Const(d) => Ok(BExpr::Const(cast_datum(d, to).map_err(|e| {
+                        SqlError::new(&e.code, format!("{} (in {ctx})", e.message))
+                    })?)),
+                    other => Ok(BExpr::Cast(Box::new(other), to.clone())),
+                }
+            }
         }
     }
 
@@ -89,7 +98,10 @@ impl Binder<'_> {
             None | Some(PgType::Bool) => self.coerce(b, &t, &PgType::Bool, ctx),
             Some(other) => Err(SqlError::new(
                 codes::DATATYPE_MISMATCH,
-                format!("argument of {ctx} must be type boolean, not type {}", type_display(other)),
+                format!(
+                    "argument of {ctx} must be type boolean, not type {}",
+                    type_display(other)
+                ),
             )),
         }
     }
@@ -99,7 +111,12 @@ impl Binder<'_> {
             [c] => (None, None, c.clone()),
             [t, c] => (Some(t.clone()), None, c.clone()),
             [s, t, c] => (Some(t.clone()), Some(s.clone()), c.clone()),
-            _ => return Err(SqlError::unsupported(format!("improper qualified name: {}", parts.join(".")))),
+            _ => {
+                return Err(SqlError::unsupported(format!(
+                    "improper qualified name: {}",
+                    parts.join(".")
+                )))
+            }
         };
         let n = self.scopes.len();
         for level in (0..n).rev() {
@@ -122,7 +139,10 @@ impl Binder<'_> {
                 }
             }
             if hits.len() > 1 {
-                return Err(SqlError::new("42702", format!("column reference \"{col}\" is ambiguous")));
+                return Err(SqlError::new(
+                    "42702",
+                    format!("column reference \"{col}\" is ambiguous"),
+                ));
             }
             if let Some((idx, ty)) = hits.pop() {
                 let up = n - 1 - level;
@@ -140,12 +160,21 @@ impl Binder<'_> {
             }
         }
         if let Some(q) = qual {
-            let known = self.scopes.iter().any(|s| s.entries.iter().any(|e| e.alias == q));
+            let known = self
+                .scopes
+                .iter()
+                .any(|s| s.entries.iter().any(|e| e.alias == q));
             if !known {
-                return Err(SqlError::new(codes::UNDEFINED_TABLE, format!("missing FROM-clause entry for table \"{q}\"")));
+                return Err(SqlError::new(
+                    codes::UNDEFINED_TABLE,
+                    format!("missing FROM-clause entry for table \"{q}\""),
+                ));
             }
         }
-        Err(SqlError::new(codes::UNDEFINED_COLUMN, format!("column \"{}\" does not exist", parts.join("."))))
+        Err(SqlError::new(
+            codes::UNDEFINED_COLUMN,
+            format!("column \"{}\" does not exist", parts.join(".")),
+        ))
     }
 
     /// Binds a subquery used in an expression.
@@ -162,26 +191,50 @@ impl Binder<'_> {
         let ty = plan.columns.first().and_then(|c| c.ty.clone());
         let id = self.next_sub;
         self.next_sub += 1;
-        Ok((SubPlan { id, correlated, plan: Box::new(plan) }, ty))
+        Ok((
+            SubPlan {
+                id,
+                correlated,
+                plan: Box::new(plan),
+            },
+            ty,
+        ))
     }
 
     fn bind_cmp(&mut self, op: CmpOp, l: &Expr, r: &Expr) -> Result<(BExpr, Ty), SqlError> {
         let (lb, lt) = self.bind_expr(l)?;
         let (rb, rt) = self.bind_expr(r)?;
         let (lb, rb) = self.unify_pair(lb, lt, rb, rt, op_symbol(op))?;
-        Ok((BExpr::Cmp(op, Box::new(lb), Box::new(rb)), Some(PgType::Bool)))
+        Ok((
+            BExpr::Cmp(op, Box::new(lb), Box::new(rb)),
+            Some(PgType::Bool),
+        ))
     }
 
-    fn unify_pair(&mut self, lb: BExpr, lt: Ty, rb: BExpr, rt: Ty, op: &str) -> Result<(BExpr, BExpr), SqlError> {
+    fn unify_pair(
+        &mut self,
+        lb: BExpr,
+        lt: Ty,
+        rb: BExpr,
+        rt: Ty,
+        op: &str,
+    ) -> Result<(BExpr, BExpr), SqlError> {
         Ok(match (&lt, &rt) {
-            (None, None) => (self.coerce(lb, &lt, &PgType::Text, op)?, self.coerce(rb, &rt, &PgType::Text, op)?),
+            (None, None) => (
+                self.coerce(lb, &lt, &PgType::Text, op)?,
+                self.coerce(rb, &rt, &PgType::Text, op)?,
+            ),
             (None, Some(t)) => (self.coerce(lb, &lt, t, op)?, rb),
             (Some(t), None) => (lb, self.coerce(rb, &rt, t, op)?),
             (Some(a), Some(b)) => {
                 if !comparable(a, b) {
                     return Err(SqlError::new(
                         codes::UNDEFINED_FUNCTION,
-                        format!("operator does not exist: {} {op} {}", type_display(a), type_display(b)),
+                        format!(
+                            "operator does not exist: {} {op} {}",
+                            type_display(a),
+                            type_display(b)
+                        ),
                     ));
                 }
                 (lb, rb)
@@ -193,12 +246,24 @@ impl Binder<'_> {
         let (lb, lt) = self.bind_expr(l)?;
         let (rb, rt) = self.bind_expr(r)?;
         let (lb, rb, lt, rt) = match (&lt, &rt) {
-            (None, Some(t)) => (self.coerce(lb, &lt, t, "arithmetic")?, rb, rt.clone(), rt.clone()),
-            (Some(t), None) => (lb, self.coerce(rb, &rt, t, "arithmetic")?, lt.clone(), lt.clone()),
+            (None, Some(t)) => (
+                self.coerce(lb, &lt, t, "arithmetic")?,
+                rb,
+                rt.clone(),
+                rt.clone(),
+            ),
+            (Some(t), None) => (
+                lb,
+                self.coerce(rb, &rt, t, "arithmetic")?,
+                lt.clone(),
+                lt.clone(),
+            ),
             _ => (lb, rb, lt, rt),
         };
         let ty = match (&lt, &rt) {
-            (Some(a), Some(b)) if is_numeric_type(a) && is_numeric_type(b) => common_type(&lt, &rt, "arithmetic")?,
+            (Some(a), Some(b)) if is_numeric_type(a) && is_numeric_type(b) => {
+                common_type(&lt, &rt, "arithmetic")?
+            }
             _ => {
                 return Err(SqlError::new(
                     codes::UNDEFINED_FUNCTION,
@@ -222,7 +287,9 @@ impl Binder<'_> {
         }
         match e {
             Expr::Identifier(id) => self.resolve_column(&[fold(id)]),
-            Expr::CompoundIdentifier(ids) => self.resolve_column(&ids.iter().map(fold).collect::<Vec<_>>()),
+            Expr::CompoundIdentifier(ids) => {
+                self.resolve_column(&ids.iter().map(fold).collect::<Vec<_>>())
+            }
             Expr::Value(v) => bind_value(&v.value),
             Expr::Nested(inner) => self.bind_expr(inner),
             Expr::Collate { expr, .. } => self.bind_expr(expr),
@@ -245,8 +312,13 @@ impl Binder<'_> {
                     Ok((BExpr::Neg(Box::new(b)), t))
                 }
                 UnaryOperator::Plus => self.bind_expr(expr),
-                UnaryOperator::Not => Ok((BExpr::Not(Box::new(self.bind_bool(expr, "NOT")?)), Some(PgType::Bool))),
-                other => Err(SqlError::unsupported(format!("operator {other} is not supported"))),
+                UnaryOperator::Not => Ok((
+                    BExpr::Not(Box::new(self.bind_bool(expr, "NOT")?)),
+                    Some(PgType::Bool),
+                )),
+                other => Err(SqlError::unsupported(format!(
+                    "operator {other} is not supported"
+                ))),
             },
             Expr::BinaryOp { left, op, right } => {
                 let cmp = match op {
@@ -284,11 +356,19 @@ impl Binder<'_> {
                         let r = self.coerce(r, &rt, &rt.clone().unwrap_or(PgType::Text), "||")?;
                         Ok((BExpr::Concat(Box::new(l), Box::new(r)), Some(PgType::Text)))
                     }
-                    other => Err(SqlError::unsupported(format!("operator {other} is not supported"))),
+                    other => Err(SqlError::unsupported(format!(
+                        "operator {other} is not supported"
+                    ))),
                 }
             }
-            Expr::IsNull(x) => Ok((BExpr::IsNull(Box::new(self.bind_expr(x)?.0), false), Some(PgType::Bool))),
-            Expr::IsNotNull(x) => Ok((BExpr::IsNull(Box::new(self.bind_expr(x)?.0), true), Some(PgType::Bool))),
+            Expr::IsNull(x) => Ok((
+                BExpr::IsNull(Box::new(self.bind_expr(x)?.0), false),
+                Some(PgType::Bool),
+            )),
+            Expr::IsNotNull(x) => Ok((
+                BExpr::IsNull(Box::new(self.bind_expr(x)?.0), true),
+                Some(PgType::Bool),
+            )),
             Expr::IsTrue(x) | Expr::IsNotTrue(x) | Expr::IsFalse(x) | Expr::IsNotFalse(x) => {
                 let b = self.bind_bool(x, "IS")?;
                 let target = matches!(e, Expr::IsTrue(_) | Expr::IsNotTrue(_));
@@ -300,9 +380,17 @@ impl Binder<'_> {
                 let (rb, rt) = self.bind_expr(r)?;
                 let (lb, rb) = self.unify_pair(lb, lt, rb, rt, "IS DISTINCT FROM")?;
                 let not = matches!(e, Expr::IsNotDistinctFrom(..));
-                Ok((BExpr::IsDistinct(Box::new(lb), Box::new(rb), not), Some(PgType::Bool)))
+                Ok((
+                    BExpr::IsDistinct(Box::new(lb), Box::new(rb), not),
+                    Some(PgType::Bool),
+                ))
             }
-            Expr::In { expr, target: sqlparser::ast::InTarget::List(list), negated, .. } => {
+            Expr::In {
+                expr,
+                target: sqlparser::ast::InTarget::List(list),
+                negated,
+                ..
+            } => {
                 let (xb, xt) = self.bind_expr(expr)?;
                 let mut items = Vec::new();
                 let mut ty = xt.clone();
@@ -317,19 +405,33 @@ impl Binder<'_> {
                 for (b, t) in items {
                     bound.push(self.coerce(b, &t, &ty, "IN")?);
                 }
-                Ok((BExpr::InList(Box::new(xb), bound, *negated), Some(PgType::Bool)))
+                Ok((
+                    BExpr::InList(Box::new(xb), bound, *negated),
+                    Some(PgType::Bool),
+                ))
             }
-            Expr::In { expr, target: sqlparser::ast::InTarget::Subquery(subquery), negated, .. } => {
+            Expr::In {
+                expr,
+                target: sqlparser::ast::InTarget::Subquery(subquery),
+                negated,
+                ..
+            } => {
                 let (xb, xt) = self.bind_expr(expr)?;
                 let (sub, st) = self.bind_subquery(subquery)?;
                 if sub.plan.columns.len() != 1 {
-                    return Err(SqlError::new(codes::SYNTAX_ERROR, "subquery has too many columns"));
+                    return Err(SqlError::new(
+                        codes::SYNTAX_ERROR,
+                        "subquery has too many columns",
+                    ));
                 }
                 let xb = match (&xt, &st) {
                     (None, Some(t)) => self.coerce(xb, &xt, t, "IN")?,
                     _ => xb,
                 };
-                Ok((BExpr::InSub(Box::new(xb), sub, *negated), Some(PgType::Bool)))
+                Ok((
+                    BExpr::InSub(Box::new(xb), sub, *negated),
+                    Some(PgType::Bool),
+                ))
             }
             Expr::Exists { subquery, negated } => {
                 let (sub, _) = self.bind_subquery(subquery)?;
@@ -338,17 +440,45 @@ impl Binder<'_> {
             Expr::Subquery(q) => {
                 let (sub, t) = self.bind_subquery(q)?;
                 if sub.plan.columns.len() != 1 {
-                    return Err(SqlError::new(codes::SYNTAX_ERROR, "subquery must return only one column"));
+                    return Err(SqlError::new(
+                        codes::SYNTAX_ERROR,
+                        "subquery must return only one column",
+                    ));
                 }
                 Ok((BExpr::Scalar(sub), t.or(Some(PgType::Text))))
             }
-            Expr::Between { expr, negated, low, high } => {
+            Expr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
                 let (ge, _) = self.bind_cmp(CmpOp::Ge, expr, low)?;
                 let (le, _) = self.bind_cmp(CmpOp::Le, expr, high)?;
                 let both = BExpr::And(Box::new(ge), Box::new(le));
-                Ok((if *negated { BExpr::Not(Box::new(both)) } else { both }, Some(PgType::Bool)))
+                Ok((
+                    if *negated {
+                        BExpr::Not(Box::new(both))
+                    } else {
+                        both
+                    },
+                    Some(PgType::Bool),
+                ))
             }
-            Expr::Like { negated, any, expr, pattern, escape_char } | Expr::ILike { negated, any, expr, pattern, escape_char } => {
+            Expr::Like {
+                negated,
+                any,
+                expr,
+                pattern,
+                escape_char,
+            }
+            | Expr::ILike {
+                negated,
+                any,
+                expr,
+                pattern,
+                escape_char,
+            } => {
                 if *any || escape_char.is_some() {
                     return Err(SqlError::unsupported(format!("unsupported LIKE form: {e}")));
                 }
@@ -357,9 +487,17 @@ impl Binder<'_> {
                 let (pb, pt) = self.bind_expr(pattern)?;
                 let pb = self.coerce(pb, &pt, &PgType::Text, "LIKE")?;
                 let ci = matches!(e, Expr::ILike { .. });
-                Ok((BExpr::Like(Box::new(xb), Box::new(pb), *negated, ci), Some(PgType::Bool)))
+                Ok((
+                    BExpr::Like(Box::new(xb), Box::new(pb), *negated, ci),
+                    Some(PgType::Bool),
+                ))
             }
-            Expr::Cast { expr, data_type, format, .. } => {
+            Expr::Cast {
+                expr,
+                data_type,
+                format,
+                ..
+            } => {
                 if format.is_some() {
                     return Err(SqlError::unsupported("CAST ... FORMAT is not supported"));
                 }
@@ -368,7 +506,10 @@ impl Binder<'_> {
                 if to == PgType::RegClass {
                     if let BExpr::Const(Datum::Text(s)) = &b {
                         let oid = self.cat.regclass(s).ok_or_else(|| {
-                            SqlError::new(codes::UNDEFINED_TABLE, format!("relation \"{s}\" does not exist"))
+                            SqlError::new(
+                                codes::UNDEFINED_TABLE,
+                                format!("relation \"{s}\" does not exist"),
+                            )
                         })?;
                         return Ok((BExpr::Const(Datum::Oid(oid)), Some(to)));
                     }
@@ -386,7 +527,12 @@ impl Binder<'_> {
                 };
                 Ok((b, Some(to)))
             }
-            Expr::Case { operand, conditions, else_result, .. } => {
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
                 let op = match operand {
                     Some(o) => Some(self.bind_expr(o)?),
                     None => None,
@@ -428,11 +574,20 @@ impl Binder<'_> {
                     None => None,
                 };
                 Ok((
-                    BExpr::Case { operand: op.map(|(b, _)| Box::new(b)), whens: pairs, otherwise },
+                    BExpr::Case {
+                        operand: op.map(|(b, _)| Box::new(b)),
+                        whens: pairs,
+                        otherwise,
+                    },
                     Some(target),
                 ))
             }
-            Expr::Substring { expr, substring_from, substring_for, .. } => {
+            Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
                 let mut args = vec![self.bind_text_arg(expr)?];
                 if let Some(f) = substring_from {
                     args.push(self.bind_typed_arg(f, &PgType::Int8)?);
@@ -445,212 +600,11 @@ impl Binder<'_> {
                 Ok((BExpr::Func(Func::Substr, args), Some(PgType::Text)))
             }
             Expr::Function(f) => self.bind_function(f),
-            other => Err(SqlError::unsupported(format!("expression not supported: {other}"))),
+            other => Err(SqlError::unsupported(format!(
+                "expression not supported: {other}"
+            ))),
         }
     }
-
-    fn bind_text_arg(&mut self, e: &Expr) -> Result<BExpr, SqlError> {
-        let (b, t) = self.bind_expr(e)?;
-        self.coerce(b, &t, &PgType::Text, "function argument")
-    }
-
-    fn bind_typed_arg(&mut self, e: &Expr, to: &PgType) -> Result<BExpr, SqlError> {
-        let (b, t) = self.bind_expr(e)?;
-        self.coerce(b, &t, to, "function argument")
-    }
-
-    fn bind_function(&mut self, f: &Function) -> Result<(BExpr, Ty), SqlError> {
-        let parts: Vec<String> = f
-            .name
-            .0
-            .iter()
-            .map(|p| match p {
-                ObjectNamePart::Identifier(id) => fold(id),
-                other => other.to_string(),
-            })
-            .collect();
-        let name = match parts.as_slice() {
-            [n] => n.clone(),
-            [s, n] if s == "pg_catalog" => n.clone(),
-            _ => return Err(SqlError::new(codes::UNDEFINED_FUNCTION, format!("function {} does not exist", parts.join(".")))),
-        };
-        if f.over.is_some() || f.filter.is_some() || !f.within_group.is_empty() {
-            return Err(SqlError::unsupported(format!("window/filter clauses are not supported: {f}")));
-        }
-        let (args, distinct, star) = match &f.args {
-            FunctionArguments::None => (Vec::new(), false, false),
-            FunctionArguments::Subquery(_) => return Err(SqlError::unsupported(format!("unsupported call {f}"))),
-            FunctionArguments::List(l) => {
-                if !l.clauses.is_empty() {
-                    return Err(SqlError::unsupported(format!("unsupported call {f}")));
-                }
-                let distinct = matches!(l.duplicate_treatment, Some(sqlparser::ast::DuplicateTreatment::Distinct));
-                let mut args = Vec::new();
-                let mut star = false;
-                for a in &l.args {
-                    match a {
-                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => args.push(x.clone()),
-                        FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => star = true,
-                        other => return Err(SqlError::unsupported(format!("unsupported argument {other}"))),
-                    }
-                }
-                (args, distinct, star)
-            }
-        };
-        let agg = match name.as_str() {
-            "count" if star => Some(AggFunc::CountStar),
-            "count" => Some(AggFunc::Count),
-            "sum" => Some(AggFunc::Sum),
-            "min" => Some(AggFunc::Min),
-            "max" => Some(AggFunc::Max),
-            "avg" => Some(AggFunc::Avg),
-            "bool_and" | "every" => Some(AggFunc::BoolAnd),
-            "bool_or" => Some(AggFunc::BoolOr),
-            _ => None,
-        };
-        if let Some(func) = agg {
-            return self.bind_aggregate(func, &args, distinct);
-        }
-        let argc = args.len();
-        let bad_args = || {
-            SqlError::new(codes::UNDEFINED_FUNCTION, format!("function {name}() with {argc} arguments does not exist"))
-        };
-        let konst = |d: Datum, t: PgType| Ok((BExpr::Const(d), Some(t)));
-        match (name.as_str(), argc) {
-            ("now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp", 0) => {
-                konst(Datum::TimestampTz(self.now), PgType::TimestampTz)
-            }
-            ("version", 0) => konst(Datum::Text(version_string()), PgType::Text),
-            ("current_schema", 0) => konst(Datum::Text("public".into()), PgType::Name),
-            ("current_database" | "current_catalog", 0) => konst(Datum::Text(self.cat.database.clone()), PgType::Name),
-            ("current_user" | "session_user" | "user", 0) => konst(Datum::Text("postgres".into()), PgType::Name),
-            ("pg_backend_pid", 0) => konst(Datum::Int4(self.pid), PgType::Int4),
-            ("to_regclass", 1) => {
-                let a = self.bind_text_arg(&args[0])?;
-                Ok((BExpr::Func(Func::ToRegclass, vec![a]), Some(PgType::RegClass)))
-            }
-            ("lower" | "upper", 1) => {
-                let a = self.bind_text_arg(&args[0])?;
-                let func = if name == "lower" { Func::Lower } else { Func::Upper };
-                Ok((BExpr::Func(func, vec![a]), Some(PgType::Text)))
-            }
-            ("length" | "char_length" | "character_length", 1) => {
-                let a = self.bind_text_arg(&args[0])?;
-                Ok((BExpr::Func(Func::Length, vec![a]), Some(PgType::Int4)))
-            }
-            ("substring" | "substr", 2 | 3) => {
-                let mut v = vec![self.bind_text_arg(&args[0])?];
-                for a in &args[1..] {
-                    v.push(self.bind_typed_arg(a, &PgType::Int8)?);
-                }
-                Ok((BExpr::Func(Func::Substr, v), Some(PgType::Text)))
-            }
-            ("replace", 3) => {
-                let mut v = Vec::new();
-                for a in &args {
-                    v.push(self.bind_text_arg(a)?);
-                }
-                Ok((BExpr::Func(Func::Replace, v), Some(PgType::Text)))
-            }
-            ("concat", _) => {
-                let mut v = Vec::new();
-                for a in &args {
-                    let (b, t) = self.bind_expr(a)?;
-                    v.push(self.coerce(b, &t, &t.clone().unwrap_or(PgType::Text), "concat")?);
-                }
-                Ok((BExpr::Func(Func::Concat, v), Some(PgType::Text)))
-            }
-            ("abs", 1) => {
-                let (b, t) = self.bind_expr(&args[0])?;
-                let t = t.unwrap_or(PgType::Float8);
-                if !is_numeric_type(&t) {
-                    return Err(bad_args());
-                }
-                let b = self.coerce(b, &Some(t.clone()), &t, "abs")?;
-                Ok((BExpr::Func(Func::Abs, vec![b]), Some(t)))
-            }
-            ("coalesce" | "greatest" | "least", n) if n > 0 => {
-                let func = match name.as_str() {
-                    "coalesce" => Func::Coalesce,
-                    "greatest" => Func::Greatest,
-                    _ => Func::Least,
-                };
-                self.bind_common_args(func, &args, &name)
-            }
-            ("nullif", 2) => self.bind_common_args(Func::Nullif, &args, "NULLIF"),
-            _ => Err(SqlError::new(
-                codes::UNDEFINED_FUNCTION,
-                format!("function {name}({}) does not exist", vec!["unknown"; argc].join(", ")),
-            )),
-        }
-    }
-
-    fn bind_common_args(&mut self, func: Func, args: &[Expr], what: &str) -> Result<(BExpr, Ty), SqlError> {
-        let mut bound = Vec::new();
-        let mut ty: Ty = None;
-        for a in args {
-            let (b, t) = self.bind_expr(a)?;
-            ty = common_type(&ty, &t, what)?;
-            bound.push((b, t));
-        }
-        let target = ty.unwrap_or(PgType::Text);
-        let mut out = Vec::new();
-        for (b, t) in bound {
-            out.push(self.coerce(b, &t, &target, what)?);
-        }
-        Ok((BExpr::Func(func, out), Some(target)))
-    }
-
-    fn bind_aggregate(&mut self, func: AggFunc, args: &[Expr], distinct: bool) -> Result<(BExpr, Ty), SqlError> {
-        if self.agg.is_none() {
-            return Err(SqlError::new("42803", "aggregate functions are not allowed here"));
-        }
-        let saved = self.agg.take();
-        let arg = match (func, args) {
-            (AggFunc::CountStar, []) => Ok(None),
-            (_, [a]) => self.bind_expr(a).map(Some),
-            _ => Err(SqlError::new(codes::UNDEFINED_FUNCTION, "aggregate called with wrong number of arguments")),
-        };
-        self.agg = saved;
-        let arg = arg?;
-        let at = arg.as_ref().and_then(|(_, t)| t.clone());
-        let ty = match func {
-            AggFunc::CountStar | AggFunc::Count => PgType::Int8,
-            AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
-            AggFunc::Min | AggFunc::Max => at.clone().unwrap_or(PgType::Text),
-            AggFunc::Sum => match at {
-                Some(PgType::Int2 | PgType::Int4) => PgType::Int8,
-                Some(PgType::Float4) => PgType::Float4,
-                Some(PgType::Float8) => PgType::Float8,
-                Some(PgType::Int8 | PgType::Numeric(_)) | None => PgType::Numeric(None),
-                Some(other) => return Err(agg_type_err("sum", &other)),
-            },
-            AggFunc::Avg => match at {
-                Some(PgType::Float4 | PgType::Float8) => PgType::Float8,
-                Some(PgType::Int2 | PgType::Int4 | PgType::Int8 | PgType::Numeric(_)) | None => PgType::Numeric(None),
-                Some(other) => return Err(agg_type_err("avg", &other)),
-            },
-        };
-        let arg = match arg {
-            Some((b, t)) => {
-                let target = match func {
-                    AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
-                    _ => t.clone().unwrap_or(PgType::Text),
-                };
-                Some(self.coerce(b, &t, &target, "aggregate")?)
-            }
-            None => None,
-        };
-        let state = self.agg.as_mut().expect("agg state");
-        let idx = state.group_asts.len() + state.calls.len();
-        state.calls.push((func, arg, distinct));
-        state.call_types.push(Some(ty.clone()));
-        Ok((BExpr::Col { up: 0, idx }, Some(ty)))
-    }
-}
-
-fn agg_type_err(name: &str, t: &PgType) -> SqlError {
-    SqlError::new(codes::UNDEFINED_FUNCTION, format!("function {name}({}) does not exist", type_display(t)))
 }
 
 fn op_symbol(op: CmpOp) -> &'static str {
@@ -668,7 +622,8 @@ fn bind_value(v: &Value) -> Result<(BExpr, Ty), SqlError> {
     Ok(match v {
         Value::Number(n, _) => {
             if n.contains(['.', 'e', 'E']) {
-                let s = numeric::parse(n).ok_or_else(|| SqlError::new(codes::SYNTAX_ERROR, format!("bad number {n}")))?;
+                let s = numeric::parse(n)
+                    .ok_or_else(|| SqlError::new(codes::SYNTAX_ERROR, format!("bad number {n}")))?;
                 (BExpr::Const(Datum::Numeric(s)), Some(PgType::Numeric(None)))
             } else {
                 let d = int_literal(n);
@@ -676,12 +631,16 @@ fn bind_value(v: &Value) -> Result<(BExpr, Ty), SqlError> {
                 (BExpr::Const(d), t)
             }
         }
-        Value::SingleQuotedString(s) | Value::EscapedStringLiteral(s) | Value::DoubleQuotedString(s) => {
-            (BExpr::Const(Datum::Text(s.clone())), None)
-        }
+        Value::SingleQuotedString(s)
+        | Value::EscapedStringLiteral(s)
+        | Value::DoubleQuotedString(s) => (BExpr::Const(Datum::Text(s.clone())), None),
         Value::DollarQuotedString(d) => (BExpr::Const(Datum::Text(d.value.clone())), None),
         Value::Boolean(b) => (BExpr::Const(Datum::Bool(*b)), Some(PgType::Bool)),
         Value::Null => (BExpr::Const(Datum::Null), None),
-        other => return Err(SqlError::unsupported(format!("literal not supported: {other}"))),
+        other => {
+            return Err(SqlError::unsupported(format!(
+                "literal not supported: {other}"
+            )))
+        }
     })
 }

@@ -42,7 +42,12 @@ pub fn format_date(days: i32) -> String {
 pub fn format_time(us: i64) -> String {
     let secs = us.div_euclid(1_000_000);
     let frac = us.rem_euclid(1_000_000);
-    let mut s = format!("{:02}:{:02}:{:02}", secs / 3600, (secs / 60) % 60, secs % 60);
+    let mut s = format!(
+        "{:02}:{:02}:{:02}",
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60
+    );
     if frac != 0 {
         let f = format!("{frac:06}");
         s.push('.');
@@ -73,7 +78,8 @@ pub fn format_timestamp(us: i64) -> String {
 pub fn format_interval(months: i32, days: i32, micros: i64) -> String {
     let mut parts = Vec::new();
     let (y, mo) = (months / 12, months % 12);
-    let plural = |n: i64, unit: &str, many: &str| format!("{n} {}", if n.abs() == 1 { unit } else { many });
+    let plural =
+        |n: i64, unit: &str, many: &str| format!("{n} {}", if n.abs() == 1 { unit } else { many });
     if y != 0 {
         parts.push(plural(i64::from(y), "year", "years"));
     }
@@ -114,7 +120,8 @@ pub fn parse_date(s: &str) -> Option<i32> {
 /// Parses a zone suffix (`Z`, `UTC`, `+02`, `-0530`, `+05:30`) into seconds east.
 fn parse_zone(z: &str) -> Option<i32> {
     let z = z.trim();
-    if z.eq_ignore_ascii_case("z") || z.eq_ignore_ascii_case("utc") || z.eq_ignore_ascii_case("gmt") {
+    if z.eq_ignore_ascii_case("z") || z.eq_ignore_ascii_case("utc") || z.eq_ignore_ascii_case("gmt")
+    {
         return Some(0);
     }
     let (sign, rest) = match z.as_bytes().first()? {
@@ -182,7 +189,11 @@ pub fn parse_timestamp(s: &str, with_tz: bool) -> Option<i64> {
         None => (t, ""),
     };
     let days = i64::from(parse_date(date)?);
-    let (time, zone) = if rest.is_empty() { (0, None) } else { parse_time(rest)? };
+    let (time, zone) = if rest.is_empty() {
+        (0, None)
+    } else {
+        parse_time(rest)?
+    };
     let mut us = days * USECS_PER_DAY + time;
     if with_tz {
         us -= i64::from(zone.unwrap_or(0)) * 1_000_000;
@@ -221,9 +232,15 @@ pub fn parse_interval(s: &str) -> Option<(i32, i32, i64)> {
             continue;
         }
         let value: f64 = tok.parse().ok()?;
-        let unit = toks.get(i + 1).map(|u| u.to_ascii_lowercase()).unwrap_or_else(|| "seconds".into());
+        let unit = toks
+            .get(i + 1)
+            .map(|u| u.to_ascii_lowercase())
+            .unwrap_or_else(|| "seconds".into());
         let unit = unit.trim_end_matches(',');
-        let unit = unit.strip_suffix('s').filter(|u| !u.is_empty()).unwrap_or(unit);
+        let unit = unit
+            .strip_suffix('s')
+            .filter(|u| !u.is_empty())
+            .unwrap_or(unit);
         match unit {
             "year" | "yr" | "y" => months += (value * 12.0) as i64,
             "mon" | "month" => months += value as i64,
@@ -245,7 +262,11 @@ pub fn parse_interval(s: &str) -> Option<(i32, i32, i64)> {
         days = -days;
         micros = -micros;
     }
-    Some((i32::try_from(months).ok()?, i32::try_from(days).ok()?, i64::try_from(micros).ok()?))
+    Some((
+        i32::try_from(months).ok()?,
+        i32::try_from(days).ok()?,
+        i64::try_from(micros).ok()?,
+    ))
 }
 
 fn parse_time_unbounded(s: &str) -> Option<(i64, ())> {
@@ -256,7 +277,10 @@ fn parse_time_unbounded(s: &str) -> Option<(i64, ())> {
         Some(sv) => sv.parse::<f64>().ok()?,
         None => 0.0,
     };
-    Some((h * 3_600_000_000 + m * 60_000_000 + (sec * 1_000_000.0).round() as i64, ()))
+    Some((
+        h * 3_600_000_000 + m * 60_000_000 + (sec * 1_000_000.0).round() as i64,
+        (),
+    ))
 }
 
 #[cfg(test)]
@@ -269,7 +293,10 @@ mod tests {
         assert_eq!(format_timestamp(us), "2026-12-02 11:09:58.766649");
         assert_eq!(parse_timestamp("2000-01-01 02:00:00+02", true), Some(0));
         assert_eq!(parse_timestamp("2000-01-01", true), Some(0));
-        assert_eq!(parse_date("2024-02-29").map(format_date).unwrap(), "2024-02-29");
+        assert_eq!(
+            parse_date("2024-02-29").map(format_date).unwrap(),
+            "2024-02-29"
+        );
         assert!(parse_timestamp("yesterday-ish", true).is_none());
     }
 
@@ -279,8 +306,17 @@ mod tests {
             parse_interval("14 months 3 days 14706789000 microseconds"),
             Some((14, 3, 14_706_789_000))
         );
-        assert_eq!(parse_interval("1 day 02:03:04"), Some((0, 1, 7_384_000_000)));
-        assert_eq!(format_interval(14, 3, 14_706_789_000), "1 year 2 mons 3 days 04:05:06.789");
-        assert_eq!(parse_time("10:00:00+02:30"), Some((36_000_000_000, Some(9000))));
+        assert_eq!(
+            parse_interval("1 day 02:03:04"),
+            Some((0, 1, 7_384_000_000))
+        );
+        assert_eq!(
+            format_interval(14, 3, 14_706_789_000),
+            "1 year 2 mons 3 days 04:05:06.789"
+        );
+        assert_eq!(
+            parse_time("10:00:00+02:30"),
+            Some((36_000_000_000, Some(9000)))
+        );
     }
 }

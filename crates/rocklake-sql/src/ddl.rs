@@ -12,20 +12,30 @@ use crate::storage::{RelationDef, StorageTxn};
 fn index_column_name(c: &sqlparser::ast::IndexColumn) -> Result<String, SqlError> {
     match &c.column.expr {
         sqlparser::ast::Expr::Identifier(id) => Ok(fold(id)),
-        other => Err(SqlError::unsupported(format!("unsupported key column {other}"))),
+        other => Err(SqlError::unsupported(format!(
+            "unsupported key column {other}"
+        ))),
     }
 }
 
 /// Builds the relation definition a CREATE TABLE describes.
 pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
-    if ct.query.is_some() || ct.like.is_some() || ct.clone.is_some() || ct.temporary || ct.external {
-        return Err(SqlError::unsupported(format!("unsupported CREATE TABLE form: {ct}")));
+    if ct.query.is_some() || ct.like.is_some() || ct.clone.is_some() || ct.temporary || ct.external
+    {
+        return Err(SqlError::unsupported(format!(
+            "unsupported CREATE TABLE form: {ct}"
+        )));
     }
     let parts = name_parts(&ct.name)?;
     let (schema, name) = match parts.as_slice() {
         [n] => ("public".to_string(), n.clone()),
         [s, n] | [_, s, n] => (s.clone(), n.clone()),
-        _ => return Err(SqlError::new(codes::SYNTAX_ERROR, format!("improper relation name {}", ct.name))),
+        _ => {
+            return Err(SqlError::new(
+                codes::SYNTAX_ERROR,
+                format!("improper relation name {}", ct.name),
+            ))
+        }
     };
     let mut columns = Vec::new();
     let mut primary_key = Vec::new();
@@ -48,7 +58,10 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
             }
         }
         if columns.iter().any(|x: &ColumnDef| x.name == def.name) {
-            return Err(SqlError::new("42701", format!("column \"{}\" specified more than once", def.name)));
+            return Err(SqlError::new(
+                "42701",
+                format!("column \"{}\" specified more than once", def.name),
+            ));
         }
         columns.push(def);
     }
@@ -64,38 +77,79 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
                 for ic in &pk.columns {
                     let cn = index_column_name(ic)?;
                     let idx = columns.iter().position(|c| c.name == cn).ok_or_else(|| {
-                        SqlError::new(codes::UNDEFINED_COLUMN, format!("column \"{cn}\" named in key does not exist"))
+                        SqlError::new(
+                            codes::UNDEFINED_COLUMN,
+                            format!("column \"{cn}\" named in key does not exist"),
+                        )
                     })?;
                     columns[idx].not_null = true;
                     primary_key.push(idx);
                 }
             }
-            other => return Err(SqlError::unsupported(format!("table constraint {other} is not supported"))),
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "table constraint {other} is not supported"
+                )))
+            }
         }
     }
-    if primary_key.len() > 1 && ct.columns.iter().filter(|c| c.options.iter().any(|o| matches!(o.option, ColumnOption::PrimaryKey(_)))).count() > 1 {
-        return Err(SqlError::new("42P16", format!("multiple primary keys for table \"{name}\" are not allowed")));
+    if primary_key.len() > 1
+        && ct
+            .columns
+            .iter()
+            .filter(|c| {
+                c.options
+                    .iter()
+                    .any(|o| matches!(o.option, ColumnOption::PrimaryKey(_)))
+            })
+            .count()
+            > 1
+    {
+        return Err(SqlError::new(
+            "42P16",
+            format!("multiple primary keys for table \"{name}\" are not allowed"),
+        ));
     }
-    Ok(RelationDef { schema, name, columns, primary_key })
+    Ok(RelationDef {
+        schema,
+        name,
+        columns,
+        primary_key,
+    })
 }
 
 /// Executes CREATE TABLE [IF NOT EXISTS].
-pub async fn create_table(txn: &mut dyn StorageTxn, ct: &CreateTable) -> Result<QueryOutput, SqlError> {
+pub async fn create_table(
+    txn: &mut dyn StorageTxn,
+    ct: &CreateTable,
+) -> Result<QueryOutput, SqlError> {
     let def = relation_def(ct)?;
     let name = def.name.clone();
     let created = txn.create_relation(def, ct.if_not_exists).await?;
     let notices = if created {
         Vec::new()
     } else {
-        vec![Notice { code: codes::DUPLICATE_TABLE.into(), message: format!("relation \"{name}\" already exists, skipping") }]
+        vec![Notice {
+            code: codes::DUPLICATE_TABLE.into(),
+            message: format!("relation \"{name}\" already exists, skipping"),
+        }]
     };
-    Ok(QueryOutput::Command { tag: "CREATE TABLE".into(), notices })
+    Ok(QueryOutput::Command {
+        tag: "CREATE TABLE".into(),
+        notices,
+    })
 }
 
 /// Executes CREATE SCHEMA [IF NOT EXISTS].
-pub async fn create_schema(txn: &mut dyn StorageTxn, name: &SchemaName, if_not_exists: bool) -> Result<QueryOutput, SqlError> {
+pub async fn create_schema(
+    txn: &mut dyn StorageTxn,
+    name: &SchemaName,
+    if_not_exists: bool,
+) -> Result<QueryOutput, SqlError> {
     let SchemaName::Simple(n) = name else {
-        return Err(SqlError::unsupported("CREATE SCHEMA ... AUTHORIZATION is not supported"));
+        return Err(SqlError::unsupported(
+            "CREATE SCHEMA ... AUTHORIZATION is not supported",
+        ));
     };
     let parts = name_parts(n)?;
     let schema = parts.last().cloned().unwrap_or_default();
@@ -103,7 +157,61 @@ pub async fn create_schema(txn: &mut dyn StorageTxn, name: &SchemaName, if_not_e
     let notices = if created {
         Vec::new()
     } else {
-        vec![Notice { code: codes::DUPLICATE_SCHEMA.into(), message: format!("schema \"{schema}\" already exists, skipping") }]
+        vec![Notice {
+            code: codes::DUPLICATE_SCHEMA.into(),
+            message: format!("schema \"{schema}\" already exists, skipping"),
+        }]
     };
-    Ok(QueryOutput::Command { tag: "CREATE SCHEMA".into(), notices })
+    Ok(QueryOutput::Command {
+        tag: "CREATE SCHEMA".into(),
+        notices,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocklake_codec::datum::PgType;
+    use sqlparser::ast::Statement;
+    use sqlparser::dialect::PostgreSqlDialect;
+    use sqlparser::parser::Parser;
+
+    fn def(sql: &str) -> Result<RelationDef, SqlError> {
+        match Parser::parse_sql(&PostgreSqlDialect {}, sql)
+            .unwrap()
+            .remove(0)
+        {
+            Statement::CreateTable(ct) => relation_def(&ct),
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn builds_relation_definitions() {
+        let d = def("CREATE TABLE \"public\".\"ducklake_snapshot\"(\"snapshot_id\" BIGINT PRIMARY KEY, \"snapshot_time\" TIMESTAMP WITH TIME ZONE)").unwrap();
+        assert_eq!(
+            (d.schema.as_str(), d.name.as_str()),
+            ("public", "ducklake_snapshot")
+        );
+        assert_eq!(d.primary_key, vec![0]);
+        assert!(d.columns[0].not_null);
+        assert_eq!(d.columns[1].pg_type, PgType::TimestampTz);
+        let d = def("CREATE TABLE t(a INT, B DECIMAL(18,3) NOT NULL, PRIMARY KEY (a))").unwrap();
+        assert_eq!(d.schema, "public");
+        assert_eq!(d.columns[1].name, "b");
+        assert_eq!(d.columns[1].pg_type, PgType::Numeric(Some((18, 3))));
+        assert_eq!(d.primary_key, vec![0]);
+        assert_eq!(
+            def("CREATE TABLE t(c TIME_NS)").unwrap_err().message,
+            "type \"time_ns\" does not exist"
+        );
+        assert_eq!(
+            def("CREATE TABLE t(a INT DEFAULT 1)").unwrap_err().code,
+            "0A000"
+        );
+        assert_eq!(
+            def("CREATE TABLE t(a INT, a INT)").unwrap_err().code,
+            "42701"
+        );
+    }
 }

@@ -5,7 +5,8 @@ use std::collections::HashSet;
 
 use rocklake_codec::datum::{Datum, PgType, Row};
 use sqlparser::ast::{
-    AssignmentTarget, Delete, FromTable, Insert, ObjectName, Query, SetExpr, TableObject, Update, UpdateTableFromKind,
+    AssignmentTarget, Delete, FromTable, Insert, ObjectName, Query, SetExpr, TableObject, Update,
+    UpdateTableFromKind,
 };
 
 use crate::bind::{fold, name_parts, Binder, Scope};
@@ -29,7 +30,11 @@ pub struct StmtEnv<'a> {
 }
 
 /// Reads every scan a plan needs; stored rows get their `ctid` appended.
-pub async fn prefetch(txn: &mut dyn StorageTxn, cat: &Catalog, scans: &[ScanReq]) -> Result<Vec<Vec<Row>>, SqlError> {
+pub async fn prefetch(
+    txn: &mut dyn StorageTxn,
+    cat: &Catalog,
+    scans: &[ScanReq],
+) -> Result<Vec<Vec<Row>>, SqlError> {
     let mut out = Vec::with_capacity(scans.len());
     for s in scans {
         out.push(match &s.source {
@@ -56,26 +61,43 @@ pub fn resolve_target(cat: &Catalog, name: &ObjectName) -> Result<RelationDef, S
     let (schema, rel) = match parts.as_slice() {
         [n] => (None, n.clone()),
         [s, n] | [_, s, n] => (Some(s.clone()), n.clone()),
-        _ => return Err(SqlError::new(codes::SYNTAX_ERROR, format!("improper relation name: {name}"))),
+        _ => {
+            return Err(SqlError::new(
+                codes::SYNTAX_ERROR,
+                format!("improper relation name: {name}"),
+            ))
+        }
     };
     if let Some(def) = cat.find(schema.as_deref().unwrap_or("public"), &rel) {
         return Ok(def.clone());
     }
     if VirtualTable::lookup(schema.as_deref(), &rel).is_some() {
-        return Err(SqlError::new("42809", format!("cannot change relation \"{rel}\"")));
+        return Err(SqlError::new(
+            "42809",
+            format!("cannot change relation \"{rel}\""),
+        ));
     }
     let shown = schema.map(|s| format!("{s}.{rel}")).unwrap_or(rel);
-    Err(SqlError::new(codes::UNDEFINED_TABLE, format!("relation \"{shown}\" does not exist")))
+    Err(SqlError::new(
+        codes::UNDEFINED_TABLE,
+        format!("relation \"{shown}\" does not exist"),
+    ))
 }
 
 /// Fails with 23502 when a NOT NULL (or primary-key) column is NULL.
 pub fn check_not_null(def: &RelationDef, row: &Row) -> Result<(), SqlError> {
     for (i, c) in def.columns.iter().enumerate() {
         if (c.not_null || def.primary_key.contains(&i)) && row[i].is_null() {
-            let shown: Vec<String> = row.iter().map(|d| datum_to_text(d).unwrap_or_else(|| "null".into())).collect();
+            let shown: Vec<String> = row
+                .iter()
+                .map(|d| datum_to_text(d).unwrap_or_else(|| "null".into()))
+                .collect();
             let mut e = SqlError::new(
                 codes::NOT_NULL_VIOLATION,
-                format!("null value in column \"{}\" of relation \"{}\" violates not-null constraint", c.name, def.name),
+                format!(
+                    "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                    c.name, def.name
+                ),
             )
             .with_detail(format!("Failing row contains ({}).", shown.join(", ")));
             e.schema = Some(def.schema.clone());
@@ -91,7 +113,10 @@ pub fn assign(d: Datum, t: &PgType) -> Result<Datum, SqlError> {
     let fits = matches!(
         (&d, t),
         (Datum::Null, _)
-            | (Datum::Text(_), PgType::Text | PgType::Varchar | PgType::Name)
+            | (
+                Datum::Text(_),
+                PgType::Text | PgType::Varchar | PgType::Name
+            )
             | (Datum::Int8(_), PgType::Int8)
             | (Datum::Int4(_), PgType::Int4)
             | (Datum::Bool(_), PgType::Bool)
@@ -113,20 +138,30 @@ fn target_columns(def: &RelationDef, names: &[ObjectName]) -> Result<Vec<usize>,
         .map(|n| {
             let c = name_parts(n)?.last().cloned().unwrap_or_default();
             def.column_index(&c).ok_or_else(|| {
-                SqlError::new(codes::UNDEFINED_COLUMN, format!("column \"{c}\" of relation \"{}\" does not exist", def.name))
+                SqlError::new(
+                    codes::UNDEFINED_COLUMN,
+                    format!("column \"{c}\" of relation \"{}\" does not exist", def.name),
+                )
             })
         })
         .collect()
 }
 
 /// Builds full rows from values for `targets`, casting and NOT NULL checking.
-pub fn complete_rows(def: &RelationDef, targets: &[usize], rows: Vec<Row>) -> Result<Vec<Row>, SqlError> {
+pub fn complete_rows(
+    def: &RelationDef,
+    targets: &[usize],
+    rows: Vec<Row>,
+) -> Result<Vec<Row>, SqlError> {
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
         let mut full = vec![Datum::Null; def.columns.len()];
         for (v, &i) in r.into_iter().zip(targets) {
             full[i] = assign(v, &def.columns[i].pg_type).map_err(|e| {
-                SqlError::new(&e.code, format!("{} (column \"{}\")", e.message, def.columns[i].name))
+                SqlError::new(
+                    &e.code,
+                    format!("{} (column \"{}\")", e.message, def.columns[i].name),
+                )
             })?;
         }
         check_not_null(def, &full)?;
@@ -136,38 +171,65 @@ pub fn complete_rows(def: &RelationDef, targets: &[usize], rows: Vec<Row>) -> Re
 }
 
 /// Executes INSERT ... VALUES / INSERT ... SELECT.
-pub async fn insert(txn: &mut dyn StorageTxn, env: &StmtEnv<'_>, ins: &Insert) -> Result<QueryOutput, SqlError> {
-    if ins.on.is_some() || ins.returning.is_some() || ins.or.is_some() || ins.ignore || ins.overwrite {
-        return Err(SqlError::unsupported(format!("unsupported INSERT clause in: {ins}")));
+pub async fn insert(
+    txn: &mut dyn StorageTxn,
+    env: &StmtEnv<'_>,
+    ins: &Insert,
+) -> Result<QueryOutput, SqlError> {
+    if ins.on.is_some()
+        || ins.returning.is_some()
+        || ins.or.is_some()
+        || ins.ignore
+        || ins.overwrite
+    {
+        return Err(SqlError::unsupported(format!(
+            "unsupported INSERT clause in: {ins}"
+        )));
     }
     let TableObject::TableName(name) = &ins.table else {
-        return Err(SqlError::unsupported("INSERT INTO a table function is not supported"));
+        return Err(SqlError::unsupported(
+            "INSERT INTO a table function is not supported",
+        ));
     };
     let def = resolve_target(env.cat, name)?;
     let targets = target_columns(&def, &ins.columns)?;
     let Some(source) = &ins.source else {
-        return Err(SqlError::unsupported("INSERT without VALUES or SELECT is not supported"));
+        return Err(SqlError::unsupported(
+            "INSERT without VALUES or SELECT is not supported",
+        ));
     };
     let mut b = Binder::new(env.cat, env.now, env.pid);
-    let simple_values = source.with.is_none() && source.order_by.is_none() && source.limit_clause.is_none();
+    let simple_values =
+        source.with.is_none() && source.order_by.is_none() && source.limit_clause.is_none();
     let rows = match source.body.as_ref() {
         SetExpr::Values(v) if simple_values => {
             let mut bound = Vec::new();
             for r in &v.rows {
                 if r.content.len() > targets.len() {
-                    return Err(SqlError::new(codes::SYNTAX_ERROR, "INSERT has more expressions than target columns"));
+                    return Err(SqlError::new(
+                        codes::SYNTAX_ERROR,
+                        "INSERT has more expressions than target columns",
+                    ));
                 }
                 let mut row = Vec::new();
                 for (e, &ci) in r.content.iter().zip(&targets) {
                     let (x, t) = b.bind_expr(e)?;
                     let col = &def.columns[ci];
-                    row.push(b.coerce(x, &t, &col.pg_type, &format!("column \"{}\"", col.name)).map_err(|e| {
-                        if e.code == codes::INVALID_TEXT_REPRESENTATION || e.code == codes::NUMERIC_VALUE_OUT_OF_RANGE {
-                            e
-                        } else {
-                            SqlError::new(&e.code, format!("{} (column \"{}\")", e.message, col.name))
-                        }
-                    })?);
+                    row.push(
+                        b.coerce(x, &t, &col.pg_type, &format!("column \"{}\"", col.name))
+                            .map_err(|e| {
+                                if e.code == codes::INVALID_TEXT_REPRESENTATION
+                                    || e.code == codes::NUMERIC_VALUE_OUT_OF_RANGE
+                                {
+                                    e
+                                } else {
+                                    SqlError::new(
+                                        &e.code,
+                                        format!("{} (column \"{}\")", e.message, col.name),
+                                    )
+                                }
+                            })?,
+                    );
                 }
                 bound.push(row);
             }
@@ -186,7 +248,10 @@ pub async fn insert(txn: &mut dyn StorageTxn, env: &StmtEnv<'_>, ins: &Insert) -
         _ => {
             let plan = b.bind_query(source)?;
             if plan.columns.len() > targets.len() {
-                return Err(SqlError::new(codes::SYNTAX_ERROR, "INSERT has more expressions than target columns"));
+                return Err(SqlError::new(
+                    codes::SYNTAX_ERROR,
+                    "INSERT has more expressions than target columns",
+                ));
             }
             let data = prefetch(txn, env.cat, &b.scans).await?;
             let ctx = ExecCtx::new(&data, env.cat);
@@ -196,16 +261,26 @@ pub async fn insert(txn: &mut dyn StorageTxn, env: &StmtEnv<'_>, ins: &Insert) -
     let full = complete_rows(&def, &targets, rows)?;
     let n = full.len();
     txn.insert(&def, full).await?;
-    Ok(QueryOutput::Command { tag: format!("INSERT 0 {n}"), notices: Vec::new() })
+    Ok(QueryOutput::Command {
+        tag: format!("INSERT 0 {n}"),
+        notices: Vec::new(),
+    })
 }
 
-fn single_table(items: &[sqlparser::ast::TableWithJoins], what: &str) -> Result<ObjectName, SqlError> {
+fn single_table(
+    items: &[sqlparser::ast::TableWithJoins],
+    what: &str,
+) -> Result<ObjectName, SqlError> {
     match items {
         [t] if t.joins.is_empty() => match &t.relation {
             sqlparser::ast::TableFactor::Table { name, .. } => Ok(name.clone()),
-            other => Err(SqlError::unsupported(format!("{what} target must be a table, not {other}"))),
+            other => Err(SqlError::unsupported(format!(
+                "{what} target must be a table, not {other}"
+            ))),
         },
-        _ => Err(SqlError::unsupported(format!("{what} of several tables is not supported"))),
+        _ => Err(SqlError::unsupported(format!(
+            "{what} of several tables is not supported"
+        ))),
     }
 }
 
@@ -225,8 +300,14 @@ pub async fn update(
     upd: &Update,
     with_query: Option<&Query>,
 ) -> Result<QueryOutput, SqlError> {
-    if upd.returning.is_some() || upd.or.is_some() || upd.limit.is_some() || !upd.order_by.is_empty() {
-        return Err(SqlError::unsupported(format!("unsupported UPDATE clause in: {upd}")));
+    if upd.returning.is_some()
+        || upd.or.is_some()
+        || upd.limit.is_some()
+        || !upd.order_by.is_empty()
+    {
+        return Err(SqlError::unsupported(format!(
+            "unsupported UPDATE clause in: {upd}"
+        )));
     }
     let name = single_table(std::slice::from_ref(&upd.table), "UPDATE")?;
     let def = resolve_target(env.cat, &name)?;
@@ -258,9 +339,28 @@ pub async fn update(
         None => None,
     };
     let from = match (from, &filter) {
-        (FromPlan::Join { left, right, kind, on, left_width, right_width, .. }, Some(f)) => {
+        (
+            FromPlan::Join {
+                left,
+                right,
+                kind,
+                on,
+                left_width,
+                right_width,
+                ..
+            },
+            Some(f),
+        ) => {
             let equi = b.equi_pairs(f, left_width);
-            FromPlan::Join { left, right, kind, on, left_width, right_width, equi }
+            FromPlan::Join {
+                left,
+                right,
+                kind,
+                on,
+                left_width,
+                right_width,
+                equi,
+            }
         }
         (FromPlan::Scan(id), Some(f)) => {
             b.push_down(id, f);
@@ -268,21 +368,38 @@ pub async fn update(
         }
         (other, _) => other,
     };
-    let mut projection: Vec<BExpr> = (0..=ncols).map(|idx| BExpr::Col { up: 0, idx: (idx + ncols) % (ncols + 1) }).collect();
+    let mut projection: Vec<BExpr> = (0..=ncols)
+        .map(|idx| BExpr::Col {
+            up: 0,
+            idx: (idx + ncols) % (ncols + 1),
+        })
+        .collect();
     let mut set_cols = Vec::new();
     for a in &upd.assignments {
         let AssignmentTarget::ColumnName(cn) = &a.target else {
-            return Err(SqlError::unsupported("UPDATE of a column tuple is not supported"));
+            return Err(SqlError::unsupported(
+                "UPDATE of a column tuple is not supported",
+            ));
         };
         let c = name_parts(cn)?.last().cloned().unwrap_or_default();
         let ci = def.column_index(&c).ok_or_else(|| {
-            SqlError::new(codes::UNDEFINED_COLUMN, format!("column \"{c}\" of relation \"{}\" does not exist", def.name))
+            SqlError::new(
+                codes::UNDEFINED_COLUMN,
+                format!("column \"{c}\" of relation \"{}\" does not exist", def.name),
+            )
         })?;
         let (x, t) = b.bind_expr(&a.value)?;
         projection.push(b.coerce(x, &t, &def.columns[ci].pg_type, &format!("column \"{c}\""))?);
         set_cols.push(ci);
     }
-    let plan = SelectPlan { from, filter, agg: None, having: None, projection, distinct: false };
+    let plan = SelectPlan {
+        from,
+        filter,
+        agg: None,
+        having: None,
+        projection,
+        distinct: false,
+    };
     let data = prefetch(txn, env.cat, &b.scans).await?;
     let rows = {
         let ctx = ExecCtx::new(&data, env.cat);
@@ -303,13 +420,27 @@ pub async fn update(
         txn.update(&def, id, new_row).await?;
         n += 1;
     }
-    Ok(QueryOutput::Command { tag: format!("UPDATE {n}"), notices: Vec::new() })
+    Ok(QueryOutput::Command {
+        tag: format!("UPDATE {n}"),
+        notices: Vec::new(),
+    })
 }
 
 /// Executes DELETE FROM t [WHERE ...].
-pub async fn delete(txn: &mut dyn StorageTxn, env: &StmtEnv<'_>, del: &Delete) -> Result<QueryOutput, SqlError> {
-    if del.using.is_some() || del.returning.is_some() || del.limit.is_some() || !del.order_by.is_empty() || !del.tables.is_empty() {
-        return Err(SqlError::unsupported(format!("unsupported DELETE clause in: {del}")));
+pub async fn delete(
+    txn: &mut dyn StorageTxn,
+    env: &StmtEnv<'_>,
+    del: &Delete,
+) -> Result<QueryOutput, SqlError> {
+    if del.using.is_some()
+        || del.returning.is_some()
+        || del.limit.is_some()
+        || !del.order_by.is_empty()
+        || !del.tables.is_empty()
+    {
+        return Err(SqlError::unsupported(format!(
+            "unsupported DELETE clause in: {del}"
+        )));
     }
     let items = match &del.from {
         FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v) => v,
@@ -326,8 +457,18 @@ pub async fn delete(txn: &mut dyn StorageTxn, env: &StmtEnv<'_>, del: &Delete) -
     if let (FromPlan::Scan(id), Some(f)) = (&from, &filter) {
         b.push_down(*id, f);
     }
-    let ctid = BExpr::Col { up: 0, idx: def.columns.len() };
-    let plan = SelectPlan { from, filter, agg: None, having: None, projection: vec![ctid], distinct: false };
+    let ctid = BExpr::Col {
+        up: 0,
+        idx: def.columns.len(),
+    };
+    let plan = SelectPlan {
+        from,
+        filter,
+        agg: None,
+        having: None,
+        projection: vec![ctid],
+        distinct: false,
+    };
     let data = prefetch(txn, env.cat, &b.scans).await?;
     let rows = {
         let ctx = ExecCtx::new(&data, env.cat);
@@ -340,12 +481,21 @@ pub async fn delete(txn: &mut dyn StorageTxn, env: &StmtEnv<'_>, del: &Delete) -
             txn.delete(&def, id).await?;
         }
     }
-    Ok(QueryOutput::Command { tag: format!("DELETE {}", seen.len()), notices: Vec::new() })
+    Ok(QueryOutput::Command {
+        tag: format!("DELETE {}", seen.len()),
+        notices: Vec::new(),
+    })
 }
 
 /// Column list of `COPY t [(cols)]` as indexes.
-pub fn copy_targets(def: &RelationDef, cols: &[sqlparser::ast::Ident]) -> Result<Vec<usize>, SqlError> {
-    let names: Vec<ObjectName> = cols.iter().map(|c| ObjectName::from(vec![c.clone()])).collect();
+pub fn copy_targets(
+    def: &RelationDef,
+    cols: &[sqlparser::ast::Ident],
+) -> Result<Vec<usize>, SqlError> {
+    let names: Vec<ObjectName> = cols
+        .iter()
+        .map(|c| ObjectName::from(vec![c.clone()]))
+        .collect();
     let _ = fold;
     target_columns(def, &names)
 }

@@ -51,12 +51,19 @@ impl SqlError {
 
     /// PostgreSQL's unique-violation error for a duplicate primary key, with the
     /// exact message shape DuckLake's retry logic looks for.
-    pub fn unique_violation(schema: &str, table: &str, key_columns: &str, key_values: &str) -> Self {
+    pub fn unique_violation(
+        schema: &str,
+        table: &str,
+        key_columns: &str,
+        key_values: &str,
+    ) -> Self {
         let constraint = format!("{table}_pkey");
         SqlError {
             code: codes::UNIQUE_VIOLATION.to_string(),
             message: format!("duplicate key value violates unique constraint \"{constraint}\""),
-            detail: Some(format!("Key ({key_columns})=({key_values}) already exists.")),
+            detail: Some(format!(
+                "Key ({key_columns})=({key_values}) already exists."
+            )),
             schema: Some(schema.to_string()),
             table: Some(table.to_string()),
             constraint: Some(constraint),

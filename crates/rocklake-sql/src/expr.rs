@@ -20,7 +20,10 @@ pub fn text_of(d: &Datum) -> Option<String> {
 }
 
 fn range_err(t: &PgType) -> SqlError {
-    SqlError::new(codes::NUMERIC_VALUE_OUT_OF_RANGE, format!("{} out of range", type_display(t)))
+    SqlError::new(
+        codes::NUMERIC_VALUE_OUT_OF_RANGE,
+        format!("{} out of range", type_display(t)),
+    )
 }
 
 fn int_to(v: i64, to: &PgType) -> Result<Datum, SqlError> {
@@ -42,10 +45,16 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
     use Datum as D;
     match (&d, to) {
         (D::Null, _) => Ok(D::Null),
-        (_, PgType::Text | PgType::Varchar | PgType::Name) => Ok(D::Text(text_of(&d).unwrap_or_default())),
-        (_, PgType::Char) => Ok(D::Text(text_of(&d).unwrap_or_default().chars().take(1).collect())),
+        (_, PgType::Text | PgType::Varchar | PgType::Name) => {
+            Ok(D::Text(text_of(&d).unwrap_or_default()))
+        }
+        (_, PgType::Char) => Ok(D::Text(
+            text_of(&d).unwrap_or_default().chars().take(1).collect(),
+        )),
         (D::Text(s), _) => parse_text(s, to),
-        (D::Int2(_) | D::Int4(_) | D::Int8(_) | D::Oid(_), _) => int_to(d.as_i64().unwrap_or(0), to),
+        (D::Int2(_) | D::Int4(_) | D::Int8(_) | D::Oid(_), _) => {
+            int_to(d.as_i64().unwrap_or(0), to)
+        }
         (D::Float4(_) | D::Float8(_), _) => {
             let v = to_f64(&d).unwrap_or(0.0);
             match to {
@@ -78,7 +87,9 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
         },
         (D::TimestampTz(v) | D::Timestamp(v), PgType::TimestampTz) => Ok(D::TimestampTz(*v)),
         (D::TimestampTz(v) | D::Timestamp(v), PgType::Timestamp) => Ok(D::Timestamp(*v)),
-        (D::TimestampTz(v) | D::Timestamp(v), PgType::Date) => Ok(D::Date(v.div_euclid(86_400_000_000) as i32)),
+        (D::TimestampTz(v) | D::Timestamp(v), PgType::Date) => {
+            Ok(D::Date(v.div_euclid(86_400_000_000) as i32))
+        }
         (D::Date(v), PgType::Timestamp) => Ok(D::Timestamp(i64::from(*v) * 86_400_000_000)),
         (D::Date(v), PgType::TimestampTz) => Ok(D::TimestampTz(i64::from(*v) * 86_400_000_000)),
         (D::Bool(b), PgType::Int4) => Ok(D::Int4(i32::from(*b))),
@@ -100,7 +111,11 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
             }
             Err(SqlError::new(
                 codes::FEATURE_NOT_SUPPORTED,
-                format!("cannot cast value {} to type {}", text_of(&d).unwrap_or_default(), type_display(to)),
+                format!(
+                    "cannot cast value {} to type {}",
+                    text_of(&d).unwrap_or_default(),
+                    type_display(to)
+                ),
             ))
         }
     }
@@ -122,8 +137,12 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlErro
     Ok(match e {
         BExpr::Const(d) => d.clone(),
         BExpr::Col { up, idx } => {
-            let row = env.get(env.len().wrapping_sub(1 + up)).ok_or_else(|| SqlError::internal("bad column level"))?;
-            row.get(*idx).cloned().ok_or_else(|| SqlError::internal("bad column index"))?
+            let row = env
+                .get(env.len().wrapping_sub(1 + up))
+                .ok_or_else(|| SqlError::internal("bad column level"))?;
+            row.get(*idx)
+                .cloned()
+                .ok_or_else(|| SqlError::internal("bad column index"))?
         }
         BExpr::Cast(inner, to) => cast_datum(eval(inner, ctx, env)?, to)?,
         BExpr::Neg(inner) => negate(eval(inner, ctx, env)?)?,
@@ -191,22 +210,27 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlErro
             let rows = run_subquery(sub, ctx, env)?;
             in_values(&v, rows.iter().map(|r| &r[0]), *neg)
         }
-        BExpr::Exists(sub, neg) => Datum::Bool(!run_subquery(sub, ctx, env)?.is_empty() != *neg),
+        BExpr::Exists(sub, neg) => Datum::Bool(run_subquery(sub, ctx, env)?.is_empty() == *neg),
         BExpr::Scalar(sub) => scalar(sub, ctx, env)?,
-        BExpr::Like(x, pat, neg, ci) => {
-            match (eval(x, ctx, env)?, eval(pat, ctx, env)?) {
-                (Datum::Null, _) | (_, Datum::Null) => Datum::Null,
-                (a, b) => {
-                    let (mut s, mut p) = (text_of(&a).unwrap_or_default(), text_of(&b).unwrap_or_default());
-                    if *ci {
-                        s = s.to_lowercase();
-                        p = p.to_lowercase();
-                    }
-                    Datum::Bool(like(&s, &p) != *neg)
+        BExpr::Like(x, pat, neg, ci) => match (eval(x, ctx, env)?, eval(pat, ctx, env)?) {
+            (Datum::Null, _) | (_, Datum::Null) => Datum::Null,
+            (a, b) => {
+                let (mut s, mut p) = (
+                    text_of(&a).unwrap_or_default(),
+                    text_of(&b).unwrap_or_default(),
+                );
+                if *ci {
+                    s = s.to_lowercase();
+                    p = p.to_lowercase();
                 }
+                Datum::Bool(like(&s, &p) != *neg)
             }
-        }
-        BExpr::Case { operand, whens, otherwise } => {
+        },
+        BExpr::Case {
+            operand,
+            whens,
+            otherwise,
+        } => {
             let base = match operand {
                 Some(o) => Some(eval(o, ctx, env)?),
                 None => None,
@@ -303,9 +327,22 @@ fn negate(d: Datum) -> Result<Datum, SqlError> {
         Datum::Float4(v) => Datum::Float4(-v),
         Datum::Float8(v) => Datum::Float8(-v),
         Datum::Numeric(s) => Datum::Numeric(numeric::arith("0", &s, '-')?),
-        Datum::Interval { months, days, micros } => Datum::Interval { months: -months, days: -days, micros: -micros },
+        Datum::Interval {
+            months,
+            days,
+            micros,
+        } => Datum::Interval {
+            months: -months,
+            days: -days,
+            micros: -micros,
+        },
         Datum::Null => Datum::Null,
-        other => return Err(SqlError::new(codes::UNDEFINED_FUNCTION, format!("operator does not exist: - {other:?}"))),
+        other => {
+            return Err(SqlError::new(
+                codes::UNDEFINED_FUNCTION,
+                format!("operator does not exist: - {other:?}"),
+            ))
+        }
     })
 }
 
@@ -362,10 +399,17 @@ pub fn arith(op: char, a: &Datum, b: &Datum) -> Result<Datum, SqlError> {
             _ => x % y,
         };
         if r.is_infinite() && x.is_finite() && y.is_finite() {
-            return Err(SqlError::new(codes::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow"));
+            return Err(SqlError::new(
+                codes::NUMERIC_VALUE_OUT_OF_RANGE,
+                "value out of range: overflow",
+            ));
         }
         let both4 = matches!(a, Datum::Float4(_)) && matches!(b, Datum::Float4(_));
-        return Ok(if both4 { Datum::Float4(r as f32) } else { Datum::Float8(r) });
+        return Ok(if both4 {
+            Datum::Float4(r as f32)
+        } else {
+            Datum::Float8(r)
+        });
     }
     match (numeric_text(a), numeric_text(b)) {
         (Some(x), Some(y)) => Ok(Datum::Numeric(numeric::arith(&x, &y, op)?)),
@@ -376,18 +420,29 @@ pub fn arith(op: char, a: &Datum, b: &Datum) -> Result<Datum, SqlError> {
 fn no_operator(op: char, a: &Datum, b: &Datum) -> SqlError {
     SqlError::new(
         codes::UNDEFINED_FUNCTION,
-        format!("operator does not exist for values {} {op} {}", text_of(a).unwrap_or_default(), text_of(b).unwrap_or_default()),
+        format!(
+            "operator does not exist for values {} {op} {}",
+            text_of(a).unwrap_or_default(),
+            text_of(b).unwrap_or_default()
+        ),
     )
 }
 
 fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, SqlError> {
     let text = |i: usize| vals.get(i).and_then(text_of);
     let int = |i: usize| vals.get(i).and_then(|d| d.as_i64());
-    if !matches!(f, Func::Coalesce | Func::Greatest | Func::Least | Func::Concat) && vals.iter().any(|v| v.is_null()) {
+    if !matches!(
+        f,
+        Func::Coalesce | Func::Greatest | Func::Least | Func::Concat
+    ) && vals.iter().any(|v| v.is_null())
+    {
         return Ok(Datum::Null);
     }
     Ok(match f {
-        Func::Coalesce => vals.into_iter().find(|v| !v.is_null()).unwrap_or(Datum::Null),
+        Func::Coalesce => vals
+            .into_iter()
+            .find(|v| !v.is_null())
+            .unwrap_or(Datum::Null),
         Func::Nullif => {
             if compare(&vals[0], &vals[1]) == Ordering::Equal {
                 Datum::Null
@@ -396,7 +451,11 @@ fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, SqlError> {
             }
         }
         Func::Greatest | Func::Least => {
-            let want = if f == Func::Greatest { Ordering::Greater } else { Ordering::Less };
+            let want = if f == Func::Greatest {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            };
             let mut best: Option<Datum> = None;
             for v in vals.into_iter().filter(|v| !v.is_null()) {
                 if best.as_ref().is_none_or(|b| compare(&v, b) == want) {
@@ -413,18 +472,33 @@ fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, SqlError> {
             let start = int(1).unwrap_or(1);
             let end = match int(2) {
                 Some(n) if n < 0 => {
-                    return Err(SqlError::new("22011", "negative substring length not allowed"))
+                    return Err(SqlError::new(
+                        "22011",
+                        "negative substring length not allowed",
+                    ))
                 }
                 Some(n) => start.saturating_add(n),
                 None => i64::MAX,
             };
             let from = (start.max(1) - 1) as usize;
             let to = (end.max(1) - 1).min(s.len() as i64) as usize;
-            Datum::Text(if from < to { s[from..to].iter().collect() } else { String::new() })
+            Datum::Text(if from < to {
+                s[from..to].iter().collect()
+            } else {
+                String::new()
+            })
         }
         Func::Replace => {
-            let (s, from, to) = (text(0).unwrap_or_default(), text(1).unwrap_or_default(), text(2).unwrap_or_default());
-            Datum::Text(if from.is_empty() { s } else { s.replace(&from, &to) })
+            let (s, from, to) = (
+                text(0).unwrap_or_default(),
+                text(1).unwrap_or_default(),
+                text(2).unwrap_or_default(),
+            );
+            Datum::Text(if from.is_empty() {
+                s
+            } else {
+                s.replace(&from, &to)
+            })
         }
         Func::Concat => Datum::Text(vals.iter().filter_map(text_of).collect()),
         Func::Abs => match &vals[0] {
@@ -447,13 +521,40 @@ mod tests {
 
     #[test]
     fn casts_and_arithmetic() {
-        assert_eq!(cast_datum(Datum::Text("t".into()), &PgType::Bool).unwrap(), Datum::Bool(true));
-        assert_eq!(cast_datum(Datum::Bool(true), &PgType::Varchar).unwrap(), Datum::Text("true".into()));
-        assert_eq!(cast_datum(Datum::Int8(70000), &PgType::Int2).unwrap_err().code, "22003");
-        assert_eq!(cast_datum(Datum::Numeric("2.5".into()), &PgType::Int4).unwrap(), Datum::Int4(3));
-        assert_eq!(arith('+', &Datum::Int4(i32::MAX), &Datum::Int4(1)).unwrap_err().code, "22003");
-        assert_eq!(arith('/', &Datum::Int8(1), &Datum::Int8(0)).unwrap_err().code, "22012");
-        assert_eq!(arith('*', &Datum::Int2(3), &Datum::Int8(4)).unwrap(), Datum::Int8(12));
+        assert_eq!(
+            cast_datum(Datum::Text("t".into()), &PgType::Bool).unwrap(),
+            Datum::Bool(true)
+        );
+        assert_eq!(
+            cast_datum(Datum::Bool(true), &PgType::Varchar).unwrap(),
+            Datum::Text("true".into())
+        );
+        assert_eq!(
+            cast_datum(Datum::Int8(70000), &PgType::Int2)
+                .unwrap_err()
+                .code,
+            "22003"
+        );
+        assert_eq!(
+            cast_datum(Datum::Numeric("2.5".into()), &PgType::Int4).unwrap(),
+            Datum::Int4(3)
+        );
+        assert_eq!(
+            arith('+', &Datum::Int4(i32::MAX), &Datum::Int4(1))
+                .unwrap_err()
+                .code,
+            "22003"
+        );
+        assert_eq!(
+            arith('/', &Datum::Int8(1), &Datum::Int8(0))
+                .unwrap_err()
+                .code,
+            "22012"
+        );
+        assert_eq!(
+            arith('*', &Datum::Int2(3), &Datum::Int8(4)).unwrap(),
+            Datum::Int8(12)
+        );
         assert!(like("rds_x", "rds%"));
         assert!(!like("server_version", "rds%"));
         assert!(like("a_c", "a\\_c"));

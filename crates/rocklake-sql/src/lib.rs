@@ -13,8 +13,15 @@
 //! (execution) and [`dml`] / [`ddl`] (writes), with [`pg_catalog`] providing
 //! virtual catalog tables and [`memory`] an in-memory [`storage::Storage`].
 
+#![warn(missing_docs)]
+// `SqlError` is the crate's fixed error contract (shaped like a PostgreSQL
+// ErrorResponse); errors are the cold path, so its size is accepted.
+#![allow(clippy::result_large_err)]
+
 pub mod bind;
 pub mod bind_expr;
+pub mod bind_from;
+pub mod bind_func;
 pub mod datetime;
 pub mod ddl;
 pub mod dml;

@@ -13,7 +13,9 @@ use async_trait::async_trait;
 use rocklake_codec::datum::Row;
 
 use crate::error::{codes, SqlError};
-use crate::storage::{RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn, StoredRow};
+use crate::storage::{
+    RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn, StoredRow,
+};
 use crate::value::datum_to_text;
 
 #[derive(Debug, Clone)]
@@ -30,18 +32,35 @@ impl RelState {
         if self.def.primary_key.is_empty() {
             return None;
         }
-        Some(format!("{:?}", self.def.primary_key.iter().map(|&i| &row[i]).collect::<Vec<_>>()))
+        Some(format!(
+            "{:?}",
+            self.def
+                .primary_key
+                .iter()
+                .map(|&i| &row[i])
+                .collect::<Vec<_>>()
+        ))
     }
 
     fn duplicate(&self, row: &Row) -> SqlError {
-        let cols: Vec<&str> = self.def.primary_key.iter().map(|&i| self.def.columns[i].name.as_str()).collect();
+        let cols: Vec<&str> = self
+            .def
+            .primary_key
+            .iter()
+            .map(|&i| self.def.columns[i].name.as_str())
+            .collect();
         let vals: Vec<String> = self
             .def
             .primary_key
             .iter()
             .map(|&i| datum_to_text(&row[i]).unwrap_or_else(|| "null".into()))
             .collect();
-        SqlError::unique_violation(&self.def.schema, &self.def.name, &cols.join(", "), &vals.join(", "))
+        SqlError::unique_violation(
+            &self.def.schema,
+            &self.def.name,
+            &cols.join(", "),
+            &vals.join(", "),
+        )
     }
 
     /// Puts `row` at `id`, enforcing the primary key.
@@ -104,7 +123,9 @@ impl MemoryStorage {
     pub fn new() -> Self {
         let mut shared = Shared::default();
         shared.state.schemas.insert("public".into());
-        MemoryStorage { shared: Arc::new(Mutex::new(shared)) }
+        MemoryStorage {
+            shared: Arc::new(Mutex::new(shared)),
+        }
     }
 }
 
@@ -148,13 +169,21 @@ impl MemoryTxn {
 }
 
 fn undefined(def: &RelationDef) -> SqlError {
-    SqlError::new(codes::UNDEFINED_TABLE, format!("relation \"{}.{}\" does not exist", def.schema, def.name))
+    SqlError::new(
+        codes::UNDEFINED_TABLE,
+        format!("relation \"{}.{}\" does not exist", def.schema, def.name),
+    )
 }
 
 #[async_trait]
 impl Storage for MemoryStorage {
     async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>> {
-        let state = self.shared.lock().map_err(|_| SqlError::internal("poisoned"))?.state.clone();
+        let state = self
+            .shared
+            .lock()
+            .map_err(|_| SqlError::internal("poisoned"))?
+            .state
+            .clone();
         Ok(Box::new(MemoryTxn {
             shared: self.shared.clone(),
             read_only,
@@ -168,14 +197,27 @@ impl Storage for MemoryStorage {
 #[async_trait]
 impl StorageTxn for MemoryTxn {
     async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>> {
-        Ok(self.state.relations.get(&(schema.to_string(), name.to_string())).map(|r| r.def.clone()))
+        Ok(self
+            .state
+            .relations
+            .get(&(schema.to_string(), name.to_string()))
+            .map(|r| r.def.clone()))
     }
 
     async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
-        Ok(self.state.relations.values().map(|r| r.def.clone()).collect())
+        Ok(self
+            .state
+            .relations
+            .values()
+            .map(|r| r.def.clone())
+            .collect())
     }
 
-    async fn create_relation(&mut self, def: RelationDef, if_not_exists: bool) -> StorageResult<bool> {
+    async fn create_relation(
+        &mut self,
+        def: RelationDef,
+        if_not_exists: bool,
+    ) -> StorageResult<bool> {
         self.check_write("CREATE TABLE")?;
         if !self.state.schemas.contains(&def.schema) {
             return Err(SqlError::new(
@@ -187,9 +229,16 @@ impl StorageTxn for MemoryTxn {
             if if_not_exists {
                 return Ok(false);
             }
-            return Err(SqlError::new(codes::DUPLICATE_TABLE, format!("relation \"{}\" already exists", def.name)));
+            return Err(SqlError::new(
+                codes::DUPLICATE_TABLE,
+                format!("relation \"{}\" already exists", def.name),
+            ));
         }
-        let rel = RelState { def: def.clone(), rows: BTreeMap::new(), pk: HashMap::new() };
+        let rel = RelState {
+            def: def.clone(),
+            rows: BTreeMap::new(),
+            pk: HashMap::new(),
+        };
         self.state.relations.insert(key(&def), Arc::new(rel));
         self.ops.push(Op::CreateRelation(def));
         Ok(true)
@@ -201,7 +250,10 @@ impl StorageTxn for MemoryTxn {
             if if_not_exists {
                 return Ok(false);
             }
-            return Err(SqlError::new(codes::DUPLICATE_SCHEMA, format!("schema \"{name}\" already exists")));
+            return Err(SqlError::new(
+                codes::DUPLICATE_SCHEMA,
+                format!("schema \"{name}\" already exists"),
+            ));
         }
         self.state.schemas.insert(name.to_string());
         self.ops.push(Op::CreateSchema(name.to_string()));
@@ -212,9 +264,24 @@ impl StorageTxn for MemoryTxn {
         Ok(self.state.schemas.iter().cloned().collect())
     }
 
-    async fn scan(&mut self, relation: &RelationDef, _filter: &ScanFilter) -> StorageResult<Vec<StoredRow>> {
-        let rel = self.state.relations.get(&key(relation)).ok_or_else(|| undefined(relation))?;
-        Ok(rel.rows.iter().map(|(id, (row, _))| StoredRow { id: RowId(*id), row: row.clone() }).collect())
+    async fn scan(
+        &mut self,
+        relation: &RelationDef,
+        _filter: &ScanFilter,
+    ) -> StorageResult<Vec<StoredRow>> {
+        let rel = self
+            .state
+            .relations
+            .get(&key(relation))
+            .ok_or_else(|| undefined(relation))?;
+        Ok(rel
+            .rows
+            .iter()
+            .map(|(id, (row, _))| StoredRow {
+                id: RowId(*id),
+                row: row.clone(),
+            })
+            .collect())
     }
 
     async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()> {
@@ -222,12 +289,16 @@ impl StorageTxn for MemoryTxn {
         let k = key(relation);
         for row in rows {
             let id = {
-                let mut shared = self.shared.lock().map_err(|_| SqlError::internal("poisoned"))?;
+                let mut shared = self
+                    .shared
+                    .lock()
+                    .map_err(|_| SqlError::internal("poisoned"))?;
                 // PostgreSQL sees concurrently committed keys when checking uniqueness.
                 if let Some(committed) = shared.state.relations.get(&k) {
                     if let Some(pk) = committed.key_of(&row) {
                         if let Some(&other) = committed.pk.get(&pk) {
-                            let concurrent = committed.rows.get(&other).map(|r| r.1) > Some(self.begin_version);
+                            let concurrent =
+                                committed.rows.get(&other).map(|r| r.1) > Some(self.begin_version);
                             if concurrent {
                                 return Err(committed.duplicate(&row));
                             }
@@ -243,11 +314,19 @@ impl StorageTxn for MemoryTxn {
         Ok(())
     }
 
-    async fn update(&mut self, relation: &RelationDef, id: RowId, new_row: Row) -> StorageResult<()> {
+    async fn update(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        new_row: Row,
+    ) -> StorageResult<()> {
         self.check_write("UPDATE")?;
         let rel = self.rel_mut(relation)?;
         if !rel.rows.contains_key(&id.0) {
-            return Err(SqlError::internal(format!("row {id:?} of {} vanished", relation.name)));
+            return Err(SqlError::internal(format!(
+                "row {id:?} of {} vanished",
+                relation.name
+            )));
         }
         rel.put(id.0, new_row.clone(), u64::MAX)?;
         self.ops.push(Op::Put(key(relation), id.0, new_row, false));
@@ -265,12 +344,18 @@ impl StorageTxn for MemoryTxn {
         if self.ops.is_empty() {
             return Ok(());
         }
-        let mut shared = self.shared.lock().map_err(|_| SqlError::internal("poisoned"))?;
+        let mut shared = self
+            .shared
+            .lock()
+            .map_err(|_| SqlError::internal("poisoned"))?;
         let mut next = shared.state.clone();
         next.version += 1;
         let version = next.version;
         let conflict = || {
-            SqlError::new(codes::SERIALIZATION_FAILURE, "could not serialize access due to concurrent update")
+            SqlError::new(
+                codes::SERIALIZATION_FAILURE,
+                "could not serialize access due to concurrent update",
+            )
         };
         for op in &self.ops {
             match op {
@@ -284,7 +369,11 @@ impl StorageTxn for MemoryTxn {
                             format!("relation \"{}\" already exists", def.name),
                         ));
                     }
-                    let rel = RelState { def: def.clone(), rows: BTreeMap::new(), pk: HashMap::new() };
+                    let rel = RelState {
+                        def: def.clone(),
+                        rows: BTreeMap::new(),
+                        pk: HashMap::new(),
+                    };
                     next.relations.insert(key(def), Arc::new(rel));
                 }
                 Op::Put(k, id, row, fresh) => {
@@ -300,7 +389,9 @@ impl StorageTxn for MemoryTxn {
                 Op::Delete(k, id) => {
                     let rel = Arc::make_mut(next.relations.get_mut(k).ok_or_else(conflict)?);
                     match rel.rows.get(id) {
-                        Some((_, v)) if *v <= self.begin_version || *v == version => rel.remove(*id),
+                        Some((_, v)) if *v <= self.begin_version || *v == version => {
+                            rel.remove(*id)
+                        }
                         _ => return Err(conflict()),
                     }
                 }
@@ -308,5 +399,86 @@ impl StorageTxn for MemoryTxn {
         }
         shared.state = next;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocklake_codec::datum::{ColumnDef, Datum, PgType};
+
+    fn rel() -> RelationDef {
+        RelationDef {
+            schema: "public".into(),
+            name: "ducklake_snapshot".into(),
+            columns: vec![
+                ColumnDef::new("snapshot_id", PgType::Int8),
+                ColumnDef::new("v", PgType::Text),
+            ],
+            primary_key: vec![0],
+        }
+    }
+
+    fn row(id: i64, v: &str) -> Row {
+        vec![Datum::Int8(id), Datum::Text(v.into())]
+    }
+
+    async fn setup() -> MemoryStorage {
+        let s = MemoryStorage::new();
+        let mut t = s.begin(false).await.unwrap();
+        t.create_relation(rel(), false).await.unwrap();
+        t.insert(&rel(), vec![row(1, "a")]).await.unwrap();
+        t.commit().await.unwrap();
+        s
+    }
+
+    #[tokio::test]
+    async fn snapshots_and_stable_row_ids() {
+        let s = setup().await;
+        let mut reader = s.begin(true).await.unwrap();
+        let before = reader.scan(&rel(), &ScanFilter::default()).await.unwrap();
+        let mut writer = s.begin(false).await.unwrap();
+        writer
+            .update(&rel(), before[0].id, row(1, "b"))
+            .await
+            .unwrap();
+        writer.insert(&rel(), vec![row(2, "c")]).await.unwrap();
+        writer.commit().await.unwrap();
+        let again = reader.scan(&rel(), &ScanFilter::default()).await.unwrap();
+        assert_eq!(before, again, "the reader keeps its snapshot");
+        let mut fresh = s.begin(true).await.unwrap();
+        let now = fresh.scan(&rel(), &ScanFilter::default()).await.unwrap();
+        assert_eq!(now.len(), 2);
+        assert_eq!(now[0].id, before[0].id, "updates keep the row id");
+        assert_eq!(now[0].row, row(1, "b"));
+        let e = fresh.insert(&rel(), vec![row(3, "x")]).await.unwrap_err();
+        assert_eq!(e.code, "25006");
+    }
+
+    #[tokio::test]
+    async fn primary_keys_are_enforced() {
+        let s = setup().await;
+        let mut t = s.begin(false).await.unwrap();
+        let e = t.insert(&rel(), vec![row(1, "dup")]).await.unwrap_err();
+        assert_eq!(e.code, "23505");
+        assert_eq!(
+            e.detail.as_deref(),
+            Some("Key (snapshot_id)=(1) already exists.")
+        );
+        // Deleting then re-inserting the key in one transaction is fine.
+        let id = t.scan(&rel(), &ScanFilter::default()).await.unwrap()[0].id;
+        t.delete(&rel(), id).await.unwrap();
+        t.insert(&rel(), vec![row(1, "again")]).await.unwrap();
+        t.commit().await.unwrap();
+        let mut a = s.begin(false).await.unwrap();
+        let mut b = s.begin(false).await.unwrap();
+        a.insert(&rel(), vec![row(7, "a")]).await.unwrap();
+        b.insert(&rel(), vec![row(7, "b")]).await.unwrap();
+        a.commit().await.unwrap();
+        let e = b.commit().await.unwrap_err();
+        assert_eq!(
+            e.message,
+            "duplicate key value violates unique constraint \"ducklake_snapshot_pkey\""
+        );
     }
 }

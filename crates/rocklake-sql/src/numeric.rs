@@ -30,7 +30,8 @@ fn decompose(s: &str) -> Option<Dec> {
         None => (body, 0),
     };
     let (ip, fp) = mant.split_once('.').unwrap_or((mant, ""));
-    if (ip.is_empty() && fp.is_empty()) || !ip.bytes().chain(fp.bytes()).all(|b| b.is_ascii_digit()) {
+    if (ip.is_empty() && fp.is_empty()) || !ip.bytes().chain(fp.bytes()).all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     if exp.unsigned_abs() as usize > MAX_DIGITS {
@@ -49,7 +50,7 @@ fn decompose(s: &str) -> Option<Dec> {
     let int = i.trim_start_matches('0').to_string();
     let scale_from_input = (fp.len() as i64 - exp).max(0) as usize;
     let mut frac = f.to_string();
-    frac.truncate(scale_from_input.max(0));
+    frac.truncate(scale_from_input);
     while frac.len() < scale_from_input {
         frac.push('0');
     }
@@ -107,13 +108,19 @@ fn round_to(d: &Dec, scale: usize) -> Dec {
     }
     let s = String::from_utf8(digits).unwrap_or_default();
     let (i, f) = s.split_at(s.len() - scale);
-    Dec { neg: d.neg, int: i.trim_start_matches('0').to_string(), frac: f.to_string() }
+    Dec {
+        neg: d.neg,
+        int: i.trim_start_matches('0').to_string(),
+        frac: f.to_string(),
+    }
 }
 
 /// Applies a `numeric(p,s)` type modifier: rounds to `s` digits and fails with
 /// 22003 when the integer part needs more than `p - s` digits.
 pub fn apply_typmod(canonical: &str, typmod: Option<(u16, u16)>) -> Result<String, SqlError> {
-    let Some((p, s)) = typmod else { return Ok(canonical.to_string()) };
+    let Some((p, s)) = typmod else {
+        return Ok(canonical.to_string());
+    };
     if canonical == "NaN" {
         return Ok(canonical.to_string());
     }
@@ -138,20 +145,31 @@ pub fn compare(a: &str, b: &str) -> Ordering {
         (false, true) => return Ordering::Less,
         _ => {}
     }
-    let (Some(x), Some(y)) = (decompose(a), decompose(b)) else { return a.cmp(b) };
+    let (Some(x), Some(y)) = (decompose(a), decompose(b)) else {
+        return a.cmp(b);
+    };
     let xz = x.int.is_empty() && x.frac.bytes().all(|c| c == b'0');
     let yz = y.int.is_empty() && y.frac.bytes().all(|c| c == b'0');
     let xneg = x.neg && !xz;
     let yneg = y.neg && !yz;
     if xneg != yneg {
-        return if xneg { Ordering::Less } else { Ordering::Greater };
+        return if xneg {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
     }
-    let mag = x.int.len().cmp(&y.int.len()).then_with(|| x.int.cmp(&y.int)).then_with(|| {
-        let n = x.frac.len().max(y.frac.len());
-        let xf = format!("{:0<n$}", x.frac);
-        let yf = format!("{:0<n$}", y.frac);
-        xf.cmp(&yf)
-    });
+    let mag = x
+        .int
+        .len()
+        .cmp(&y.int.len())
+        .then_with(|| x.int.cmp(&y.int))
+        .then_with(|| {
+            let n = x.frac.len().max(y.frac.len());
+            let xf = format!("{:0<n$}", x.frac);
+            let yf = format!("{:0<n$}", y.frac);
+            xf.cmp(&yf)
+        });
     if xneg {
         mag.reverse()
     } else {
@@ -175,18 +193,32 @@ fn from_scaled(v: i128, scale: u32) -> String {
     let neg = v < 0;
     let digits = v.unsigned_abs().to_string();
     let scale = scale as usize;
-    let padded = if digits.len() <= scale { format!("{}{}", "0".repeat(scale + 1 - digits.len()), digits) } else { digits };
+    let padded = if digits.len() <= scale {
+        format!("{}{}", "0".repeat(scale + 1 - digits.len()), digits)
+    } else {
+        digits
+    };
     let (i, f) = padded.split_at(padded.len() - scale);
-    compose(&Dec { neg, int: i.trim_start_matches('0').to_string(), frac: f.to_string() })
+    compose(&Dec {
+        neg,
+        int: i.trim_start_matches('0').to_string(),
+        frac: f.to_string(),
+    })
 }
 
 fn overflow() -> SqlError {
-    SqlError::new(codes::NUMERIC_VALUE_OUT_OF_RANGE, "value overflows numeric format")
+    SqlError::new(
+        codes::NUMERIC_VALUE_OUT_OF_RANGE,
+        "value overflows numeric format",
+    )
 }
 
 fn align(a: (i128, u32), b: (i128, u32)) -> Result<(i128, i128, u32), SqlError> {
     let s = a.1.max(b.1);
-    let up = |v: (i128, u32)| v.0.checked_mul(10i128.checked_pow(s - v.1).ok_or_else(overflow)?).ok_or_else(overflow);
+    let up = |v: (i128, u32)| {
+        v.0.checked_mul(10i128.checked_pow(s - v.1).ok_or_else(overflow)?)
+            .ok_or_else(overflow)
+    };
     Ok((up(a)?, up(b)?, s))
 }
 
@@ -197,10 +229,17 @@ pub fn arith(a: &str, b: &str, op: char) -> Result<String, SqlError> {
     match op {
         '+' | '-' => {
             let (p, q, s) = align(x, y)?;
-            let r = if op == '+' { p.checked_add(q) } else { p.checked_sub(q) };
+            let r = if op == '+' {
+                p.checked_add(q)
+            } else {
+                p.checked_sub(q)
+            };
             Ok(from_scaled(r.ok_or_else(overflow)?, s))
         }
-        '*' => Ok(from_scaled(x.0.checked_mul(y.0).ok_or_else(overflow)?, x.1 + y.1)),
+        '*' => Ok(from_scaled(
+            x.0.checked_mul(y.0).ok_or_else(overflow)?,
+            x.1 + y.1,
+        )),
         '/' | '%' => {
             if y.0 == 0 {
                 return Err(SqlError::new(codes::DIVISION_BY_ZERO, "division by zero"));
@@ -210,9 +249,15 @@ pub fn arith(a: &str, b: &str, op: char) -> Result<String, SqlError> {
                 return Ok(from_scaled(p % q, s));
             }
             let scale = 16u32.max(x.1).max(y.1);
-            let num = p.checked_mul(10i128.checked_pow(scale + 1).ok_or_else(overflow)?).ok_or_else(overflow)?;
+            let num = p
+                .checked_mul(10i128.checked_pow(scale + 1).ok_or_else(overflow)?)
+                .ok_or_else(overflow)?;
             let raw = num / q; // scale + 1 digits
-            let rounded = if raw >= 0 { (raw + 5) / 10 } else { (raw - 5) / 10 };
+            let rounded = if raw >= 0 {
+                (raw + 5) / 10
+            } else {
+                (raw - 5) / 10
+            };
             Ok(from_scaled(rounded, scale))
         }
         _ => Err(SqlError::internal(format!("unknown numeric operator {op}"))),
@@ -223,7 +268,11 @@ pub fn arith(a: &str, b: &str, op: char) -> Result<String, SqlError> {
 pub fn to_i64_rounded(s: &str) -> Option<i64> {
     let d = decompose(s)?;
     let r = round_to(&d, 0);
-    let v: i64 = if r.int.is_empty() { 0 } else { r.int.parse().ok()? };
+    let v: i64 = if r.int.is_empty() {
+        0
+    } else {
+        r.int.parse().ok()?
+    };
     Some(if r.neg { -v } else { v })
 }
 
@@ -251,7 +300,10 @@ mod tests {
         assert!(parse("abc").is_none());
         assert_eq!(apply_typmod("12.345", Some((4, 1))).unwrap(), "12.3");
         assert_eq!(apply_typmod("12.35", Some((4, 1))).unwrap(), "12.4");
-        assert_eq!(apply_typmod("12345", Some((4, 1))).unwrap_err().code, "22003");
+        assert_eq!(
+            apply_typmod("12345", Some((4, 1))).unwrap_err().code,
+            "22003"
+        );
     }
 
     #[test]

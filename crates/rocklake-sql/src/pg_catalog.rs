@@ -76,7 +76,9 @@ pub struct Catalog {
 impl Catalog {
     /// The relation `schema.name`.
     pub fn find(&self, schema: &str, name: &str) -> Option<&RelationDef> {
-        self.relations.iter().find(|r| r.schema == schema && r.name == name)
+        self.relations
+            .iter()
+            .find(|r| r.schema == schema && r.name == name)
     }
 
     /// OID of a namespace.
@@ -283,7 +285,12 @@ impl VirtualTable {
                 col("conindid", Oid),
                 col("conkey", Int2Array),
             ],
-            V::Enum => vec![col("oid", Oid), col("enumtypid", Oid), col("enumsortorder", Float4), col("enumlabel", Name)],
+            V::Enum => vec![
+                col("oid", Oid),
+                col("enumtypid", Oid),
+                col("enumsortorder", Float4),
+                col("enumlabel", Name),
+            ],
             V::Indexes => vec![
                 col("schemaname", Name),
                 col("tablename", Name),
@@ -297,9 +304,18 @@ impl VirtualTable {
                 col("objsubid", Int4),
                 col("description", Text),
             ],
-            V::Settings => vec![col("name", Text), col("setting", Text), col("unit", Text), col("vartype", Text)],
+            V::Settings => vec![
+                col("name", Text),
+                col("setting", Text),
+                col("unit", Text),
+                col("vartype", Text),
+            ],
             V::Database => vec![col("oid", Oid), col("datname", Name)],
-            V::Schemata => vec![col("catalog_name", Name), col("schema_name", Name), col("schema_owner", Name)],
+            V::Schemata => vec![
+                col("catalog_name", Name),
+                col("schema_name", Name),
+                col("schema_owner", Name),
+            ],
             V::Tables => vec![
                 col("table_catalog", Name),
                 col("table_schema", Name),
@@ -326,7 +342,13 @@ impl VirtualTable {
     pub fn rows(self, cat: &Catalog) -> Vec<Row> {
         use VirtualTable as V;
         let mut schemas: Vec<String> = vec!["pg_catalog".into(), "information_schema".into()];
-        schemas.extend(cat.schemas.iter().filter(|s| !schemas.contains(s)).cloned().collect::<Vec<_>>());
+        schemas.extend(
+            cat.schemas
+                .iter()
+                .filter(|s| !schemas.contains(s))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
         let owner = Datum::Oid(10);
         match self {
             V::Namespace => schemas
@@ -390,8 +412,16 @@ impl VirtualTable {
                 let mut out: Vec<Row> = BUILTIN_TYPES
                     .iter()
                     .map(|t| {
-                        let elem = if *t == PgType::Int2Array { PgType::Int2.oid() } else { 0 };
-                        let array = if *t == PgType::Int2 { PgType::Int2Array.oid() } else { 0 };
+                        let elem = if *t == PgType::Int2Array {
+                            PgType::Int2.oid()
+                        } else {
+                            0
+                        };
+                        let array = if *t == PgType::Int2 {
+                            PgType::Int2Array.oid()
+                        } else {
+                            0
+                        };
                         vec![
                             Datum::Oid(t.oid()),
                             text(t.type_name()),
@@ -448,7 +478,11 @@ impl VirtualTable {
                 .iter()
                 .filter(|r| !r.primary_key.is_empty())
                 .map(|r| {
-                    let cols: Vec<&str> = r.primary_key.iter().map(|&i| r.columns[i].name.as_str()).collect();
+                    let cols: Vec<&str> = r
+                        .primary_key
+                        .iter()
+                        .map(|&i| r.columns[i].name.as_str())
+                        .collect();
                     vec![
                         text(&r.schema),
                         text(&r.name),
@@ -469,7 +503,10 @@ impl VirtualTable {
                 .iter()
                 .map(|(n, v)| vec![text(n), text(v), Datum::Null, text("string")])
                 .collect(),
-            V::Database => vec![vec![Datum::Oid(stable_oid("database", &cat.database)), text(&cat.database)]],
+            V::Database => vec![vec![
+                Datum::Oid(stable_oid("database", &cat.database)),
+                text(&cat.database),
+            ]],
             V::Schemata => schemas
                 .iter()
                 .map(|s| vec![text(&cat.database), text(s), text("postgres")])
@@ -477,18 +514,31 @@ impl VirtualTable {
             V::Tables => cat
                 .relations
                 .iter()
-                .map(|r| vec![text(&cat.database), text(&r.schema), text(&r.name), text("BASE TABLE")])
+                .map(|r| {
+                    vec![
+                        text(&cat.database),
+                        text(&r.schema),
+                        text(&r.name),
+                        text("BASE TABLE"),
+                    ]
+                })
                 .collect(),
             V::Columns => {
                 let mut out = Vec::new();
                 for r in &cat.relations {
                     for (i, c) in r.columns.iter().enumerate() {
                         let (p, s) = match c.pg_type {
-                            PgType::Numeric(Some((p, s))) => (Datum::Int4(p.into()), Datum::Int4(s.into())),
+                            PgType::Numeric(Some((p, s))) => {
+                                (Datum::Int4(p.into()), Datum::Int4(s.into()))
+                            }
                             _ => (Datum::Null, Datum::Null),
                         };
                         let nullable = !(c.not_null || r.primary_key.contains(&i));
-                        let data_type = if c.pg_type == PgType::Int2Array { "ARRAY" } else { type_display(&c.pg_type) };
+                        let data_type = if c.pg_type == PgType::Int2Array {
+                            "ARRAY"
+                        } else {
+                            type_display(&c.pg_type)
+                        };
                         out.push(vec![
                             text(&cat.database),
                             text(&r.schema),

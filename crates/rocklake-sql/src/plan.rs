@@ -310,7 +310,9 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
         return Ok(Some(if rx >= ry { x.clone() } else { y.clone() }));
     }
     if is_numeric_type(x) && is_numeric_type(y) {
-        if matches!(x, PgType::Float8 | PgType::Float4) || matches!(y, PgType::Float8 | PgType::Float4) {
+        if matches!(x, PgType::Float8 | PgType::Float4)
+            || matches!(y, PgType::Float8 | PgType::Float4)
+        {
             return Ok(Some(PgType::Float8));
         }
         return Ok(Some(PgType::Numeric(None)));
@@ -319,13 +321,18 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
         return Ok(Some(PgType::Text));
     }
     match (x, y) {
-        (PgType::Timestamp | PgType::TimestampTz | PgType::Date, PgType::Timestamp | PgType::TimestampTz | PgType::Date) => {
-            Ok(Some(PgType::TimestampTz))
-        }
+        (
+            PgType::Timestamp | PgType::TimestampTz | PgType::Date,
+            PgType::Timestamp | PgType::TimestampTz | PgType::Date,
+        ) => Ok(Some(PgType::TimestampTz)),
         (PgType::Oid | PgType::RegClass, PgType::Oid | PgType::RegClass) => Ok(Some(PgType::Oid)),
         _ => Err(SqlError::new(
             codes::DATATYPE_MISMATCH,
-            format!("{what} types {} and {} cannot be matched", type_display(x), type_display(y)),
+            format!(
+                "{what} types {} and {} cannot be matched",
+                type_display(x),
+                type_display(y)
+            ),
         )),
     }
 }
@@ -333,10 +340,49 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
 /// Whether values of the two types may be compared with `=`, `<`, ...
 pub fn comparable(a: &PgType, b: &PgType) -> bool {
     a == b
-        || (is_numeric_type(a) || *a == PgType::RegClass) && (is_numeric_type(b) || *b == PgType::RegClass)
+        || (is_numeric_type(a) || *a == PgType::RegClass)
+            && (is_numeric_type(b) || *b == PgType::RegClass)
         || is_string_type(a) && is_string_type(b)
         || matches!(
             (a, b),
-            (PgType::Timestamp | PgType::TimestampTz | PgType::Date, PgType::Timestamp | PgType::TimestampTz | PgType::Date)
+            (
+                PgType::Timestamp | PgType::TimestampTz | PgType::Date,
+                PgType::Timestamp | PgType::TimestampTz | PgType::Date
+            )
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_types_resolve_like_postgres() {
+        let t = |x: PgType| Some(x);
+        assert_eq!(common_type(&None, &None, "x").unwrap(), None);
+        assert_eq!(
+            common_type(&None, &t(PgType::Bool), "x").unwrap(),
+            t(PgType::Bool)
+        );
+        assert_eq!(
+            common_type(&t(PgType::Int4), &t(PgType::Int8), "x").unwrap(),
+            t(PgType::Int8)
+        );
+        assert_eq!(
+            common_type(&t(PgType::Int8), &t(PgType::Numeric(None)), "x").unwrap(),
+            t(PgType::Numeric(None))
+        );
+        assert_eq!(
+            common_type(&t(PgType::Int4), &t(PgType::Float4), "x").unwrap(),
+            t(PgType::Float8)
+        );
+        assert_eq!(
+            common_type(&t(PgType::Name), &t(PgType::Varchar), "x").unwrap(),
+            t(PgType::Text)
+        );
+        let e = common_type(&t(PgType::Bool), &t(PgType::Int4), "UNION").unwrap_err();
+        assert_eq!(e.code, "42804");
+        assert!(comparable(&PgType::Int2, &PgType::Numeric(None)));
+        assert!(!comparable(&PgType::Varchar, &PgType::Int8));
+    }
 }

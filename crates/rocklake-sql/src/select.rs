@@ -12,7 +12,9 @@ use crate::error::{codes, SqlError};
 use crate::expr::{arith, cast_datum, eval};
 use crate::numeric;
 use crate::pg_catalog::Catalog;
-use crate::plan::{AggFunc, AggPlan, BExpr, FromPlan, JoinKind, QueryPlan, SelectPlan, SetPlan, SubPlan};
+use crate::plan::{
+    AggFunc, AggPlan, BExpr, FromPlan, JoinKind, QueryPlan, SelectPlan, SetPlan, SubPlan,
+};
 use crate::value::{compare, numeric_text};
 
 /// Everything execution needs besides the plan.
@@ -28,12 +30,20 @@ pub struct ExecCtx<'a> {
 impl<'a> ExecCtx<'a> {
     /// A context over prefetched scan data.
     pub fn new(data: &'a [Vec<Row>], catalog: &'a Catalog) -> Self {
-        ExecCtx { data, catalog, cache: RefCell::new(HashMap::new()) }
+        ExecCtx {
+            data,
+            catalog,
+            cache: RefCell::new(HashMap::new()),
+        }
     }
 }
 
 /// Runs a subquery (cached when uncorrelated).
-pub fn run_subquery(sub: &SubPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Rc<Vec<Row>>, SqlError> {
+pub fn run_subquery(
+    sub: &SubPlan,
+    ctx: &ExecCtx,
+    env: &[&[Datum]],
+) -> Result<Rc<Vec<Row>>, SqlError> {
     if !sub.correlated {
         if let Some(r) = ctx.cache.borrow().get(&sub.id) {
             return Ok(r.clone());
@@ -81,11 +91,27 @@ pub fn run_query(plan: &QueryPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
                 let (x, y) = (&a[k.idx], &b[k.idx]);
                 let o = match (x.is_null(), y.is_null()) {
                     (true, true) => Ordering::Equal,
-                    (true, false) => if k.nulls_first { Ordering::Less } else { Ordering::Greater },
-                    (false, true) => if k.nulls_first { Ordering::Greater } else { Ordering::Less },
+                    (true, false) => {
+                        if k.nulls_first {
+                            Ordering::Less
+                        } else {
+                            Ordering::Greater
+                        }
+                    }
+                    (false, true) => {
+                        if k.nulls_first {
+                            Ordering::Greater
+                        } else {
+                            Ordering::Less
+                        }
+                    }
                     _ => {
                         let o = compare(x, y);
-                        if k.desc { o.reverse() } else { o }
+                        if k.desc {
+                            o.reverse()
+                        } else {
+                            o
+                        }
                     }
                 };
                 if o != Ordering::Equal {
@@ -141,7 +167,13 @@ fn run_set(plan: &SetPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, 
             }
             Ok(out)
         }
-        SetPlan::Union { left, right, all, left_casts, right_casts } => {
+        SetPlan::Union {
+            left,
+            right,
+            all,
+            left_casts,
+            right_casts,
+        } => {
             let mut out = Vec::new();
             for (side, casts) in [(left, left_casts), (right, right_casts)] {
                 for mut r in run_set(side, ctx, env)? {
@@ -170,7 +202,15 @@ pub fn run_from(fp: &FromPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Ro
         FromPlan::Empty => Ok(vec![Vec::new()]),
         FromPlan::Scan(id) => Ok(ctx.data.get(*id).cloned().unwrap_or_default()),
         FromPlan::Derived(q) => run_query(q, ctx, &with_row(env, &[])),
-        FromPlan::Join { left, right, kind, on, left_width: _, right_width, equi } => {
+        FromPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            left_width: _,
+            right_width,
+            equi,
+        } => {
             let lrows = run_from(left, ctx, env)?;
             let rrows = run_from(right, ctx, env)?;
             let mut out = Vec::new();
@@ -195,7 +235,8 @@ pub fn run_from(fp: &FromPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Ro
                         if equi.iter().any(|(li, _)| l[*li].is_null()) {
                             &[]
                         } else {
-                            let k: Vec<String> = equi.iter().map(|(li, _)| hash_key(&l[*li])).collect();
+                            let k: Vec<String> =
+                                equi.iter().map(|(li, _)| hash_key(&l[*li])).collect();
                             m.get(&k.join("\u{1}")).map(|v| v.as_slice()).unwrap_or(&[])
                         }
                     }
@@ -265,7 +306,12 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
     Ok(out)
 }
 
-fn aggregate(agg: &AggPlan, rows: Vec<Row>, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, SqlError> {
+fn aggregate(
+    agg: &AggPlan,
+    rows: Vec<Row>,
+    ctx: &ExecCtx,
+    env: &[&[Datum]],
+) -> Result<Vec<Row>, SqlError> {
     let mut order: Vec<String> = Vec::new();
     let mut groups: HashMap<String, (Row, Vec<Row>)> = HashMap::new();
     for r in rows {
@@ -314,7 +360,11 @@ fn finish(func: AggFunc, vals: &[&Datum]) -> Result<Datum, SqlError> {
         AggFunc::CountStar => Datum::Int8(vals.len() as i64),
         AggFunc::Count => Datum::Int8(non_null.len() as i64),
         AggFunc::Min | AggFunc::Max => {
-            let want = if func == AggFunc::Max { Ordering::Greater } else { Ordering::Less };
+            let want = if func == AggFunc::Max {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            };
             let mut best: Option<&Datum> = None;
             for v in non_null {
                 if best.is_none_or(|b| compare(v, b) == want) {
@@ -357,8 +407,12 @@ fn finish(func: AggFunc, vals: &[&Datum]) -> Result<Datum, SqlError> {
                 match acc {
                     Datum::Float8(s) => Datum::Float8(s / n as f64),
                     other => {
-                        let s = numeric_text(&other)
-                            .ok_or_else(|| SqlError::new(codes::UNDEFINED_FUNCTION, "avg of this type is not supported"))?;
+                        let s = numeric_text(&other).ok_or_else(|| {
+                            SqlError::new(
+                                codes::UNDEFINED_FUNCTION,
+                                "avg of this type is not supported",
+                            )
+                        })?;
                         Datum::Numeric(numeric::arith(&s, &n.to_string(), '/')?)
                     }
                 }

@@ -9,8 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rocklake_codec::datum::{ColumnDef, Datum, PgType, Row, PG_EPOCH_OFFSET_MICROS};
 use sqlparser::ast::{
-    CopyLegacyOption, CopyOption, CopySource, CopyTarget, DiscardObject, Query, SetExpr, Statement, TransactionAccessMode,
-    TransactionMode,
+    CopyLegacyOption, CopyOption, CopySource, CopyTarget, DiscardObject, Query, SetExpr, Statement,
+    TransactionAccessMode, TransactionMode,
 };
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
@@ -59,12 +59,18 @@ pub struct Session {
 }
 
 fn now_micros() -> i64 {
-    let us = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
+    let us = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0);
     us - PG_EPOCH_OFFSET_MICROS
 }
 
 fn command(tag: &str) -> QueryOutput {
-    QueryOutput::Command { tag: tag.to_string(), notices: Vec::new() }
+    QueryOutput::Command {
+        tag: tag.to_string(),
+        notices: Vec::new(),
+    }
 }
 
 fn aborted() -> SqlError {
@@ -77,17 +83,27 @@ fn aborted() -> SqlError {
 fn no_transaction(tag: &str) -> QueryOutput {
     QueryOutput::Command {
         tag: tag.to_string(),
-        notices: vec![Notice { code: "25P01".into(), message: "there is no transaction in progress".into() }],
+        notices: vec![Notice {
+            code: "25P01".into(),
+            message: "there is no transaction in progress".into(),
+        }],
     }
 }
 
 fn out_columns(cols: &[OutCol]) -> Vec<ColumnDef> {
-    cols.iter().map(|c| ColumnDef::new(c.name.clone(), c.ty.clone().unwrap_or(PgType::Text))).collect()
+    cols.iter()
+        .map(|c| ColumnDef::new(c.name.clone(), c.ty.clone().unwrap_or(PgType::Text)))
+        .collect()
 }
 
 fn conform(columns: &[ColumnDef], rows: Vec<Row>) -> Result<Vec<Row>, SqlError> {
     rows.into_iter()
-        .map(|r| r.into_iter().zip(columns).map(|(d, c)| assign(d, &c.pg_type)).collect())
+        .map(|r| {
+            r.into_iter()
+                .zip(columns)
+                .map(|(d, c)| assign(d, &c.pg_type))
+                .collect()
+        })
         .collect()
 }
 
@@ -161,8 +177,18 @@ impl Session {
         };
     }
 
-    async fn begin_ctx(&self, read_only: bool) -> Result<TxnCtx, SqlError> {
-        Ok(TxnCtx { txn: self.storage.begin(read_only).await?, now: now_micros(), catalog: None })
+    fn begin_ctx(
+        &self,
+        read_only: bool,
+    ) -> impl std::future::Future<Output = Result<TxnCtx, SqlError>> + Send + 'static {
+        let storage = self.storage.clone();
+        async move {
+            Ok(TxnCtx {
+                txn: storage.begin(read_only).await?,
+                now: now_micros(),
+                catalog: None,
+            })
+        }
     }
 
     /// Executes a simple-query string: statements run in order, stopping after
@@ -170,7 +196,10 @@ impl Session {
     pub async fn execute(&mut self, sql: &str) -> BatchResult {
         let mut results = Vec::new();
         if self.pending_copy.is_some() {
-            results.push(Err(SqlError::new(codes::PROTOCOL_VIOLATION, "a COPY FROM STDIN is in progress")));
+            results.push(Err(SqlError::new(
+                codes::PROTOCOL_VIOLATION,
+                "a COPY FROM STDIN is in progress",
+            )));
             return results;
         }
         let stmts = match Parser::parse_sql(&PostgreSqlDialect {}, sql) {
@@ -197,20 +226,31 @@ impl Session {
                 }
             }
         }
-        if let TxState::Implicit(ctx) = std::mem::replace(&mut self.state, TxState::Idle) {
-            if let Err(e) = ctx.txn.commit().await {
-                results.push(Err(e));
-            }
-        } else if let TxState::Idle = self.state {
+        if let Err(e) = self.finish_implicit().await {
+            results.push(Err(e));
         }
         results
+    }
+
+    /// Commits the implicit transaction of a finished query string, if any.
+    async fn finish_implicit(&mut self) -> Result<(), SqlError> {
+        match std::mem::replace(&mut self.state, TxState::Idle) {
+            TxState::Implicit(ctx) => ctx.txn.commit().await,
+            other => {
+                self.state = other;
+                Ok(())
+            }
+        }
     }
 
     async fn execute_one(&mut self, stmt: &Statement) -> Result<QueryOutput, SqlError> {
         match stmt {
             Statement::StartTransaction { modes, .. } => return self.begin(modes).await,
             Statement::Commit { chain: false, .. } => return self.commit().await,
-            Statement::Rollback { chain: false, savepoint: None } => {
+            Statement::Rollback {
+                chain: false,
+                savepoint: None,
+            } => {
                 return Ok(match std::mem::replace(&mut self.state, TxState::Idle) {
                     TxState::Idle => no_transaction("ROLLBACK"),
                     _ => command("ROLLBACK"),
@@ -224,7 +264,10 @@ impl Session {
         match stmt {
             Statement::Discard { object_type } => {
                 if let TxState::Block(_) = self.state {
-                    return Err(SqlError::new("25001", "DISCARD ALL cannot run inside a transaction block"));
+                    return Err(SqlError::new(
+                        "25001",
+                        "DISCARD ALL cannot run inside a transaction block",
+                    ));
                 }
                 if !matches!(object_type, DiscardObject::ALL) {
                     return Err(SqlError::unsupported(format!("{stmt} is not supported")));
@@ -233,18 +276,34 @@ impl Session {
                 Ok(command("DISCARD ALL"))
             }
             Statement::Set(set) => {
-                if let sqlparser::ast::Set::SingleAssignment { variable, values, .. } = set {
-                    let name = variable.0.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(".");
+                if let sqlparser::ast::Set::SingleAssignment {
+                    variable, values, ..
+                } = set
+                {
+                    let name = variable
+                        .0
+                        .iter()
+                        .map(|p| p.to_string())
+                        .collect::<Vec<_>>()
+                        .join(".");
                     let value = values
                         .iter()
                         .map(|v| match v {
-                            sqlparser::ast::Expr::Value(x) => x.value.clone().into_string().unwrap_or_else(|| x.to_string()),
+                            sqlparser::ast::Expr::Value(x) => x
+                                .value
+                                .clone()
+                                .into_string()
+                                .unwrap_or_else(|| x.to_string()),
                             other => other.to_string(),
                         })
                         .collect::<Vec<_>>()
                         .join(", ");
-                    let canonical = self.setting(&name).map(|(n, _)| n).unwrap_or_else(|| name.to_lowercase());
-                    self.settings.insert(name.to_lowercase(), (canonical, value));
+                    let canonical = self
+                        .setting(&name)
+                        .map(|(n, _)| n)
+                        .unwrap_or_else(|| name.to_lowercase());
+                    self.settings
+                        .insert(name.to_lowercase(), (canonical, value));
                 }
                 Ok(command("SET"))
             }
@@ -252,7 +311,10 @@ impl Session {
             Statement::ShowVariable { variable } => {
                 let name = variable.iter().map(fold).collect::<Vec<_>>().join(" ");
                 let (canonical, value) = self.setting(&name).ok_or_else(|| {
-                    SqlError::new(codes::UNDEFINED_OBJECT, format!("unrecognized configuration parameter \"{name}\""))
+                    SqlError::new(
+                        codes::UNDEFINED_OBJECT,
+                        format!("unrecognized configuration parameter \"{name}\""),
+                    )
                 })?;
                 Ok(QueryOutput::Rows {
                     columns: vec![ColumnDef::new(canonical.to_lowercase(), PgType::Text)],
@@ -270,7 +332,12 @@ impl Session {
     }
 
     async fn begin(&mut self, modes: &[TransactionMode]) -> Result<QueryOutput, SqlError> {
-        let read_only = modes.iter().any(|m| matches!(m, TransactionMode::AccessMode(TransactionAccessMode::ReadOnly)));
+        let read_only = modes.iter().any(|m| {
+            matches!(
+                m,
+                TransactionMode::AccessMode(TransactionAccessMode::ReadOnly)
+            )
+        });
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Idle => {
                 self.state = TxState::Block(self.begin_ctx(read_only).await?);
@@ -284,7 +351,10 @@ impl Session {
                 self.state = TxState::Block(ctx);
                 Ok(QueryOutput::Command {
                     tag: "BEGIN".into(),
-                    notices: vec![Notice { code: "25001".into(), message: "there is already a transaction in progress".into() }],
+                    notices: vec![Notice {
+                        code: "25001".into(),
+                        message: "there is already a transaction in progress".into(),
+                    }],
                 })
             }
             TxState::Failed => {
@@ -315,7 +385,12 @@ impl Session {
         if ctx.catalog.is_none() {
             let relations = ctx.txn.relations().await?;
             let schemas = ctx.txn.schemas().await?;
-            ctx.catalog = Some(Catalog { relations, schemas, database, settings });
+            ctx.catalog = Some(Catalog {
+                relations,
+                schemas,
+                database,
+                settings,
+            });
         }
         Ok(())
     }
@@ -332,21 +407,35 @@ impl Session {
                 ctx.catalog = None;
                 return ddl::create_table(ctx.txn.as_mut(), ct).await;
             }
-            Statement::CreateSchema { schema_name, if_not_exists, .. } => {
+            Statement::CreateSchema {
+                schema_name,
+                if_not_exists,
+                ..
+            } => {
                 ctx.catalog = None;
                 return ddl::create_schema(ctx.txn.as_mut(), schema_name, *if_not_exists).await;
             }
             _ => {}
         }
-        let cat = ctx.catalog.as_ref().ok_or_else(|| SqlError::internal("catalog not loaded"))?;
-        let env = StmtEnv { cat, now: ctx.now, pid };
+        let cat = ctx
+            .catalog
+            .as_ref()
+            .ok_or_else(|| SqlError::internal("catalog not loaded"))?;
+        let env = StmtEnv {
+            cat,
+            now: ctx.now,
+            pid,
+        };
         let txn = ctx.txn.as_mut();
         match stmt {
             Statement::Query(q) => match q.body.as_ref() {
                 SetExpr::Update(Statement::Update(u)) => dml::update(txn, &env, u, Some(q)).await,
-                SetExpr::Insert(_) | SetExpr::Delete(_) | SetExpr::Update(_) | SetExpr::Merge(_) => {
-                    Err(SqlError::unsupported(format!("statement not supported: {stmt}")))
-                }
+                SetExpr::Insert(_)
+                | SetExpr::Delete(_)
+                | SetExpr::Update(_)
+                | SetExpr::Merge(_) => Err(SqlError::unsupported(format!(
+                    "statement not supported: {stmt}"
+                ))),
                 _ => {
                     let (columns, rows) = select(txn, &env, q).await?;
                     Ok(QueryOutput::Rows { columns, rows })
@@ -355,29 +444,51 @@ impl Session {
             Statement::Insert(i) => dml::insert(txn, &env, i).await,
             Statement::Update(u) => dml::update(txn, &env, u, None).await,
             Statement::Delete(d) => dml::delete(txn, &env, d).await,
-            Statement::Copy { source, to, target, options, legacy_options, .. } => {
+            Statement::Copy {
+                source,
+                to,
+                target,
+                options,
+                legacy_options,
+                ..
+            } => {
                 let binary = options.iter().any(|o| matches!(o, CopyOption::Format(f) if f.value.eq_ignore_ascii_case("binary")))
                     || legacy_options.iter().any(|o| matches!(o, CopyLegacyOption::Binary));
                 if !binary {
-                    return Err(SqlError::unsupported(format!("only binary COPY is supported: {stmt}")));
+                    return Err(SqlError::unsupported(format!(
+                        "only binary COPY is supported: {stmt}"
+                    )));
                 }
                 match (to, target, source) {
                     (true, CopyTarget::Stdout, CopySource::Query(q)) => {
                         let (columns, rows) = select(txn, &env, q).await?;
                         Ok(QueryOutput::CopyOut { columns, rows })
                     }
-                    (false, CopyTarget::Stdin, CopySource::Table { table_name, columns }) => {
+                    (
+                        false,
+                        CopyTarget::Stdin,
+                        CopySource::Table {
+                            table_name,
+                            columns,
+                        },
+                    ) => {
                         let def = resolve_target(cat, table_name)?;
                         let targets = copy_targets(&def, columns)?;
                         let cols = targets.iter().map(|&i| def.columns[i].clone()).collect();
                         self.pending_copy = Some(PendingCopy { def, targets });
                         Ok(QueryOutput::CopyIn { columns: cols })
                     }
-                    _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}"))),
+                    _ => Err(SqlError::unsupported(format!(
+                        "COPY form not supported: {stmt}"
+                    ))),
                 }
             }
-            Statement::Drop { .. } => Err(SqlError::unsupported(format!("DROP is not supported by RockLake: {stmt}"))),
-            other => Err(SqlError::unsupported(format!("statement not supported: {other}"))),
+            Statement::Drop { .. } => Err(SqlError::unsupported(format!(
+                "DROP is not supported by RockLake: {stmt}"
+            ))),
+            other => Err(SqlError::unsupported(format!(
+                "statement not supported: {other}"
+            ))),
         }
     }
 
@@ -385,7 +496,10 @@ impl Session {
     /// (values in the column order announced by [`QueryOutput::CopyIn`]).
     pub async fn copy_in_finish(&mut self, rows: Vec<Row>) -> Result<QueryOutput, SqlError> {
         let Some(pending) = self.pending_copy.take() else {
-            return Err(SqlError::new(codes::PROTOCOL_VIOLATION, "no COPY FROM STDIN in progress"));
+            return Err(SqlError::new(
+                codes::PROTOCOL_VIOLATION,
+                "no COPY FROM STDIN in progress",
+            ));
         };
         let result = async {
             let ctx = match &mut self.state {
@@ -400,10 +514,7 @@ impl Session {
         .await;
         match result {
             Ok(n) => {
-                if let TxState::Implicit(ctx) = std::mem::replace(&mut self.state, TxState::Idle) {
-                    ctx.txn.commit().await?;
-                } else if let TxState::Idle = self.state {
-                }
+                self.finish_implicit().await?;
                 Ok(command(&format!("COPY {n}")))
             }
             Err(e) => {
@@ -423,12 +534,21 @@ impl Session {
     /// Result columns of a query without running it (Parse + Describe).
     /// Statements without a result set describe as no columns.
     pub async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
-        let stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| SqlError::new(codes::SYNTAX_ERROR, e.to_string()))?;
+        let stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql)
+            .map_err(|e| SqlError::new(codes::SYNTAX_ERROR, e.to_string()))?;
         if stmts.len() > 1 {
-            return Err(SqlError::new(codes::SYNTAX_ERROR, "cannot insert multiple commands into a prepared statement"));
+            return Err(SqlError::new(
+                codes::SYNTAX_ERROR,
+                "cannot insert multiple commands into a prepared statement",
+            ));
         }
-        let Some(Statement::Query(q)) = stmts.first() else { return Ok(Vec::new()) };
-        if matches!(q.body.as_ref(), SetExpr::Update(_) | SetExpr::Insert(_) | SetExpr::Delete(_)) {
+        let Some(Statement::Query(q)) = stmts.first() else {
+            return Ok(Vec::new());
+        };
+        if matches!(
+            q.body.as_ref(),
+            SetExpr::Update(_) | SetExpr::Insert(_) | SetExpr::Delete(_)
+        ) {
             return Ok(Vec::new());
         }
         let temp = match self.state {
@@ -452,7 +572,10 @@ impl Session {
             TxState::Implicit(c) | TxState::Block(c) => c,
             _ => return Err(SqlError::internal("no transaction")),
         };
-        let cat = ctx.catalog.as_ref().ok_or_else(|| SqlError::internal("catalog not loaded"))?;
+        let cat = ctx
+            .catalog
+            .as_ref()
+            .ok_or_else(|| SqlError::internal("catalog not loaded"))?;
         let mut b = Binder::new(cat, ctx.now, self.pid);
         let plan = b.bind_query(q)?;
         Ok(out_columns(&plan.columns))
@@ -460,7 +583,11 @@ impl Session {
 }
 
 /// Binds and runs a query, returning its columns and rows.
-async fn select(txn: &mut dyn StorageTxn, env: &StmtEnv<'_>, q: &Query) -> Result<(Vec<ColumnDef>, Vec<Row>), SqlError> {
+async fn select(
+    txn: &mut dyn StorageTxn,
+    env: &StmtEnv<'_>,
+    q: &Query,
+) -> Result<(Vec<ColumnDef>, Vec<Row>), SqlError> {
     let mut b = Binder::new(env.cat, env.now, env.pid);
     let plan = b.bind_query(q)?;
     let data = prefetch(txn, env.cat, &b.scans).await?;

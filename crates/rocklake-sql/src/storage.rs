@@ -112,7 +112,11 @@ pub trait StorageTxn: Send {
     /// Creates a relation. Returns `Ok(false)` without changing anything when it
     /// exists and `if_not_exists` is set; errors (SQLSTATE 42P07) when it exists
     /// otherwise.
-    async fn create_relation(&mut self, def: RelationDef, if_not_exists: bool) -> StorageResult<bool>;
+    async fn create_relation(
+        &mut self,
+        def: RelationDef,
+        if_not_exists: bool,
+    ) -> StorageResult<bool>;
 
     /// Creates a schema (namespace). Same existence rules as `create_relation`
     /// (SQLSTATE 42P06).
@@ -122,7 +126,11 @@ pub trait StorageTxn: Send {
     async fn schemas(&mut self) -> StorageResult<Vec<String>>;
 
     /// Rows of `relation` that may satisfy `filter`, in a stable order.
-    async fn scan(&mut self, relation: &RelationDef, filter: &ScanFilter) -> StorageResult<Vec<StoredRow>>;
+    async fn scan(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<Vec<StoredRow>>;
 
     /// Inserts rows. A primary-key duplicate (against committed rows, this
     /// transaction's rows, or rows committed concurrently, detected at the latest
@@ -130,7 +138,12 @@ pub trait StorageTxn: Send {
     async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()>;
 
     /// Replaces the row `id` with `new_row`.
-    async fn update(&mut self, relation: &RelationDef, id: RowId, new_row: Row) -> StorageResult<()>;
+    async fn update(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        new_row: Row,
+    ) -> StorageResult<()>;
 
     /// Deletes the row `id`.
     async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()>;

@@ -34,10 +34,21 @@ pub fn datum_to_text(d: &Datum) -> Option<String> {
         Datum::Timestamp(us) => datetime::format_timestamp(*us),
         Datum::Date(d) => datetime::format_date(*d),
         Datum::Time(us) => datetime::format_time(*us),
-        Datum::TimeTz { micros, offset_west_secs } => {
-            format!("{}{}", datetime::format_time(*micros), datetime::format_offset(-*offset_west_secs))
+        Datum::TimeTz {
+            micros,
+            offset_west_secs,
+        } => {
+            format!(
+                "{}{}",
+                datetime::format_time(*micros),
+                datetime::format_offset(-*offset_west_secs)
+            )
         }
-        Datum::Interval { months, days, micros } => datetime::format_interval(*months, *days, *micros),
+        Datum::Interval {
+            months,
+            days,
+            micros,
+        } => datetime::format_interval(*months, *days, *micros),
         Datum::Numeric(s) => s.clone(),
         Datum::Oid(o) => o.to_string(),
         Datum::Tid { block, offset } => format!("({block},{offset})"),
@@ -58,7 +69,11 @@ fn format_float(v: f64, exp_limit: i32) -> String {
     if v == 0.0 {
         return if v.is_sign_negative() { "-0" } else { "0" }.into();
     }
-    let sci = if exp_limit == 6 { format!("{:e}", v as f32) } else { format!("{v:e}") };
+    let sci = if exp_limit == 6 {
+        format!("{:e}", v as f32)
+    } else {
+        format!("{v:e}")
+    };
     let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     if exp < -4 || exp >= exp_limit {
@@ -74,7 +89,14 @@ fn format_float(v: f64, exp_limit: i32) -> String {
 /// Formats 16 uuid bytes as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
 pub fn format_uuid(u: &[u8; 16]) -> String {
     let hex: String = u.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
 }
 
 fn bad_input(ty: &str, s: &str) -> SqlError {
@@ -114,7 +136,12 @@ pub fn type_display(t: &PgType) -> &'static str {
 fn parse_int(s: &str, ty: &PgType) -> Result<i64, SqlError> {
     let t = s.trim();
     let name = type_display(ty);
-    if t.is_empty() || !t.trim_start_matches(['+', '-']).bytes().all(|b| b.is_ascii_digit()) {
+    if t.is_empty()
+        || !t
+            .trim_start_matches(['+', '-'])
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+    {
         return Err(bad_input(name, s));
     }
     t.parse::<i64>().map_err(|_| out_of_range(s, name))
@@ -154,7 +181,9 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
         PgType::Uuid => Datum::Uuid(parse_uuid(s).ok_or_else(|| bad_input(name, s))?),
         PgType::Tid => {
             let inner = s.trim().strip_prefix('(').and_then(|x| x.strip_suffix(')'));
-            let (b, o) = inner.and_then(|x| x.split_once(',')).ok_or_else(|| bad_input(name, s))?;
+            let (b, o) = inner
+                .and_then(|x| x.split_once(','))
+                .ok_or_else(|| bad_input(name, s))?;
             let block = b.trim().parse::<u32>().map_err(|_| bad_input(name, s))?;
             let offset = o.trim().parse::<u16>().map_err(|_| bad_input(name, s))?;
             Datum::Tid { block, offset }
@@ -163,21 +192,34 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
         PgType::Time => Datum::Time(datetime::parse_time(s).ok_or_else(|| bad_input(name, s))?.0),
         PgType::TimeTz => {
             let (micros, off) = datetime::parse_time(s).ok_or_else(|| bad_input(name, s))?;
-            Datum::TimeTz { micros, offset_west_secs: -off.unwrap_or(0) }
+            Datum::TimeTz {
+                micros,
+                offset_west_secs: -off.unwrap_or(0),
+            }
         }
         PgType::Timestamp => {
             Datum::Timestamp(datetime::parse_timestamp(s, false).ok_or_else(|| bad_input(name, s))?)
         }
-        PgType::TimestampTz => {
-            Datum::TimestampTz(datetime::parse_timestamp(s, true).ok_or_else(|| bad_input(name, s))?)
-        }
+        PgType::TimestampTz => Datum::TimestampTz(
+            datetime::parse_timestamp(s, true).ok_or_else(|| bad_input(name, s))?,
+        ),
         PgType::Interval => {
-            let (months, days, micros) = datetime::parse_interval(s).ok_or_else(|| bad_input(name, s))?;
-            Datum::Interval { months, days, micros }
+            let (months, days, micros) =
+                datetime::parse_interval(s).ok_or_else(|| bad_input(name, s))?;
+            Datum::Interval {
+                months,
+                days,
+                micros,
+            }
         }
         PgType::Int2Array => {
             let inner = s.trim().strip_prefix('{').and_then(|x| x.strip_suffix('}'));
-            let inner = inner.ok_or_else(|| SqlError::new(codes::INVALID_TEXT_REPRESENTATION, format!("malformed array literal: \"{s}\"")))?;
+            let inner = inner.ok_or_else(|| {
+                SqlError::new(
+                    codes::INVALID_TEXT_REPRESENTATION,
+                    format!("malformed array literal: \"{s}\""),
+                )
+            })?;
             let mut out = Vec::new();
             for part in inner.split(',').filter(|p| !p.trim().is_empty()) {
                 let v = parse_int(part, &PgType::Int2)?;
@@ -201,7 +243,7 @@ fn parse_float(s: &str) -> Option<f64> {
 fn parse_bytea(s: &str) -> Option<Vec<u8>> {
     if let Some(hex) = s.strip_prefix("\\x") {
         let clean: Vec<u8> = hex.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-        if clean.len() % 2 != 0 {
+        if !clean.len().is_multiple_of(2) {
             return None;
         }
         return clean
@@ -232,7 +274,10 @@ fn parse_bytea(s: &str) -> Option<Vec<u8>> {
 
 fn parse_uuid(s: &str) -> Option<[u8; 16]> {
     let t = s.trim();
-    let t = t.strip_prefix('{').and_then(|x| x.strip_suffix('}')).unwrap_or(t);
+    let t = t
+        .strip_prefix('{')
+        .and_then(|x| x.strip_suffix('}'))
+        .unwrap_or(t);
     let hex: Vec<u8> = t.bytes().filter(|b| *b != b'-').collect();
     if hex.len() != 32 {
         return None;
@@ -248,13 +293,22 @@ fn parse_uuid(s: &str) -> Option<[u8; 16]> {
 pub fn is_numeric_type(t: &PgType) -> bool {
     matches!(
         t,
-        PgType::Int2 | PgType::Int4 | PgType::Int8 | PgType::Oid | PgType::Float4 | PgType::Float8 | PgType::Numeric(_)
+        PgType::Int2
+            | PgType::Int4
+            | PgType::Int8
+            | PgType::Oid
+            | PgType::Float4
+            | PgType::Float8
+            | PgType::Numeric(_)
     )
 }
 
 /// True for the string types.
 pub fn is_string_type(t: &PgType) -> bool {
-    matches!(t, PgType::Text | PgType::Varchar | PgType::Name | PgType::Char)
+    matches!(
+        t,
+        PgType::Text | PgType::Varchar | PgType::Name | PgType::Char
+    )
 }
 
 /// Orders two non-NULL datums (PostgreSQL btree order: NaN sorts above every
@@ -272,11 +326,27 @@ pub fn compare(a: &Datum, b: &Datum) -> Ordering {
         (TimestampTz(x) | Timestamp(x), TimestampTz(y) | Timestamp(y)) => x.cmp(y),
         (Date(x), Date(y)) => x.cmp(y),
         (Time(x), Time(y)) => x.cmp(y),
-        (TimeTz { micros: x, offset_west_secs: ox }, TimeTz { micros: y, offset_west_secs: oy }) => {
-            (x + i64::from(*ox) * 1_000_000).cmp(&(y + i64::from(*oy) * 1_000_000))
-        }
+        (
+            TimeTz {
+                micros: x,
+                offset_west_secs: ox,
+            },
+            TimeTz {
+                micros: y,
+                offset_west_secs: oy,
+            },
+        ) => (x + i64::from(*ox) * 1_000_000).cmp(&(y + i64::from(*oy) * 1_000_000)),
         (Interval { .. }, Interval { .. }) => interval_key(a).cmp(&interval_key(b)),
-        (Tid { block: b1, offset: o1 }, Tid { block: b2, offset: o2 }) => (b1, o1).cmp(&(b2, o2)),
+        (
+            Tid {
+                block: b1,
+                offset: o1,
+            },
+            Tid {
+                block: b2,
+                offset: o2,
+            },
+        ) => (b1, o1).cmp(&(b2, o2)),
         (Int2Array(x), Int2Array(y)) => x.cmp(y),
         _ => {
             if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
@@ -297,8 +367,14 @@ pub fn compare(a: &Datum, b: &Datum) -> Ordering {
 
 fn interval_key(d: &Datum) -> i128 {
     match d {
-        Datum::Interval { months, days, micros } => {
-            i128::from(*months) * 30 * 86_400_000_000 + i128::from(*days) * 86_400_000_000 + i128::from(*micros)
+        Datum::Interval {
+            months,
+            days,
+            micros,
+        } => {
+            i128::from(*months) * 30 * 86_400_000_000
+                + i128::from(*days) * 86_400_000_000
+                + i128::from(*micros)
         }
         _ => 0,
     }
@@ -309,7 +385,11 @@ pub fn to_f64(d: &Datum) -> Option<f64> {
     match d {
         Datum::Float4(v) => Some(f64::from(*v)),
         Datum::Float8(v) => Some(*v),
-        Datum::Numeric(s) => s.parse::<f64>().ok().or(if s == "NaN" { Some(f64::NAN) } else { None }),
+        Datum::Numeric(s) => {
+            s.parse::<f64>()
+                .ok()
+                .or(if s == "NaN" { Some(f64::NAN) } else { None })
+        }
         other => other.as_i64().map(|v| v as f64),
     }
 }
@@ -335,23 +415,55 @@ mod tests {
     fn parses_and_formats_common_types() {
         assert_eq!(parse_text("42", &PgType::Int8).unwrap(), Datum::Int8(42));
         assert_eq!(parse_text("x", &PgType::Int8).unwrap_err().code, "22P02");
-        assert_eq!(parse_text("99999", &PgType::Int2).unwrap_err().code, "22003");
-        assert_eq!(parse_text("(0,1)", &PgType::Tid).unwrap(), Datum::Tid { block: 0, offset: 1 });
+        assert_eq!(
+            parse_text("99999", &PgType::Int2).unwrap_err().code,
+            "22003"
+        );
+        assert_eq!(
+            parse_text("(0,1)", &PgType::Tid).unwrap(),
+            Datum::Tid {
+                block: 0,
+                offset: 1
+            }
+        );
         let u = parse_text("A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", &PgType::Uuid).unwrap();
-        assert_eq!(datum_to_text(&u).unwrap(), "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
-        assert_eq!(parse_text("\\x6f6e65", &PgType::Bytea).unwrap(), Datum::Bytea(b"one".to_vec()));
-        assert_eq!(datum_to_text(&Datum::Bytea(b"one".to_vec())).unwrap(), "\\x6f6e65");
+        assert_eq!(
+            datum_to_text(&u).unwrap(),
+            "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+        );
+        assert_eq!(
+            parse_text("\\x6f6e65", &PgType::Bytea).unwrap(),
+            Datum::Bytea(b"one".to_vec())
+        );
+        assert_eq!(
+            datum_to_text(&Datum::Bytea(b"one".to_vec())).unwrap(),
+            "\\x6f6e65"
+        );
         assert_eq!(datum_to_text(&Datum::Float8(1.5)).unwrap(), "1.5");
         assert_eq!(datum_to_text(&Datum::Float8(1e300)).unwrap(), "1e+300");
-        assert_eq!(datum_to_text(&Datum::Int2Array(vec![1, 2])).unwrap(), "{1,2}");
-        assert!(matches!(parse_text("nan", &PgType::Float4).unwrap(), Datum::Float4(v) if v.is_nan()));
+        assert_eq!(
+            datum_to_text(&Datum::Int2Array(vec![1, 2])).unwrap(),
+            "{1,2}"
+        );
+        assert!(
+            matches!(parse_text("nan", &PgType::Float4).unwrap(), Datum::Float4(v) if v.is_nan())
+        );
     }
 
     #[test]
     fn compares_across_numeric_widths() {
         assert_eq!(compare(&Datum::Int4(3), &Datum::Int8(3)), Ordering::Equal);
-        assert_eq!(compare(&Datum::Int2(2), &Datum::Numeric("2.5".into())), Ordering::Less);
-        assert_eq!(compare(&Datum::Float8(2.5), &Datum::Int8(2)), Ordering::Greater);
-        assert_eq!(compare(&Datum::Text("B".into()), &Datum::Text("a".into())), Ordering::Less);
+        assert_eq!(
+            compare(&Datum::Int2(2), &Datum::Numeric("2.5".into())),
+            Ordering::Less
+        );
+        assert_eq!(
+            compare(&Datum::Float8(2.5), &Datum::Int8(2)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            compare(&Datum::Text("B".into()), &Datum::Text("a".into())),
+            Ordering::Less
+        );
     }
 }

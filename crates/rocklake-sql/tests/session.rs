@@ -61,9 +61,16 @@ async fn with_snapshot() -> (MemoryStorage, Session) {
 async fn select_literals_and_functions() {
     let storage = MemoryStorage::new();
     let mut s = session(&storage);
-    let (cols, r) = rows(&mut s, "SELECT 1, 'a' || 'b' AS x, NULL, 7 / 2, 1.5 + 1, COALESCE(NULL, 3)").await;
+    let (cols, r) = rows(
+        &mut s,
+        "SELECT 1, 'a' || 'b' AS x, NULL, 7 / 2, 1.5 + 1, COALESCE(NULL, 3)",
+    )
+    .await;
     let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(names, ["?column?", "x", "?column?", "?column?", "?column?", "coalesce"]);
+    assert_eq!(
+        names,
+        ["?column?", "x", "?column?", "?column?", "?column?", "coalesce"]
+    );
     assert_eq!(cols[0].pg_type, PgType::Int4);
     assert_eq!(cols[2].pg_type, PgType::Text);
     assert_eq!(
@@ -82,11 +89,36 @@ async fn select_literals_and_functions() {
     let e = err(&mut s, "SELECT 2147483647::int4 + 1").await;
     assert_eq!(e.code, "22003");
     let (_, r) = rows(&mut s, "SELECT CASE WHEN 1 > 2 THEN 'a' ELSE 'b' END, NULLIF(1, 1), GREATEST(1, 5, 3), 'abc' LIKE 'a%', 'ABC' ILIKE 'a_c'").await;
-    assert_eq!(r[0], vec![Datum::Text("b".into()), Datum::Null, Datum::Int4(5), Datum::Bool(true), Datum::Bool(true)]);
+    assert_eq!(
+        r[0],
+        vec![
+            Datum::Text("b".into()),
+            Datum::Null,
+            Datum::Int4(5),
+            Datum::Bool(true),
+            Datum::Bool(true)
+        ]
+    );
     let (_, r) = rows(&mut s, "SELECT NULL = 1, NULL AND false, NULL OR true, 1 IN (2, NULL), 1 NOT IN (2, 3), 2 BETWEEN 1 AND 3").await;
-    assert_eq!(r[0], vec![Datum::Null, Datum::Bool(false), Datum::Bool(true), Datum::Null, Datum::Bool(true), Datum::Bool(true)]);
+    assert_eq!(
+        r[0],
+        vec![
+            Datum::Null,
+            Datum::Bool(false),
+            Datum::Bool(true),
+            Datum::Null,
+            Datum::Bool(true),
+            Datum::Bool(true)
+        ]
+    );
     let (_, r) = rows(&mut s, "SELECT CAST('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' AS UUID), '(0,1)'::tid, '2024-01-01 00:00:00+02'::timestamptz, lower('AbC'), length('héllo'), substring('hello' from 2 for 3), replace('aXb', 'X', '-'), abs(-4)").await;
-    assert_eq!(r[0][1], Datum::Tid { block: 0, offset: 1 });
+    assert_eq!(
+        r[0][1],
+        Datum::Tid {
+            block: 0,
+            offset: 1
+        }
+    );
     assert_eq!(r[0][3], Datum::Text("abc".into()));
     assert_eq!(r[0][4], Datum::Int4(5));
     assert_eq!(r[0][5], Datum::Text("ell".into()));
@@ -99,25 +131,56 @@ async fn select_literals_and_functions() {
 #[tokio::test]
 async fn insert_update_delete_round_trip() {
     let (_storage, mut s) = with_snapshot().await;
-    let out = one(&mut s, "INSERT INTO \"public\".ducklake_snapshot VALUES (1, NOW(), 0, 1, 0), (2, NOW(), 1, 2, 3)").await;
+    let out = one(
+        &mut s,
+        "INSERT INTO \"public\".ducklake_snapshot VALUES (1, NOW(), 0, 1, 0), (2, NOW(), 1, 2, 3)",
+    )
+    .await;
     assert_eq!(tag(&out), "INSERT 0 2");
     let (cols, r) = rows(&mut s, "SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM \"public\".ducklake_snapshot WHERE snapshot_id = ( SELECT MAX(snapshot_id) FROM \"public\".ducklake_snapshot )").await;
     assert_eq!(cols[0].pg_type, PgType::Int8);
-    assert_eq!(r, vec![vec![Datum::Int8(2), Datum::Int8(1), Datum::Int8(2), Datum::Int8(3)]]);
+    assert_eq!(
+        r,
+        vec![vec![
+            Datum::Int8(2),
+            Datum::Int8(1),
+            Datum::Int8(2),
+            Datum::Int8(3)
+        ]]
+    );
     // Unknown-typed literal against bigint, as postgres_scanner pushes filters.
-    let (_, r) = rows(&mut s, "SELECT \"snapshot_id\" FROM \"public\".\"ducklake_snapshot\" WHERE \"snapshot_id\" = '1'").await;
+    let (_, r) = rows(
+        &mut s,
+        "SELECT \"snapshot_id\" FROM \"public\".\"ducklake_snapshot\" WHERE \"snapshot_id\" = '1'",
+    )
+    .await;
     assert_eq!(r, vec![vec![Datum::Int8(1)]]);
-    let e = err(&mut s, "SELECT 1 FROM ducklake_snapshot WHERE snapshot_id = 'x'").await;
+    let e = err(
+        &mut s,
+        "SELECT 1 FROM ducklake_snapshot WHERE snapshot_id = 'x'",
+    )
+    .await;
     assert_eq!(e.code, "22P02");
     assert_eq!(tag(&one(&mut s, "UPDATE \"public\".ducklake_snapshot SET schema_version = 9 WHERE snapshot_id IN (SELECT MIN(snapshot_id) FROM ducklake_snapshot)").await), "UPDATE 1");
-    let (_, r) = rows(&mut s, "SELECT schema_version, ctid FROM ducklake_snapshot ORDER BY snapshot_id").await;
+    let (_, r) = rows(
+        &mut s,
+        "SELECT schema_version, ctid FROM ducklake_snapshot ORDER BY snapshot_id",
+    )
+    .await;
     assert_eq!(r[0][0], Datum::Int8(9));
-    let Datum::Tid { block, offset } = r[1][1] else { panic!("ctid") };
-    let del = format!("DELETE FROM \"public\".ducklake_snapshot WHERE ctid IN ('({block},{offset})')");
+    let Datum::Tid { block, offset } = r[1][1] else {
+        panic!("ctid")
+    };
+    let del =
+        format!("DELETE FROM \"public\".ducklake_snapshot WHERE ctid IN ('({block},{offset})')");
     assert_eq!(tag(&one(&mut s, &del).await), "DELETE 1");
     let (_, r) = rows(&mut s, "SELECT count(*) FROM ducklake_snapshot WHERE ctid BETWEEN '(0,0)'::tid AND '(4294967295,0)'::tid").await;
     assert_eq!(r, vec![vec![Datum::Int8(1)]]);
-    let e = err(&mut s, "INSERT INTO ducklake_snapshot VALUES (NULL, NOW(), 0, 0, 0)").await;
+    let e = err(
+        &mut s,
+        "INSERT INTO ducklake_snapshot VALUES (NULL, NOW(), 0, 0, 0)",
+    )
+    .await;
     assert_eq!(e.code, "23502");
 }
 
@@ -130,9 +193,27 @@ async fn update_from_values_cte() {
     let out = one(&mut s, "WITH new_values(tid, cid, new_contains_null, new_contains_nan, new_min, new_max, new_extra_stats) AS ( VALUES (1, 1, false, NULL, '100000', '200007', NULL),(1, 2, false, NULL, 'a', 'z', NULL) ) UPDATE \"public\".ducklake_table_column_stats SET contains_null=CAST(new_contains_null AS BOOLEAN), contains_nan=CAST(new_contains_nan AS BOOLEAN), min_value=new_min, max_value=new_max, extra_stats=new_extra_stats FROM new_values WHERE table_id=tid AND column_id=cid").await;
     assert_eq!(tag(&out), "UPDATE 2");
     let (_, r) = rows(&mut s, "SELECT table_id, column_id, contains_null, min_value, max_value FROM ducklake_table_column_stats ORDER BY table_id, column_id DESC").await;
-    assert_eq!(r[0], vec![Datum::Int8(1), Datum::Int8(2), Datum::Bool(false), Datum::Text("a".into()), Datum::Text("z".into())]);
+    assert_eq!(
+        r[0],
+        vec![
+            Datum::Int8(1),
+            Datum::Int8(2),
+            Datum::Bool(false),
+            Datum::Text("a".into()),
+            Datum::Text("z".into())
+        ]
+    );
     assert_eq!(r[1][3], Datum::Text("100000".into()));
-    assert_eq!(r[2], vec![Datum::Int8(2), Datum::Int8(1), Datum::Bool(true), Datum::Text("q".into()), Datum::Text("r".into())]);
+    assert_eq!(
+        r[2],
+        vec![
+            Datum::Int8(2),
+            Datum::Int8(1),
+            Datum::Bool(true),
+            Datum::Text("q".into()),
+            Datum::Text("r".into())
+        ]
+    );
 }
 
 #[tokio::test]
@@ -144,7 +225,11 @@ async fn multi_statement_is_one_implicit_transaction() {
     assert_eq!(res[1].as_ref().unwrap_err().code, "23505");
     assert_eq!(s.status(), TxStatus::Idle);
     let (_, r) = rows(&mut s, "SELECT count(*) FROM ducklake_snapshot").await;
-    assert_eq!(r, vec![vec![Datum::Int8(0)]], "the whole string rolled back");
+    assert_eq!(
+        r,
+        vec![vec![Datum::Int8(0)]],
+        "the whole string rolled back"
+    );
 }
 
 #[tokio::test]
@@ -158,14 +243,25 @@ async fn failed_block_semantics() {
     assert_eq!(s.status(), TxStatus::Failed);
     let e = err(&mut s, "SELECT 1").await;
     assert_eq!(e.code, "25P02");
-    assert_eq!(e.message, "current transaction is aborted, commands ignored until end of transaction block");
+    assert_eq!(
+        e.message,
+        "current transaction is aborted, commands ignored until end of transaction block"
+    );
     assert_eq!(tag(&one(&mut s, "COMMIT").await), "ROLLBACK");
     assert_eq!(s.status(), TxStatus::Idle);
     let (_, r) = rows(&mut s, "SELECT count(*) FROM ducklake_snapshot").await;
     assert_eq!(r, vec![vec![Datum::Int8(0)]]);
     // A block that commits keeps its writes; ROLLBACK discards them.
-    ok(&mut s, "BEGIN; INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0); COMMIT").await;
-    ok(&mut s, "START TRANSACTION; INSERT INTO ducklake_snapshot VALUES (2, NOW(), 0, 0, 0)").await;
+    ok(
+        &mut s,
+        "BEGIN; INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0); COMMIT",
+    )
+    .await;
+    ok(
+        &mut s,
+        "START TRANSACTION; INSERT INTO ducklake_snapshot VALUES (2, NOW(), 0, 0, 0)",
+    )
+    .await;
     assert_eq!(tag(&one(&mut s, "ROLLBACK").await), "ROLLBACK");
     let (_, r) = rows(&mut s, "SELECT count(*) FROM ducklake_snapshot").await;
     assert_eq!(r, vec![vec![Datum::Int8(1)]]);
@@ -174,8 +270,16 @@ async fn failed_block_semantics() {
 #[tokio::test]
 async fn read_only_transactions_reject_writes() {
     let (_storage, mut s) = with_snapshot().await;
-    ok(&mut s, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY").await;
-    let e = err(&mut s, "INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0)").await;
+    ok(
+        &mut s,
+        "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    )
+    .await;
+    let e = err(
+        &mut s,
+        "INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0)",
+    )
+    .await;
     assert_eq!(e.code, "25006");
     ok(&mut s, "ROLLBACK").await;
 }
@@ -188,16 +292,30 @@ async fn concurrent_snapshot_inserts_conflict_once() {
     let mut b = session(&storage);
     ok(&mut a, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ").await;
     ok(&mut b, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ").await;
-    let ra = a.execute("INSERT INTO \"public\".ducklake_snapshot VALUES (13, NOW(), 4, 5, 9)").await;
-    let rb = b.execute("INSERT INTO \"public\".ducklake_snapshot VALUES (13, NOW(), 4, 5, 9)").await;
+    let ra = a
+        .execute("INSERT INTO \"public\".ducklake_snapshot VALUES (13, NOW(), 4, 5, 9)")
+        .await;
+    let rb = b
+        .execute("INSERT INTO \"public\".ducklake_snapshot VALUES (13, NOW(), 4, 5, 9)")
+        .await;
     let ca = a.execute("COMMIT").await;
     let cb = b.execute("COMMIT").await;
-    let errors: Vec<SqlError> = [ra, rb, ca, cb].into_iter().flatten().filter_map(|r| r.err()).collect();
+    let errors: Vec<SqlError> = [ra, rb, ca, cb]
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.err())
+        .collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
     let e = &errors[0];
     assert_eq!(e.code, "23505");
-    assert_eq!(e.message, "duplicate key value violates unique constraint \"ducklake_snapshot_pkey\"");
-    assert_eq!(e.detail.as_deref(), Some("Key (snapshot_id)=(13) already exists."));
+    assert_eq!(
+        e.message,
+        "duplicate key value violates unique constraint \"ducklake_snapshot_pkey\""
+    );
+    assert_eq!(
+        e.detail.as_deref(),
+        Some("Key (snapshot_id)=(13) already exists.")
+    );
     assert_eq!(e.constraint.as_deref(), Some("ducklake_snapshot_pkey"));
     assert_eq!(e.table.as_deref(), Some("ducklake_snapshot"));
     // Insert-time detection when the other transaction already committed.
@@ -205,8 +323,16 @@ async fn concurrent_snapshot_inserts_conflict_once() {
     let mut d = session(&storage);
     ok(&mut c, "BEGIN").await;
     ok(&mut d, "BEGIN").await;
-    ok(&mut c, "INSERT INTO ducklake_snapshot VALUES (14, NOW(), 0, 0, 0); COMMIT").await;
-    let e = err(&mut d, "INSERT INTO ducklake_snapshot VALUES (14, NOW(), 0, 0, 0)").await;
+    ok(
+        &mut c,
+        "INSERT INTO ducklake_snapshot VALUES (14, NOW(), 0, 0, 0); COMMIT",
+    )
+    .await;
+    let e = err(
+        &mut d,
+        "INSERT INTO ducklake_snapshot VALUES (14, NOW(), 0, 0, 0)",
+    )
+    .await;
     assert_eq!(e.code, "23505");
     assert_eq!(d.status(), TxStatus::Failed);
     assert_eq!(tag(&one(&mut d, "ROLLBACK").await), "ROLLBACK");
@@ -215,13 +341,20 @@ async fn concurrent_snapshot_inserts_conflict_once() {
 #[tokio::test]
 async fn create_table_rules() {
     let (_storage, mut s) = with_snapshot().await;
-    let out = one(&mut s, "CREATE TABLE IF NOT EXISTS \"public\".ducklake_snapshot(snapshot_id BIGINT)").await;
+    let out = one(
+        &mut s,
+        "CREATE TABLE IF NOT EXISTS \"public\".ducklake_snapshot(snapshot_id BIGINT)",
+    )
+    .await;
     match out {
         QueryOutput::Command { tag, notices } => {
             assert_eq!(tag, "CREATE TABLE");
             assert_eq!(notices.len(), 1);
             assert_eq!(notices[0].code, "42P07");
-            assert_eq!(notices[0].message, "relation \"ducklake_snapshot\" already exists, skipping");
+            assert_eq!(
+                notices[0].message,
+                "relation \"ducklake_snapshot\" already exists, skipping"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -230,8 +363,15 @@ async fn create_table_rules() {
     let e = err(&mut s, "CREATE TABLE IF NOT EXISTS \"public\".ducklake_inlined_data_4_4(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, c TIME_NS)").await;
     assert_eq!(e.code, "42704");
     assert_eq!(e.message, "type \"time_ns\" does not exist");
-    assert_eq!(tag(&one(&mut s, "CREATE SCHEMA IF NOT EXISTS\"lake_meta\"").await), "CREATE SCHEMA");
-    ok(&mut s, "CREATE TABLE \"lake_meta\".\"T\"(\"A\" INTEGER, b VARCHAR NOT NULL)").await;
+    assert_eq!(
+        tag(&one(&mut s, "CREATE SCHEMA IF NOT EXISTS\"lake_meta\"").await),
+        "CREATE SCHEMA"
+    );
+    ok(
+        &mut s,
+        "CREATE TABLE \"lake_meta\".\"T\"(\"A\" INTEGER, b VARCHAR NOT NULL)",
+    )
+    .await;
     let (cols, _) = rows(&mut s, "SELECT \"A\", B FROM lake_meta.\"T\"").await;
     assert_eq!(cols[0].name, "A");
     assert_eq!(cols[1].name, "b");
@@ -263,22 +403,44 @@ async fn unsupported_sql_is_rejected_and_session_survives() {
 #[tokio::test]
 async fn copy_in_and_out() {
     let (_storage, mut s) = with_snapshot().await;
-    let out = one(&mut s, "COPY \"public\".\"ducklake_snapshot\" FROM STDIN (FORMAT BINARY)").await;
-    let QueryOutput::CopyIn { columns } = out else { panic!("{out:?}") };
+    let out = one(
+        &mut s,
+        "COPY \"public\".\"ducklake_snapshot\" FROM STDIN (FORMAT BINARY)",
+    )
+    .await;
+    let QueryOutput::CopyIn { columns } = out else {
+        panic!("{out:?}")
+    };
     assert_eq!(columns.len(), 5);
-    let row = vec![Datum::Int8(0), Datum::TimestampTz(0), Datum::Int8(0), Datum::Int8(1), Datum::Int8(0)];
+    let row = vec![
+        Datum::Int8(0),
+        Datum::TimestampTz(0),
+        Datum::Int8(0),
+        Datum::Int8(1),
+        Datum::Int8(0),
+    ];
     let done = s.copy_in_finish(vec![row]).await.unwrap();
     assert_eq!(tag(&done), "COPY 1");
     let out = one(&mut s, "COPY (SELECT \"snapshot_id\", ctid FROM \"public\".\"ducklake_snapshot\" WHERE \"snapshot_id\" = '0') TO STDOUT (FORMAT \"binary\")").await;
-    let QueryOutput::CopyOut { columns, rows } = out else { panic!("{out:?}") };
+    let QueryOutput::CopyOut { columns, rows } = out else {
+        panic!("{out:?}")
+    };
     assert_eq!(columns[1].pg_type, PgType::Tid);
     assert_eq!(rows.len(), 1);
     // An aborted COPY leaves nothing behind.
-    one(&mut s, "COPY \"public\".\"ducklake_snapshot\" (\"snapshot_id\") FROM STDIN (FORMAT BINARY)").await;
+    one(
+        &mut s,
+        "COPY \"public\".\"ducklake_snapshot\" (\"snapshot_id\") FROM STDIN (FORMAT BINARY)",
+    )
+    .await;
     s.copy_in_abort().await;
     let (_, r) = rows_of(&mut s, "SELECT count(*) FROM ducklake_snapshot").await;
     assert_eq!(r, vec![vec![Datum::Int8(1)]]);
-    let e = err(&mut s, "COPY ducklake_snapshot FROM STDIN (FORMAT TEXT, NULL '\\b')").await;
+    let e = err(
+        &mut s,
+        "COPY ducklake_snapshot FROM STDIN (FORMAT TEXT, NULL '\\b')",
+    )
+    .await;
     assert_eq!(e.code, "0A000");
 }
 
@@ -296,7 +458,11 @@ async fn describe_without_running() {
     assert_eq!(cols.len(), 4);
     assert!(cols.iter().all(|c| c.pg_type == PgType::Int8));
     assert_eq!(s.status(), TxStatus::Idle);
-    assert!(s.describe("INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0)").await.unwrap().is_empty());
+    assert!(s
+        .describe("INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0)")
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 #[tokio::test]
@@ -306,13 +472,20 @@ async fn settings_show_and_discard() {
     let (cols, r) = rows(&mut s, "SHOW server_version").await;
     assert_eq!(cols[0].name, "server_version");
     assert_eq!(r[0][0], Datum::Text("15.18".into()));
-    assert_eq!(tag(&one(&mut s, "SET search_path TO lake_meta").await), "SET");
+    assert_eq!(
+        tag(&one(&mut s, "SET search_path TO lake_meta").await),
+        "SET"
+    );
     let (_, r) = rows(&mut s, "SHOW search_path").await;
     assert_eq!(r[0][0], Datum::Text("lake_meta".into()));
     assert_eq!(tag(&one(&mut s, "DISCARD ALL").await), "DISCARD ALL");
     let (_, r) = rows(&mut s, "SHOW TimeZone").await;
     assert_eq!(r[0][0], Datum::Text("Etc/UTC".into()));
-    let (_, r) = rows(&mut s, "SELECT current_schema(), current_database(), pg_backend_pid() > 0").await;
+    let (_, r) = rows(
+        &mut s,
+        "SELECT current_schema(), current_database(), pg_backend_pid() > 0",
+    )
+    .await;
     assert_eq!(r[0][0], Datum::Text("public".into()));
     assert_eq!(r[0][2], Datum::Bool(true));
 }
@@ -322,19 +495,44 @@ async fn group_by_having_order_limit_union() {
     let storage = MemoryStorage::new();
     let mut s = session(&storage);
     ok(&mut s, "CREATE TABLE t(g INTEGER, v BIGINT, s VARCHAR)").await;
-    ok(&mut s, "INSERT INTO t VALUES (1, 10, 'a'), (1, 20, 'b'), (2, 5, NULL), (3, NULL, 'c')").await;
+    ok(
+        &mut s,
+        "INSERT INTO t VALUES (1, 10, 'a'), (1, 20, 'b'), (2, 5, NULL), (3, NULL, 'c')",
+    )
+    .await;
     let (cols, r) = rows(&mut s, "SELECT g, count(*), sum(v), max(s), avg(v) FROM t GROUP BY g HAVING count(*) >= 1 ORDER BY 2 DESC, g LIMIT 2 OFFSET 0").await;
     assert_eq!(cols[1].pg_type, PgType::Int8);
     assert_eq!(cols[2].pg_type, PgType::Numeric(None));
-    assert_eq!(r[0], vec![Datum::Int4(1), Datum::Int8(2), Datum::Numeric("30".into()), Datum::Text("b".into()), Datum::Numeric("15.0000000000000000".into())]);
+    assert_eq!(
+        r[0],
+        vec![
+            Datum::Int4(1),
+            Datum::Int8(2),
+            Datum::Numeric("30".into()),
+            Datum::Text("b".into()),
+            Datum::Numeric("15.0000000000000000".into())
+        ]
+    );
     assert_eq!(r.len(), 2);
     let (_, r) = rows(&mut s, "SELECT s FROM t ORDER BY s NULLS FIRST").await;
     assert_eq!(r[0][0], Datum::Null);
     let (_, r) = rows(&mut s, "SELECT g FROM t UNION SELECT 7 ORDER BY g DESC").await;
-    assert_eq!(r.iter().map(|x| x[0].clone()).collect::<Vec<_>>(), vec![Datum::Int4(7), Datum::Int4(3), Datum::Int4(2), Datum::Int4(1)]);
+    assert_eq!(
+        r.iter().map(|x| x[0].clone()).collect::<Vec<_>>(),
+        vec![
+            Datum::Int4(7),
+            Datum::Int4(3),
+            Datum::Int4(2),
+            Datum::Int4(1)
+        ]
+    );
     let (_, r) = rows(&mut s, "SELECT DISTINCT g FROM t ORDER BY g").await;
     assert_eq!(r.len(), 3);
-    let (_, r) = rows(&mut s, "SELECT a.g, b.v FROM t a LEFT JOIN t b ON a.g = b.g AND b.v > 10 ORDER BY a.g, b.v").await;
+    let (_, r) = rows(
+        &mut s,
+        "SELECT a.g, b.v FROM t a LEFT JOIN t b ON a.g = b.g AND b.v > 10 ORDER BY a.g, b.v",
+    )
+    .await;
     assert_eq!(r.len(), 4);
     assert_eq!(r[0], vec![Datum::Int4(1), Datum::Int8(20)]);
     assert_eq!(r[2], vec![Datum::Int4(2), Datum::Null]);
@@ -342,7 +540,11 @@ async fn group_by_having_order_limit_union() {
     assert_eq!(r, vec![vec![Datum::Int8(4)]]);
     let (_, r) = rows(&mut s, "WITH c(k) AS (SELECT g FROM t WHERE v IS NOT NULL) SELECT count(DISTINCT k), bool_and(k > 0) FROM c").await;
     assert_eq!(r, vec![vec![Datum::Int8(2), Datum::Bool(true)]]);
-    let (_, r) = rows(&mut s, "SELECT g FROM t o WHERE v = (SELECT max(v) FROM t i WHERE i.g = o.g)").await;
+    let (_, r) = rows(
+        &mut s,
+        "SELECT g FROM t o WHERE v = (SELECT max(v) FROM t i WHERE i.g = o.g)",
+    )
+    .await;
     assert_eq!(r.len(), 2, "correlated subquery");
     let e = err(&mut s, "SELECT g, v FROM t GROUP BY g").await;
     assert_eq!(e.code, "42803");
@@ -355,4 +557,99 @@ fn execute_future_is_send() {
     let mut s = session(&storage);
     let fut = s.execute("SELECT 1");
     assert_send(&fut);
+}
+
+#[tokio::test]
+async fn ducklake_literal_forms() {
+    let storage = MemoryStorage::new();
+    let mut s = session(&storage);
+    ok(&mut s, "CREATE TABLE IF NOT EXISTS \"public\".ducklake_inlined_data_1_1(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, h VARCHAR, b BIGINT, d DOUBLE PRECISION, r REAL, v BYTEA, i INTERVAL, u UUID, tz TIME WITH TIME ZONE, n DECIMAL(4,1), j VARCHAR)").await;
+    let out = one(&mut s, "INSERT INTO \"public\".ducklake_inlined_data_1_1 VALUES (0, 1, NULL, 170141183460469231731687303715884105727, -9223372036854775808, 1.7976931348623157e+308, CAST('nan' AS REAL), '\\x6f6e65', CAST('14 months 3 days 14706789000 microseconds' AS INTERVAL), CAST('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' AS UUID), CAST('10:00:00+02' AS TIME WITH TIME ZONE), 12.35, '{\"a\": \"x\\\"y\"}')").await;
+    assert_eq!(tag(&out), "INSERT 0 1");
+    let (_, r) = rows(
+        &mut s,
+        "SELECT h, b, d, v, i, n, j, tz FROM ducklake_inlined_data_1_1",
+    )
+    .await;
+    let row = &r[0];
+    assert_eq!(
+        row[0],
+        Datum::Text("170141183460469231731687303715884105727".into())
+    );
+    assert_eq!(row[1], Datum::Int8(i64::MIN));
+    assert_eq!(row[2], Datum::Float8(f64::MAX));
+    assert_eq!(
+        row[3],
+        Datum::Bytea(b"one".to_vec()),
+        "backslashes are literal (standard_conforming_strings)"
+    );
+    assert_eq!(
+        row[4],
+        Datum::Interval {
+            months: 14,
+            days: 3,
+            micros: 14_706_789_000
+        }
+    );
+    assert_eq!(row[5], Datum::Numeric("12.4".into()));
+    assert_eq!(row[6], Datum::Text("{\"a\": \"x\\\"y\"}".into()));
+    assert_eq!(
+        row[7],
+        Datum::TimeTz {
+            micros: 36_000_000_000,
+            offset_west_secs: -7200
+        }
+    );
+    let e = err(
+        &mut s,
+        "INSERT INTO ducklake_inlined_data_1_1 (row_id, n) VALUES (1, 12345)",
+    )
+    .await;
+    assert_eq!(e.code, "22003");
+    let e = err(
+        &mut s,
+        "SELECT 1 FROM ducklake_inlined_data_1_1 WHERE h = 1",
+    )
+    .await;
+    assert_eq!(e.code, "42883");
+}
+
+#[tokio::test]
+async fn snapshot_isolation_between_sessions() {
+    let (storage, mut a) = with_snapshot().await;
+    let mut b = session(&storage);
+    ok(&mut a, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ").await;
+    let (_, r) = rows(&mut a, "SELECT count(*) FROM ducklake_snapshot").await;
+    assert_eq!(r[0][0], Datum::Int8(0));
+    ok(
+        &mut b,
+        "INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0)",
+    )
+    .await;
+    let (_, r) = rows(&mut a, "SELECT count(*) FROM ducklake_snapshot").await;
+    assert_eq!(r[0][0], Datum::Int8(0), "a keeps its snapshot");
+    // NOW() is fixed for the transaction.
+    let (_, r1) = rows(&mut a, "SELECT NOW()").await;
+    let (_, r2) = rows(&mut a, "SELECT CURRENT_TIMESTAMP").await;
+    assert_eq!(r1, r2);
+    ok(&mut a, "COMMIT").await;
+    let (_, r) = rows(&mut a, "SELECT count(*) FROM ducklake_snapshot").await;
+    assert_eq!(r[0][0], Datum::Int8(1));
+    // Concurrent updates of one row: the second committer fails with 40001.
+    ok(&mut a, "BEGIN").await;
+    ok(&mut b, "BEGIN").await;
+    ok(
+        &mut a,
+        "UPDATE ducklake_snapshot SET schema_version = 1 WHERE snapshot_id = 1",
+    )
+    .await;
+    ok(
+        &mut b,
+        "UPDATE ducklake_snapshot SET schema_version = 2 WHERE snapshot_id = 1",
+    )
+    .await;
+    ok(&mut a, "COMMIT").await;
+    let e = err(&mut b, "COMMIT").await;
+    assert_eq!(e.code, "40001");
+    assert_eq!(b.status(), TxStatus::Idle);
 }

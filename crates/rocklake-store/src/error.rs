@@ -52,6 +52,9 @@ pub enum StoreError {
         /// Its name.
         name: String,
     },
+    /// The request is valid SQL but RockLake does not support it.
+    #[error("{0}")]
+    Unsupported(String),
     /// A row could not be encoded or a stored value decoded.
     #[error(transparent)]
     Value(#[from] ValueError),

@@ -1,1 +1,15 @@
-//! The DuckLake catalog on SlateDB.
+//! The DuckLake catalog on SlateDB: opening a catalog (local directory or S3),
+//! snapshot-isolated read and write transactions over its typed tables,
+//! counters, writer fencing and the system keys.
+
+pub mod error;
+pub mod location;
+pub mod reader;
+pub mod store;
+pub mod txn;
+
+pub use error::{StoreError, StoreResult};
+pub use location::StoreLocation;
+pub use reader::{catalog_relation, StoredRow};
+pub use store::{CatalogStore, StoreOptions, FORMAT_VERSION};
+pub use txn::{ReadTxn, WriteTxn};

@@ -14,6 +14,7 @@ pub mod backend;
 pub mod binary_value;
 pub mod connection;
 pub mod copy_binary;
+pub mod engine;
 pub mod frontend;
 pub mod numeric;
 pub mod server;
@@ -22,5 +23,6 @@ pub mod startup;
 pub mod text_format;
 pub mod transport;
 
+pub use engine::EngineSessions;
 pub use server::{serve, serve_until, ServerConfig};
 pub use session::{SessionFactory, SqlSession};

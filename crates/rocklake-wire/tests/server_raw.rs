@@ -38,7 +38,11 @@ async fn startup_reports_postgres_15_parameters() {
         M::BackendKeyData(k) => Some(k.pid),
         _ => None,
     });
-    assert_eq!(key, Some(4242), "BackendKeyData must carry the session's pid");
+    assert_eq!(
+        key,
+        Some(4242),
+        "BackendKeyData must carry the session's pid"
+    );
     assert_eq!(server.log.lock().unwrap().databases, ["lake"]);
     let params: Vec<(String, String)> = messages
         .iter()

@@ -234,7 +234,11 @@ struct FakeFactory {
 
 impl SessionFactory for FakeFactory {
     fn new_session(&self, client: &ClientParams) -> Box<dyn SqlSession> {
-        self.log.lock().unwrap().databases.push(client.database.clone());
+        self.log
+            .lock()
+            .unwrap()
+            .databases
+            .push(client.database.clone());
         Box::new(FakeSession {
             status: TxStatus::Idle,
             log: Arc::clone(&self.log),

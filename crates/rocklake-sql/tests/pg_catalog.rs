@@ -1,0 +1,227 @@
+//! The postgres_scanner catalog queries from the capture: exact result column
+//! names and type OIDs, and plausible contents.
+
+use std::sync::Arc;
+
+use rocklake_codec::datum::{ColumnDef, Datum, Row};
+use rocklake_sql::output::QueryOutput;
+use rocklake_sql::{MemoryStorage, Session};
+
+const COLUMNS_QUERY: &str = "SELECT pg_namespace.oid AS namespace_id, relname, relpages, attname, pg_type.typname type_name, atttypmod type_modifier, pg_attribute.attndims ndim, attnum, pg_attribute.attnotnull AS notnull, NULL constraint_id, NULL constraint_type, NULL constraint_key, type_ns.nspname AS type_schema, col_desc.description AS column_comment, tbl_desc.description AS table_comment FROM pg_class JOIN pg_namespace ON relnamespace = pg_namespace.oid JOIN pg_attribute ON pg_class.oid=pg_attribute.attrelid JOIN pg_type ON atttypid=pg_type.oid JOIN pg_namespace type_ns ON pg_type.typnamespace = type_ns.oid LEFT JOIN pg_description col_desc ON col_desc.objoid=pg_class.oid AND col_desc.objsubid=pg_attribute.attnum LEFT JOIN pg_description tbl_desc ON tbl_desc.objoid=pg_class.oid AND tbl_desc.objsubid=0 WHERE attnum > 0 AND relkind IN ('r', 'v', 'm', 'f', 'p'){FILTER} UNION ALL SELECT pg_namespace.oid AS namespace_id, relname, NULL relpages, NULL attname, NULL type_name, NULL type_modifier, NULL ndim, NULL attnum, NULL AS notnull, pg_constraint.oid AS constraint_id, contype AS constraint_type, conkey AS constraint_key, NULL AS type_schema, NULL AS column_comment, NULL AS table_comment FROM pg_class JOIN pg_namespace ON relnamespace = pg_namespace.oid JOIN pg_constraint ON (pg_class.oid=pg_constraint.conrelid) WHERE relkind IN ('r', 'v', 'm', 'f', 'p') AND contype IN ('p', 'u'){FILTER} ORDER BY namespace_id, relname, attnum, constraint_id";
+
+const COLUMNS_RESULT: &[(&str, u32)] = &[
+    ("namespace_id", 26),
+    ("relname", 19),
+    ("relpages", 23),
+    ("attname", 19),
+    ("type_name", 19),
+    ("type_modifier", 23),
+    ("ndim", 23),
+    ("attnum", 21),
+    ("notnull", 16),
+    ("constraint_id", 26),
+    ("constraint_type", 18),
+    ("constraint_key", 1005),
+    ("type_schema", 19),
+    ("column_comment", 25),
+    ("table_comment", 25),
+];
+
+async fn setup() -> Session {
+    let storage = MemoryStorage::new();
+    let mut s = Session::new(Arc::new(storage));
+    for sql in [
+        "CREATE TABLE \"public\".\"ducklake_snapshot\"(\"snapshot_id\" BIGINT PRIMARY KEY, \"snapshot_time\" TIMESTAMP WITH TIME ZONE, \"schema_version\" BIGINT, \"next_catalog_id\" BIGINT, \"next_file_id\" BIGINT)",
+        "CREATE TABLE \"public\".\"ducklake_metadata\"(\"key\" VARCHAR NOT NULL, \"value\" VARCHAR NOT NULL, \"scope\" VARCHAR, \"scope_id\" BIGINT)",
+        "CREATE TABLE IF NOT EXISTS \"public\".ducklake_inlined_data_1_1(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, c DECIMAL(18,3))",
+    ] {
+        for r in s.execute(sql).await {
+            r.unwrap();
+        }
+    }
+    s
+}
+
+async fn query(s: &mut Session, sql: &str) -> (Vec<ColumnDef>, Vec<Row>) {
+    let mut res = s.execute(sql).await;
+    assert_eq!(res.len(), 1, "{sql}");
+    match res.remove(0) {
+        Ok(QueryOutput::Rows { columns, rows }) => (columns, rows),
+        other => panic!("{sql}: {other:?}"),
+    }
+}
+
+fn shape(cols: &[ColumnDef]) -> Vec<(String, u32)> {
+    cols.iter()
+        .map(|c| (c.name.clone(), c.pg_type.oid()))
+        .collect()
+}
+
+fn expect(pairs: &[(&str, u32)]) -> Vec<(String, u32)> {
+    pairs.iter().map(|(n, o)| (n.to_string(), *o)).collect()
+}
+
+#[tokio::test]
+async fn version_probe_and_to_regclass() {
+    let mut s = setup().await;
+    let (cols, rows) = query(
+        &mut s,
+        "SELECT version(), (SELECT COUNT(*) FROM pg_settings WHERE name LIKE 'rds%')",
+    )
+    .await;
+    assert_eq!(shape(&cols), expect(&[("version", 25), ("count", 20)]));
+    let Datum::Text(v) = &rows[0][0] else {
+        panic!()
+    };
+    assert!(
+        v.starts_with("PostgreSQL 15.") && v.contains("RockLake"),
+        "{v}"
+    );
+    assert_eq!(rows[0][1], Datum::Int8(0));
+    let (cols, rows) = query(&mut s, "SELECT to_regclass('duckdb_secrets')").await;
+    assert_eq!(shape(&cols), expect(&[("to_regclass", 2205)]));
+    assert_eq!(rows, vec![vec![Datum::Null]]);
+    let (_, rows) = query(&mut s, "SELECT to_regclass('\"public\".ducklake_snapshot')").await;
+    assert!(matches!(rows[0][0], Datum::Oid(o) if o >= 16384));
+}
+
+#[tokio::test]
+async fn attach_batch() {
+    let mut s = setup().await;
+    let batch = format!(
+        "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ;\nSELECT oid, nspname FROM pg_namespace ORDER BY oid;\n{};\nSELECT n.oid, enumtypid, typname, enumlabel FROM pg_enum e JOIN pg_type t ON e.enumtypid = t.oid JOIN pg_namespace AS n ON (typnamespace=n.oid) ORDER BY n.oid, enumtypid, enumsortorder;\nSELECT n.oid, t.typrelid AS id, t.typname as type, pg_attribute.attname, sub_type.typname, sub_type_ns.nspname AS sub_type_schema FROM pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace JOIN pg_class ON pg_class.oid = t.typrelid JOIN pg_attribute ON attrelid=t.typrelid JOIN pg_type sub_type ON (pg_attribute.atttypid=sub_type.oid) JOIN pg_catalog.pg_namespace sub_type_ns ON sub_type_ns.oid = sub_type.typnamespace WHERE pg_class.relkind IN ('c','r','v','m','f','p') AND t.typtype='c' AND pg_attribute.attnum > 0 AND NOT pg_attribute.attisdropped ORDER BY n.oid, t.oid, attrelid, attnum;\nSELECT pg_namespace.oid, tablename, indexname FROM pg_indexes JOIN pg_namespace ON (schemaname=nspname) ORDER BY pg_namespace.oid",
+        COLUMNS_QUERY.replace("{FILTER}", "")
+    );
+    let res = s.execute(&batch).await;
+    assert_eq!(res.len(), 6);
+    let outs: Vec<QueryOutput> = res.into_iter().map(|r| r.unwrap()).collect();
+    let get = |i: usize| match &outs[i] {
+        QueryOutput::Rows { columns, rows } => (columns.clone(), rows.clone()),
+        other => panic!("{other:?}"),
+    };
+    let (cols, ns) = get(1);
+    assert_eq!(shape(&cols), expect(&[("oid", 26), ("nspname", 19)]));
+    assert_eq!(
+        ns[0],
+        vec![Datum::Oid(11), Datum::Text("pg_catalog".into())]
+    );
+    assert!(ns.contains(&vec![Datum::Oid(2200), Datum::Text("public".into())]));
+    let (cols, rows) = get(2);
+    assert_eq!(shape(&cols), expect(COLUMNS_RESULT));
+    // 5 + 4 + 4 columns, plus one primary-key row.
+    assert_eq!(rows.len(), 14);
+    let pk: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r[10] == Datum::Text("p".into()))
+        .collect();
+    assert_eq!(pk.len(), 1);
+    assert_eq!(pk[0][1], Datum::Text("ducklake_snapshot".into()));
+    assert_eq!(pk[0][11], Datum::Int2Array(vec![1]));
+    let dec = rows
+        .iter()
+        .find(|r| r[3] == Datum::Text("c".into()))
+        .unwrap();
+    assert_eq!(dec[4], Datum::Text("numeric".into()));
+    assert_eq!(dec[5], Datum::Int4(1_179_655));
+    assert_eq!(dec[7], Datum::Int2(4));
+    assert_eq!(dec[12], Datum::Text("pg_catalog".into()));
+    let key = rows
+        .iter()
+        .find(|r| r[3] == Datum::Text("key".into()))
+        .unwrap();
+    assert_eq!(key[4], Datum::Text("varchar".into()));
+    assert_eq!(key[8], Datum::Bool(true));
+    // Sorted by namespace, relname, attnum with the constraint row last per table (NULL attnum).
+    let snap: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r[1] == Datum::Text("ducklake_snapshot".into()))
+        .collect();
+    assert_eq!(snap.last().unwrap()[10], Datum::Text("p".into()));
+    assert_eq!(snap[0][7], Datum::Int2(1));
+    let (cols, rows) = get(3);
+    assert_eq!(
+        shape(&cols),
+        expect(&[
+            ("oid", 26),
+            ("enumtypid", 26),
+            ("typname", 19),
+            ("enumlabel", 19)
+        ])
+    );
+    assert!(rows.is_empty());
+    let (cols, _) = get(4);
+    assert_eq!(
+        shape(&cols),
+        expect(&[
+            ("oid", 26),
+            ("id", 26),
+            ("type", 19),
+            ("attname", 19),
+            ("typname", 19),
+            ("sub_type_schema", 19)
+        ])
+    );
+    let (cols, rows) = get(5);
+    assert_eq!(
+        shape(&cols),
+        expect(&[("oid", 26), ("tablename", 19), ("indexname", 19)])
+    );
+    assert_eq!(
+        rows,
+        vec![vec![
+            Datum::Oid(2200),
+            Datum::Text("ducklake_snapshot".into()),
+            Datum::Text("ducklake_snapshot_pkey".into())
+        ]]
+    );
+    let res = s.execute("COMMIT").await;
+    assert!(res[0].is_ok());
+}
+
+#[tokio::test]
+async fn filtered_column_query_and_stable_oids() {
+    let mut s = setup().await;
+    let filtered = COLUMNS_QUERY.replace(
+        "{FILTER}",
+        " AND pg_namespace.nspname IN ('public')AND relname='ducklake_metadata'",
+    );
+    let (cols, rows) = query(&mut s, &filtered).await;
+    assert_eq!(shape(&cols), expect(COLUMNS_RESULT));
+    assert_eq!(rows.len(), 4);
+    assert!(rows
+        .iter()
+        .all(|r| r[1] == Datum::Text("ducklake_metadata".into())));
+    let (_, a) = query(
+        &mut s,
+        "SELECT oid FROM pg_class WHERE relname = 'ducklake_metadata'",
+    )
+    .await;
+    let mut other = Session::new(Arc::new(MemoryStorage::new()));
+    for r in other
+        .execute("CREATE TABLE ducklake_metadata(\"key\" VARCHAR NOT NULL)")
+        .await
+    {
+        r.unwrap();
+    }
+    let (_, b) = query(
+        &mut other,
+        "SELECT oid FROM pg_class WHERE relname = 'ducklake_metadata'",
+    )
+    .await;
+    assert_eq!(
+        a, b,
+        "OIDs derive from the relation's name, not the session"
+    );
+    let (cols, rows) = query(&mut s, "SELECT schema_name FROM information_schema.schemata WHERE schema_name NOT IN ('pg_catalog', 'information_schema') ORDER BY schema_name").await;
+    assert_eq!(cols[0].name, "schema_name");
+    assert_eq!(rows, vec![vec![Datum::Text("public".into())]]);
+    let (_, rows) = query(&mut s, "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = 'ducklake_metadata' ORDER BY ordinal_position").await;
+    assert_eq!(
+        rows[0],
+        vec![
+            Datum::Text("key".into()),
+            Datum::Text("character varying".into()),
+            Datum::Text("NO".into())
+        ]
+    );
+}

@@ -1,0 +1,140 @@
+//! Simple predicates are pushed down to `StorageTxn::scan` as `ScanFilter`s,
+//! and the engine re-checks them (the in-memory storage ignores filters).
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use rocklake_codec::datum::{Datum, Row};
+use rocklake_sql::output::QueryOutput;
+use rocklake_sql::storage::{
+    ColumnBound, RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn, StoredRow,
+};
+use rocklake_sql::{MemoryStorage, Session};
+
+#[derive(Clone)]
+struct Recording {
+    inner: MemoryStorage,
+    seen: Arc<Mutex<Vec<(String, ScanFilter)>>>,
+}
+
+struct RecordingTxn {
+    inner: Box<dyn StorageTxn>,
+    seen: Arc<Mutex<Vec<(String, ScanFilter)>>>,
+}
+
+#[async_trait]
+impl Storage for Recording {
+    async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>> {
+        Ok(Box::new(RecordingTxn {
+            inner: self.inner.begin(read_only).await?,
+            seen: self.seen.clone(),
+        }))
+    }
+}
+
+#[async_trait]
+impl StorageTxn for RecordingTxn {
+    async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>> {
+        self.inner.relation(schema, name).await
+    }
+    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
+        self.inner.relations().await
+    }
+    async fn create_relation(
+        &mut self,
+        def: RelationDef,
+        if_not_exists: bool,
+    ) -> StorageResult<bool> {
+        self.inner.create_relation(def, if_not_exists).await
+    }
+    async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {
+        self.inner.create_schema(name, if_not_exists).await
+    }
+    async fn schemas(&mut self) -> StorageResult<Vec<String>> {
+        self.inner.schemas().await
+    }
+    async fn scan(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<Vec<StoredRow>> {
+        self.seen
+            .lock()
+            .unwrap()
+            .push((relation.name.clone(), filter.clone()));
+        self.inner.scan(relation, filter).await
+    }
+    async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()> {
+        self.inner.insert(relation, rows).await
+    }
+    async fn update(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        new_row: Row,
+    ) -> StorageResult<()> {
+        self.inner.update(relation, id, new_row).await
+    }
+    async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()> {
+        self.inner.delete(relation, id).await
+    }
+    async fn commit(self: Box<Self>) -> StorageResult<()> {
+        self.inner.commit().await
+    }
+}
+
+#[tokio::test]
+async fn pushes_equality_in_and_ranges() {
+    let storage = Recording {
+        inner: MemoryStorage::new(),
+        seen: Arc::new(Mutex::new(Vec::new())),
+    };
+    let mut s = Session::new(Arc::new(storage.clone()));
+    for sql in [
+        "CREATE TABLE \"public\".\"ducklake_table_stats\"(\"table_id\" BIGINT, \"record_count\" BIGINT, \"next_row_id\" BIGINT, \"file_size_bytes\" BIGINT)",
+        "INSERT INTO \"public\".ducklake_table_stats VALUES (3, 10, 10, 100), (4, 1, 1, 1), (5, 2, 2, 2)",
+    ] {
+        s.execute(sql).await.into_iter().for_each(|r| {
+            r.unwrap();
+        });
+    }
+    storage.seen.lock().unwrap().clear();
+    let res = s
+        .execute("COPY (SELECT \"table_id\", \"record_count\" FROM \"public\".\"ducklake_table_stats\" WHERE \"table_id\" = '3' AND \"record_count\" <= '10') TO STDOUT (FORMAT \"binary\")")
+        .await;
+    let Ok(QueryOutput::CopyOut { rows, .. }) = &res[0] else {
+        panic!("{res:?}")
+    };
+    assert_eq!(
+        rows,
+        &vec![vec![Datum::Int8(3), Datum::Int8(10)]],
+        "re-checked although storage ignores filters"
+    );
+    let seen = storage.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1);
+    let bounds = &seen[0].1.bounds;
+    assert!(
+        bounds.contains(&(0, ColumnBound::Eq(Datum::Int8(3)))),
+        "{bounds:?}"
+    );
+    assert!(
+        bounds.contains(&(
+            1,
+            ColumnBound::Range {
+                lower: None,
+                upper: Some((Datum::Int8(10), true))
+            }
+        )),
+        "{bounds:?}"
+    );
+    storage.seen.lock().unwrap().clear();
+    let res = s
+        .execute("DELETE FROM \"public\".ducklake_table_stats WHERE table_id IN (4, 5)")
+        .await;
+    assert!(matches!(&res[0], Ok(QueryOutput::Command { tag, .. }) if tag == "DELETE 2"));
+    let seen = storage.seen.lock().unwrap().clone();
+    assert_eq!(
+        seen[0].1.bounds,
+        vec![(0, ColumnBound::In(vec![Datum::Int8(4), Datum::Int8(5)]))]
+    );
+}

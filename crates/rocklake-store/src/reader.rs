@@ -1,0 +1,199 @@
+//! Reads shared by read-only and write transactions: point gets, prefix scans,
+//! the relation and namespace registries, and MVCC-filtered catalog scans.
+
+use bytes::Bytes;
+use prost::Message;
+use rocklake_codec::datum::Row;
+use rocklake_codec::keys::{encode_key, field_at, hex_key};
+use rocklake_codec::relations::{Relation, RowLayout};
+use rocklake_codec::tables::CatalogTable;
+use rocklake_codec::tags::Tag;
+use rocklake_codec::values::{decode_end_snapshot, pb};
+use slatedb::DbReadOps;
+
+use crate::error::{StoreError, StoreResult};
+
+/// A row read from the store, with the key it lives under and its identity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRow {
+    /// The row's key.
+    pub key: Vec<u8>,
+    /// The hidden row sequence: the row's stable identity within the catalog.
+    pub row_seq: u64,
+    /// The row's values, in the relation's column order.
+    pub row: Row,
+}
+
+/// Read access over anything SlateDB can read from (a snapshot, a transaction,
+/// a read-only replica), tagged with the writer epoch for error mapping.
+pub(crate) struct Reads<'a, R: DbReadOps + Sync> {
+    pub(crate) source: &'a R,
+    pub(crate) epoch: u64,
+}
+
+impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
+    /// Point get.
+    pub(crate) async fn get(&self, key: &[u8]) -> StoreResult<Option<Bytes>> {
+        self.source
+            .get(key)
+            .await
+            .map_err(|e| StoreError::storage(format!("reading key {}", hex_key(key)), e, self.epoch))
+    }
+
+    /// Every (key, value) whose key starts with `prefix`, in key order.
+    pub(crate) async fn scan_prefix(&self, prefix: &[u8]) -> StoreResult<Vec<(Bytes, Bytes)>> {
+        let context = || format!("scanning prefix {}", hex_key(prefix));
+        let mut iter = self
+            .source
+            .scan_prefix(prefix, ..)
+            .await
+            .map_err(|e| StoreError::storage(context(), e, self.epoch))?;
+        let mut out = Vec::new();
+        while let Some(kv) = iter
+            .next()
+            .await
+            .map_err(|e| StoreError::storage(context(), e, self.epoch))?
+        {
+            out.push((kv.key, kv.value));
+        }
+        Ok(out)
+    }
+
+    /// Whether any key starts with `prefix` (a point probe when `prefix` is a
+    /// whole key).
+    pub(crate) async fn scan_prefix_first(&self, prefix: &[u8]) -> StoreResult<bool> {
+        let context = || format!("probing prefix {}", hex_key(prefix));
+        let mut iter = self
+            .source
+            .scan_prefix(prefix, ..)
+            .await
+            .map_err(|e| StoreError::storage(context(), e, self.epoch))?;
+        Ok(iter
+            .next()
+            .await
+            .map_err(|e| StoreError::storage(context(), e, self.epoch))?
+            .is_some())
+    }
+
+    /// Every relation in the registry, in id order.
+    pub(crate) async fn relations(&self) -> StoreResult<Vec<Relation>> {
+        let entries = self.scan_prefix(&[Tag::Relation.byte()]).await?;
+        entries
+            .iter()
+            .map(|(key, value)| {
+                let id = field_at(key, 0).ok_or_else(|| StoreError::Key {
+                    context: "relation registry".to_string(),
+                    source: rocklake_codec::keys::KeyError::BadLength {
+                        tag: Tag::Relation,
+                        actual: key.len(),
+                        expected: 9,
+                    },
+                })?;
+                Ok(Relation::decode(id, value)?)
+            })
+            .collect()
+    }
+
+    /// The relation `schema.name`, if it exists.
+    pub(crate) async fn relation(&self, schema: &str, name: &str) -> StoreResult<Option<Relation>> {
+        Ok(self
+            .relations()
+            .await?
+            .into_iter()
+            .find(|r| r.schema == schema && r.name == name))
+    }
+
+    /// Names of the schemas created with CREATE SCHEMA, plus `public`.
+    pub(crate) async fn namespaces(&self) -> StoreResult<Vec<String>> {
+        let entries = self.scan_prefix(&[Tag::Namespace.byte()]).await?;
+        let mut names = vec!["public".to_string()];
+        for (key, value) in entries {
+            let def = pb::NamespaceDef::decode(value.as_ref()).map_err(|e| {
+                StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
+                    table: format!("namespace {}", hex_key(&key)),
+                    reason: e.to_string(),
+                })
+            })?;
+            names.push(def.name);
+        }
+        Ok(names)
+    }
+
+    /// Rows of `relation` whose key fields after the relation's own prefix start
+    /// with `prefix_fields`.
+    pub(crate) async fn rows(&self, relation: &Relation, prefix_fields: &[u64]) -> StoreResult<Vec<StoredRow>> {
+        let (tag, mut fields) = relation.row_prefix();
+        fields.extend_from_slice(prefix_fields);
+        let prefix = encode_key(tag, &fields);
+        let entries = self.scan_prefix(&prefix).await?;
+        entries
+            .into_iter()
+            .map(|(key, value)| {
+                let decoded = relation.decode_row(&key, &value)?;
+                Ok(StoredRow {
+                    key: key.to_vec(),
+                    row_seq: decoded.row_seq,
+                    row: decoded.row,
+                })
+            })
+            .collect()
+    }
+
+    /// Rows of a versioned catalog table visible at `snapshot`:
+    /// `begin_snapshot <= snapshot AND (end_snapshot IS NULL OR end_snapshot > snapshot)`.
+    /// `begin_snapshot` is read from the key, so versions begun after the snapshot
+    /// are skipped without decoding their values.
+    pub(crate) async fn visible_rows(
+        &self,
+        relation: &Relation,
+        prefix_fields: &[u64],
+        snapshot: u64,
+    ) -> StoreResult<Vec<StoredRow>> {
+        let RowLayout::Catalog(table) = relation.layout() else {
+            return Err(not_versioned(&relation.name));
+        };
+        if !table.versioned() {
+            return Err(not_versioned(table.name));
+        }
+        let prefix = encode_key(table.tag, prefix_fields);
+        let begin_position = table.key.len() - 1;
+        let mut out = Vec::new();
+        for (key, value) in self.scan_prefix(&prefix).await? {
+            let begin = field_at(&key, begin_position).expect("catalog key length is fixed");
+            if begin > snapshot {
+                continue;
+            }
+            if let Some(end) = decode_end_snapshot(table, &value)? {
+                if end <= snapshot as i64 {
+                    continue;
+                }
+            }
+            let decoded = relation.decode_row(&key, &value)?;
+            out.push(StoredRow {
+                key: key.to_vec(),
+                row_seq: decoded.row_seq,
+                row: decoded.row,
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn not_versioned(name: &str) -> StoreError {
+    StoreError::NotFound {
+        kind: "versioned catalog table",
+        name: name.to_string(),
+    }
+}
+
+/// The catalog table with this name, as a relation in `public` (for callers
+/// that address catalog tables directly rather than through SQL).
+pub fn catalog_relation(table: &'static CatalogTable) -> Relation {
+    Relation {
+        relation_id: 0,
+        schema: "public".to_string(),
+        name: table.name.to_string(),
+        columns: table.column_defs(),
+        primary_key: table.primary_key.to_vec(),
+    }
+}

@@ -1,0 +1,220 @@
+//! Opening a catalog on SlateDB: writer fencing, format version, counters and
+//! the system keys.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use rocklake_codec::keys::{Counter, SystemKey};
+use slatedb::{Db, Settings};
+
+use crate::error::{StoreError, StoreResult};
+use crate::location::StoreLocation;
+use crate::reader::Reads;
+use crate::txn::{ReadTxn, WriteTxn};
+
+/// On-disk format version this build writes and reads.
+pub const FORMAT_VERSION: u64 = 1;
+
+/// How to open a catalog.
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    /// Interval of SlateDB's background WAL flush. Commits flush explicitly
+    /// anyway; `None` disables the background flush (tests use it to simulate a
+    /// crash before a batch reaches storage).
+    pub flush_interval: Option<Duration>,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions {
+            flush_interval: Some(Duration::from_millis(100)),
+        }
+    }
+}
+
+/// State shared by a store handle and its transactions.
+pub(crate) struct StoreInner {
+    pub(crate) db: Db,
+    pub(crate) epoch: u64,
+    pub(crate) next_row_seq: AtomicU64,
+    pub(crate) next_relation_id: AtomicU64,
+    pub(crate) next_namespace_id: AtomicU64,
+    /// Serialises commits so counters are written in increasing order.
+    pub(crate) commit_lock: tokio::sync::Mutex<()>,
+}
+
+impl StoreInner {
+    /// Hands out `count` consecutive row sequence numbers.
+    pub(crate) fn allocate_row_seqs(&self, count: u64) -> u64 {
+        self.next_row_seq.fetch_add(count, Ordering::SeqCst)
+    }
+
+    pub(crate) fn reads(&self) -> Reads<'_, Db> {
+        Reads {
+            source: &self.db,
+            epoch: self.epoch,
+        }
+    }
+}
+
+/// The DuckLake catalog of one lake, stored in SlateDB. Cheap to clone; every
+/// clone shares the same database handle.
+#[derive(Clone)]
+pub struct CatalogStore {
+    pub(crate) inner: Arc<StoreInner>,
+    location: StoreLocation,
+}
+
+fn decode_u64(key: SystemKey, bytes: &Bytes) -> StoreResult<u64> {
+    let raw: [u8; 8] = bytes.as_ref().try_into().map_err(|_| StoreError::Value(
+        rocklake_codec::values::ValueError::Corrupt {
+            table: format!("system key '{}'", key.suffix()),
+            reason: format!("{} bytes, expected 8", bytes.len()),
+        },
+    ))?;
+    Ok(u64::from_be_bytes(raw))
+}
+
+impl CatalogStore {
+    /// Opens (creating if needed) the catalog at `location` as its writer.
+    /// Opening fences any previous writer of the same catalog: its later commits
+    /// fail with [`StoreError::Fenced`]. The `writer-epoch` system key records
+    /// the new writer's epoch.
+    pub async fn open(location: &StoreLocation, options: StoreOptions) -> StoreResult<CatalogStore> {
+        let (object_store, path) = location.open_object_store()?;
+        let settings = Settings {
+            flush_interval: options.flush_interval,
+            ..Settings::default()
+        };
+        let db = Db::builder(path, object_store)
+            .with_settings(settings)
+            .build()
+            .await
+            .map_err(|e| StoreError::storage(format!("opening catalog at {location}"), e, 0))?;
+        let reads = Reads { source: &db, epoch: 0 };
+        let format = match reads.get(&SystemKey::FormatVersion.key()).await? {
+            Some(bytes) => decode_u64(SystemKey::FormatVersion, &bytes)?,
+            None => FORMAT_VERSION,
+        };
+        if format != FORMAT_VERSION {
+            return Err(StoreError::FormatVersion {
+                found: format,
+                supported: FORMAT_VERSION,
+            });
+        }
+        let previous_epoch = match reads.get(&SystemKey::WriterEpoch.key()).await? {
+            Some(bytes) => decode_u64(SystemKey::WriterEpoch, &bytes)?,
+            None => 0,
+        };
+        let epoch = previous_epoch + 1;
+        let mut counters = [0u64; 3];
+        for (slot, counter) in counters.iter_mut().zip([
+            Counter::NextRowSeq,
+            Counter::NextRelationId,
+            Counter::NextNamespaceId,
+        ]) {
+            *slot = match reads.get(&counter.key()).await? {
+                Some(bytes) => u64::from_be_bytes(bytes.as_ref().try_into().map_err(|_| {
+                    StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
+                        table: format!("counter {}", counter.name()),
+                        reason: "value is not 8 bytes".to_string(),
+                    })
+                })?),
+                None => 1,
+            };
+        }
+        let mut batch = slatedb::WriteBatch::new();
+        batch.put(SystemKey::WriterEpoch.key(), epoch.to_be_bytes());
+        batch.put(SystemKey::FormatVersion.key(), FORMAT_VERSION.to_be_bytes());
+        db.write(batch)
+            .await
+            .map_err(|e| StoreError::storage("recording the writer epoch", e, epoch))?;
+        db.flush()
+            .await
+            .map_err(|e| StoreError::storage("recording the writer epoch", e, epoch))?;
+        tracing::info!(%location, epoch, "catalog opened");
+        Ok(CatalogStore {
+            inner: Arc::new(StoreInner {
+                db,
+                epoch,
+                next_row_seq: AtomicU64::new(counters[0]),
+                next_relation_id: AtomicU64::new(counters[1]),
+                next_namespace_id: AtomicU64::new(counters[2]),
+                commit_lock: tokio::sync::Mutex::new(()),
+            }),
+            location: location.clone(),
+        })
+    }
+
+    /// Where the catalog lives.
+    pub fn location(&self) -> &StoreLocation {
+        &self.location
+    }
+
+    /// This writer's epoch.
+    pub fn epoch(&self) -> u64 {
+        self.inner.epoch
+    }
+
+    /// Starts a read-only transaction on a consistent snapshot.
+    pub fn read(&self) -> StoreResult<ReadTxn> {
+        ReadTxn::begin(self.inner.clone())
+    }
+
+    /// Starts a write transaction: snapshot-isolated reads, atomic commit.
+    pub fn write(&self) -> StoreResult<WriteTxn> {
+        WriteTxn::begin(self.inner.clone())
+    }
+
+    /// Current value of a counter as last committed.
+    pub async fn counter(&self, counter: Counter) -> StoreResult<Option<u64>> {
+        let value = self.inner.reads().get(&counter.key()).await?;
+        value
+            .map(|bytes| {
+                bytes.as_ref().try_into().map(u64::from_be_bytes).map_err(|_| {
+                    StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
+                        table: format!("counter {}", counter.name()),
+                        reason: "value is not 8 bytes".to_string(),
+                    })
+                })
+            })
+            .transpose()
+    }
+
+    /// The value of a numeric system key (`writer-epoch`, `retain-from`,
+    /// `format-version`).
+    pub async fn system_u64(&self, key: SystemKey) -> StoreResult<Option<u64>> {
+        let value = self.inner.reads().get(&key.key()).await?;
+        value.map(|bytes| decode_u64(key, &bytes)).transpose()
+    }
+
+    /// Every key and value of the catalog in key order (for `rocklake keys`).
+    pub async fn dump(&self) -> StoreResult<Vec<(Bytes, Bytes)>> {
+        let mut iter = self
+            .inner
+            .db
+            .scan(..)
+            .await
+            .map_err(|e| StoreError::storage("scanning all keys", e, self.inner.epoch))?;
+        let mut out = Vec::new();
+        while let Some(kv) = iter
+            .next()
+            .await
+            .map_err(|e| StoreError::storage("scanning all keys", e, self.inner.epoch))?
+        {
+            out.push((kv.key, kv.value));
+        }
+        Ok(out)
+    }
+
+    /// Flushes and closes the database.
+    pub async fn close(&self) -> StoreResult<()> {
+        self.inner
+            .db
+            .close()
+            .await
+            .map_err(|e| StoreError::storage("closing the catalog", e, self.inner.epoch))
+    }
+}

@@ -1,0 +1,455 @@
+//! Read and write transactions over the catalog.
+//!
+//! A [`ReadTxn`] reads one consistent SlateDB snapshot. A [`WriteTxn`] is a
+//! SlateDB snapshot-isolated transaction: it reads its snapshot plus its own
+//! writes, and its commit is one atomic batch that also carries the counters and
+//! the hot key. Two transactions writing the same key conflict at commit; an
+//! insert of a key that already exists fails at once.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use prost::Message;
+use rocklake_codec::datum::{ColumnDef, Datum, Row};
+use rocklake_codec::keys::{encode_key, Counter, SystemKey};
+use rocklake_codec::relations::{Relation, RowLayout};
+use rocklake_codec::tables::KeyField;
+use rocklake_codec::tags::Tag;
+use rocklake_codec::values::pb;
+use slatedb::{DbSnapshot, DbTransaction, IsolationLevel};
+
+use crate::error::{StoreError, StoreResult};
+use crate::reader::{Reads, StoredRow};
+use crate::store::StoreInner;
+
+/// A read-only transaction on one consistent snapshot of the catalog.
+pub struct ReadTxn {
+    inner: Arc<StoreInner>,
+    snapshot: Arc<DbSnapshot>,
+}
+
+macro_rules! read_methods {
+    () => {
+        /// Every relation (SQL table) that exists.
+        pub async fn relations(&self) -> StoreResult<Vec<Relation>> {
+            self.reads().relations().await
+        }
+
+        /// The relation `schema.name`, if it exists.
+        pub async fn relation(&self, schema: &str, name: &str) -> StoreResult<Option<Relation>> {
+            self.reads().relation(schema, name).await
+        }
+
+        /// Every schema: `public` and those created with CREATE SCHEMA.
+        pub async fn namespaces(&self) -> StoreResult<Vec<String>> {
+            self.reads().namespaces().await
+        }
+
+        /// Rows of `relation` whose key fields (after the relation's own prefix)
+        /// start with `prefix_fields`, in key order.
+        pub async fn rows(&self, relation: &Relation, prefix_fields: &[u64]) -> StoreResult<Vec<StoredRow>> {
+            self.reads().rows(relation, prefix_fields).await
+        }
+
+        /// Rows of a versioned catalog table visible at `snapshot`, filtered by key
+        /// order (see [`crate::reader`]).
+        pub async fn visible_rows(
+            &self,
+            relation: &Relation,
+            prefix_fields: &[u64],
+            snapshot: u64,
+        ) -> StoreResult<Vec<StoredRow>> {
+            self.reads().visible_rows(relation, prefix_fields, snapshot).await
+        }
+
+        /// The latest committed snapshot as recorded in the hot key, if any.
+        pub async fn hot_key(&self) -> StoreResult<Option<pb::HotKey>> {
+            let Some(bytes) = self.reads().get(&SystemKey::HotKey.key()).await? else {
+                return Ok(None);
+            };
+            pb::HotKey::decode(bytes.as_ref()).map(Some).map_err(|e| {
+                StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
+                    table: "system key 'hot-key'".to_string(),
+                    reason: e.to_string(),
+                })
+            })
+        }
+    };
+}
+
+impl ReadTxn {
+    pub(crate) fn begin(inner: Arc<StoreInner>) -> StoreResult<ReadTxn> {
+        let snapshot = inner
+            .db
+            .snapshot()
+            .map_err(|e| StoreError::storage("taking a snapshot", e, inner.epoch))?;
+        Ok(ReadTxn { inner, snapshot })
+    }
+
+    fn reads(&self) -> Reads<'_, DbSnapshot> {
+        Reads {
+            source: &self.snapshot,
+            epoch: self.inner.epoch,
+        }
+    }
+
+    read_methods!();
+}
+
+/// A key this transaction inserted under a uniqueness rule, remembered so a
+/// commit conflict can be reported as the unique violation it is.
+struct InsertedKey {
+    probe: Vec<u8>,
+    violation: StoreError,
+}
+
+/// The snapshot row a transaction inserted into `ducklake_snapshot`.
+#[derive(Clone, Copy)]
+struct SnapshotInsert {
+    snapshot_id: i64,
+    schema_version: i64,
+    next_catalog_id: i64,
+    next_file_id: i64,
+    time: i64,
+}
+
+/// A write transaction. Dropping it without [`WriteTxn::commit`] discards it.
+pub struct WriteTxn {
+    inner: Arc<StoreInner>,
+    txn: DbTransaction,
+    wrote: bool,
+    unique_keys: Vec<InsertedKey>,
+    snapshot_insert: Option<SnapshotInsert>,
+}
+
+fn key_description(relation: &Relation, columns: &[usize], row: &[Datum]) -> (String, String) {
+    let names: Vec<&str> = columns.iter().map(|i| relation.columns[*i].name.as_str()).collect();
+    let values: Vec<String> = columns
+        .iter()
+        .map(|i| match &row[*i] {
+            Datum::Int8(v) => v.to_string(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    (names.join(", "), values.join(", "))
+}
+
+impl WriteTxn {
+    pub(crate) fn begin(inner: Arc<StoreInner>) -> StoreResult<WriteTxn> {
+        let txn = inner
+            .db
+            .begin(IsolationLevel::Snapshot)
+            .map_err(|e| StoreError::storage("beginning a transaction", e, inner.epoch))?;
+        Ok(WriteTxn {
+            inner,
+            txn,
+            wrote: false,
+            unique_keys: Vec::new(),
+            snapshot_insert: None,
+        })
+    }
+
+    fn reads(&self) -> Reads<'_, DbTransaction> {
+        Reads {
+            source: &self.txn,
+            epoch: self.inner.epoch,
+        }
+    }
+
+    read_methods!();
+
+    fn storage_error(&self, context: &str, error: slatedb::Error) -> StoreError {
+        StoreError::storage(context, error, self.inner.epoch)
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> StoreResult<()> {
+        self.wrote = true;
+        self.txn
+            .put(key, value)
+            .map_err(|e| StoreError::storage(format!("writing key {}", rocklake_codec::keys::hex_key(key)), e, self.inner.epoch))
+    }
+
+    fn remove(&mut self, key: &[u8]) -> StoreResult<()> {
+        self.wrote = true;
+        self.txn
+            .delete(key)
+            .map_err(|e| StoreError::storage(format!("deleting key {}", rocklake_codec::keys::hex_key(key)), e, self.inner.epoch))
+    }
+
+    /// Creates a schema. Returns `false` when it exists and `if_not_exists` is set.
+    pub async fn create_namespace(&mut self, name: &str, if_not_exists: bool) -> StoreResult<bool> {
+        if self.namespaces().await?.iter().any(|n| n == name) {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(StoreError::AlreadyExists {
+                kind: "schema",
+                name: name.to_string(),
+            });
+        }
+        let id = self.inner.next_namespace_id.fetch_add(1, Ordering::SeqCst);
+        let value = pb::NamespaceDef { name: name.to_string() }.encode_to_vec();
+        self.put(&encode_key(Tag::Namespace, &[id]), &value)?;
+        Ok(true)
+    }
+
+    /// Creates a relation. Returns `None` when it exists and `if_not_exists` is
+    /// set. A DuckLake catalog table may exist in one schema only, because its
+    /// rows live under the table's own tag.
+    pub async fn create_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        columns: Vec<ColumnDef>,
+        primary_key: Vec<usize>,
+        if_not_exists: bool,
+    ) -> StoreResult<Option<Relation>> {
+        if !self.namespaces().await?.iter().any(|n| n == schema) {
+            return Err(StoreError::NotFound {
+                kind: "schema",
+                name: schema.to_string(),
+            });
+        }
+        let existing = self.relations().await?;
+        if existing.iter().any(|r| r.schema == schema && r.name == name) {
+            if if_not_exists {
+                return Ok(None);
+            }
+            return Err(StoreError::AlreadyExists {
+                kind: "relation",
+                name: name.to_string(),
+            });
+        }
+        let relation = Relation {
+            relation_id: self.inner.next_relation_id.fetch_add(1, Ordering::SeqCst),
+            schema: schema.to_string(),
+            name: name.to_string(),
+            columns,
+            primary_key,
+        };
+        let layout = relation.layout();
+        if let Some(clash) = existing.iter().find(|r| r.name == name && r.layout() == layout) {
+            return Err(StoreError::Unsupported(format!(
+                "table \"{name}\" already exists in schema \"{}\"; RockLake stores one DuckLake catalog per server",
+                clash.schema
+            )));
+        }
+        self.put(&relation.registry_key(), &relation.encode())?;
+        Ok(Some(relation))
+    }
+
+    /// Inserts a row, allocating its row sequence. Fails with
+    /// [`StoreError::UniqueViolation`] when its key (or declared primary key)
+    /// exists in this transaction's view or among committed rows.
+    pub async fn insert(&mut self, relation: &Relation, row: Row) -> StoreResult<StoredRow> {
+        let row_seq = self.inner.allocate_row_seqs(1);
+        let key = relation.row_key(&row, row_seq)?;
+        self.check_unique(relation, &key, &row).await?;
+        let value = relation.row_value(&row, row_seq)?;
+        self.put(&key, &value)?;
+        if let RowLayout::Catalog(table) = relation.layout() {
+            if table.tag == Tag::Snapshot {
+                self.note_snapshot(&row);
+            }
+        }
+        Ok(StoredRow { key, row_seq, row })
+    }
+
+    async fn check_unique(&mut self, relation: &Relation, key: &[u8], row: &[Datum]) -> StoreResult<()> {
+        let (probe, columns): (Vec<u8>, Vec<usize>) = match relation.layout() {
+            RowLayout::Catalog(table) if table.primary_key_is_key_prefix() => {
+                let fields = &rocklake_codec::keys::decode_key(key)
+                    .map_err(|source| StoreError::Key {
+                        context: format!("inserting into {}", relation.name),
+                        source,
+                    })?;
+                let rocklake_codec::keys::DecodedKey::Fields { fields, .. } = fields else {
+                    unreachable!("catalog keys have fields")
+                };
+                let prefix = encode_key(table.tag, &fields[..table.primary_key.len()]);
+                (prefix, table.primary_key.to_vec())
+            }
+            RowLayout::Catalog(table) => {
+                let columns = table
+                    .key
+                    .iter()
+                    .filter_map(|f| match f {
+                        KeyField::Column(i) => Some(*i),
+                        KeyField::RowSeq => None,
+                    })
+                    .collect();
+                (key.to_vec(), columns)
+            }
+            RowLayout::InlinedData { row_id, begin_snapshot, .. } => (key.to_vec(), vec![row_id, begin_snapshot]),
+            RowLayout::InlinedDelete {
+                file_id,
+                row_id,
+                begin_snapshot,
+                ..
+            } => (key.to_vec(), vec![file_id, row_id, begin_snapshot]),
+            RowLayout::Generic { .. } => return Ok(()),
+        };
+        let (names, values) = key_description(relation, &columns, row);
+        let violation = || StoreError::UniqueViolation {
+            schema: relation.schema.clone(),
+            table: relation.name.clone(),
+            columns: names.clone(),
+            values: values.clone(),
+        };
+        if !self.reads().scan_prefix_first(&probe).await? {
+            // Also check what committed after this transaction began, as
+            // PostgreSQL does for primary keys.
+            if !self.inner.reads().scan_prefix_first(&probe).await? {
+                self.unique_keys.push(InsertedKey {
+                    probe,
+                    violation: violation(),
+                });
+                return Ok(());
+            }
+        }
+        Err(violation())
+    }
+
+    fn note_snapshot(&mut self, row: &[Datum]) {
+        let get = |i: usize| row.get(i).and_then(Datum::as_i64).unwrap_or(0);
+        let time = match row.get(1) {
+            Some(Datum::TimestampTz(t)) => *t,
+            _ => 0,
+        };
+        let candidate = SnapshotInsert {
+            snapshot_id: get(0),
+            schema_version: get(2),
+            next_catalog_id: get(3),
+            next_file_id: get(4),
+            time,
+        };
+        if self
+            .snapshot_insert
+            .is_none_or(|s| s.snapshot_id < candidate.snapshot_id)
+        {
+            self.snapshot_insert = Some(candidate);
+        }
+    }
+
+    /// Replaces `old` (as read in this transaction) by `new_row`, keeping its row
+    /// sequence. A change of key columns moves the row to its new key.
+    pub async fn update(&mut self, relation: &Relation, old: &StoredRow, new_row: Row) -> StoreResult<StoredRow> {
+        let key = relation.row_key(&new_row, old.row_seq)?;
+        if key != old.key {
+            self.check_unique(relation, &key, &new_row).await?;
+            self.remove(&old.key)?;
+        }
+        let value = relation.row_value(&new_row, old.row_seq)?;
+        self.put(&key, &value)?;
+        if let RowLayout::Catalog(table) = relation.layout() {
+            if table.tag == Tag::Snapshot {
+                self.note_snapshot(&new_row);
+            }
+        }
+        Ok(StoredRow {
+            key,
+            row_seq: old.row_seq,
+            row: new_row,
+        })
+    }
+
+    /// Deletes `old` (as read in this transaction).
+    pub fn delete(&mut self, old: &StoredRow) -> StoreResult<()> {
+        self.remove(&old.key)
+    }
+
+    /// Commits atomically and durably: every row written, the counters and the
+    /// hot key go in one batch, and the call returns once the batch is in
+    /// storage. A concurrent commit of the same key fails this one with
+    /// [`StoreError::UniqueViolation`] (for inserted keys) or
+    /// [`StoreError::Conflict`].
+    pub async fn commit(self) -> StoreResult<()> {
+        let inner = self.inner.clone();
+        let _guard = inner.commit_lock.lock().await;
+        if self.wrote {
+            self.stage_counters().await?;
+        }
+        let outcome = self.txn.commit().await;
+        match outcome {
+            Ok(None) => Ok(()),
+            Ok(Some(handle)) => {
+                inner
+                    .db
+                    .flush()
+                    .await
+                    .map_err(|e| StoreError::storage("flushing a commit", e, inner.epoch))?;
+                handle
+                    .await_durable()
+                    .await
+                    .map_err(|e| StoreError::storage("waiting for a commit to be durable", e, inner.epoch))
+            }
+            Err(error) => {
+                let mapped = StoreError::storage("committing", error, inner.epoch);
+                if let StoreError::Conflict { .. } = mapped {
+                    for inserted in self.unique_keys {
+                        if inner.reads().scan_prefix_first(&inserted.probe).await? {
+                            return Err(inserted.violation);
+                        }
+                    }
+                }
+                Err(mapped)
+            }
+        }
+    }
+
+    /// Puts the counters (and the hot key, when a snapshot was inserted) into the
+    /// batch, untracked by conflict detection so unrelated commits do not
+    /// conflict on them. Runs under the commit lock, so values only grow.
+    async fn stage_counters(&self) -> StoreResult<()> {
+        let latest = self.inner.reads();
+        let mut puts: Vec<(Vec<u8>, Vec<u8>)> = vec![
+            (
+                Counter::NextRowSeq.key(),
+                self.inner.next_row_seq.load(Ordering::SeqCst).to_be_bytes().to_vec(),
+            ),
+            (
+                Counter::NextRelationId.key(),
+                self.inner.next_relation_id.load(Ordering::SeqCst).to_be_bytes().to_vec(),
+            ),
+            (
+                Counter::NextNamespaceId.key(),
+                self.inner.next_namespace_id.load(Ordering::SeqCst).to_be_bytes().to_vec(),
+            ),
+        ];
+        if let Some(snapshot) = self.snapshot_insert {
+            let current = match latest.get(&Counter::NextSnapshotId.key()).await? {
+                Some(bytes) => bytes.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0),
+                None => 0,
+            };
+            let next = (snapshot.snapshot_id.max(0) as u64) + 1;
+            if next >= current {
+                puts.push((Counter::NextSnapshotId.key(), next.to_be_bytes().to_vec()));
+                puts.push((
+                    Counter::NextCatalogId.key(),
+                    (snapshot.next_catalog_id.max(0) as u64).to_be_bytes().to_vec(),
+                ));
+                puts.push((
+                    Counter::NextFileId.key(),
+                    (snapshot.next_file_id.max(0) as u64).to_be_bytes().to_vec(),
+                ));
+                let hot = pb::HotKey {
+                    snapshot_id: snapshot.snapshot_id,
+                    schema_version: snapshot.schema_version,
+                    next_catalog_id: snapshot.next_catalog_id,
+                    next_file_id: snapshot.next_file_id,
+                    snapshot_time_micros: snapshot.time,
+                };
+                puts.push((SystemKey::HotKey.key(), hot.encode_to_vec()));
+            }
+        }
+        for (key, value) in &puts {
+            self.txn
+                .put(key, value)
+                .map_err(|e| self.storage_error("staging counters", e))?;
+        }
+        self.txn
+            .unmark_write(puts.iter().map(|(k, _)| k.as_slice()))
+            .map_err(|e| self.storage_error("staging counters", e))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,65 @@
+//! Helpers shared by the store's integration tests.
+
+#![allow(dead_code)]
+
+use rocklake_codec::datum::{Datum, Row};
+use rocklake_codec::relations::Relation;
+use rocklake_codec::tables::CatalogTable;
+use rocklake_store::{CatalogStore, StoreLocation, StoreOptions, WriteTxn};
+
+/// Opens (as writer) the catalog in `dir`.
+pub async fn open(dir: &std::path::Path) -> CatalogStore {
+    CatalogStore::open(&StoreLocation::Local(dir.to_path_buf()), StoreOptions::default())
+        .await
+        .expect("open catalog")
+}
+
+/// Creates the named DuckLake catalog tables in `public` and returns them.
+pub async fn create_tables(txn: &mut WriteTxn, names: &[&str]) -> Vec<Relation> {
+    let mut out = Vec::new();
+    for name in names {
+        let table = CatalogTable::by_name(name).expect("catalog table");
+        let relation = txn
+            .create_relation("public", name, table.column_defs(), table.primary_key.to_vec(), false)
+            .await
+            .expect("create relation")
+            .expect("new relation");
+        out.push(relation);
+    }
+    out
+}
+
+/// A `ducklake_snapshot` row.
+pub fn snapshot_row(id: i64) -> Row {
+    vec![
+        Datum::Int8(id),
+        Datum::TimestampTz(1_000_000 * id),
+        Datum::Int8(id),
+        Datum::Int8(id + 10),
+        Datum::Int8(id + 20),
+    ]
+}
+
+/// A `ducklake_data_file` row of table `table_id` begun at `begin`.
+pub fn data_file_row(file_id: i64, table_id: i64, begin: i64) -> Row {
+    let table = CatalogTable::by_name("ducklake_data_file").unwrap();
+    let mut row = vec![Datum::Null; table.columns.len()];
+    row[0] = Datum::Int8(file_id);
+    row[1] = Datum::Int8(table_id);
+    row[2] = Datum::Int8(begin);
+    row[5] = Datum::Text(format!("data/file-{file_id}.parquet"));
+    row[6] = Datum::Bool(true);
+    row[8] = Datum::Int8(1000);
+    row
+}
+
+/// Looks a relation up by name in `public` through a fresh read transaction.
+pub async fn relation(store: &CatalogStore, name: &str) -> Relation {
+    store
+        .read()
+        .unwrap()
+        .relation("public", name)
+        .await
+        .unwrap()
+        .unwrap_or_else(|| panic!("relation {name} missing"))
+}
