@@ -209,6 +209,36 @@ impl CatalogStore {
         Ok(out)
     }
 
+    /// Every key and value of the catalog at `location`, read without opening it
+    /// as a writer: a running server is neither fenced nor written to.
+    pub async fn dump_read_only(location: &StoreLocation) -> StoreResult<Vec<(Bytes, Bytes)>> {
+        let (object_store, path) = location.open_object_store()?;
+        let reader = slatedb::DbReader::open(
+            path,
+            object_store,
+            slatedb::DbReaderMode::FollowLatest,
+            slatedb::config::DbReaderOptions::default(),
+        )
+        .await
+        .map_err(|e| StoreError::storage(format!("opening {location} read-only"), e, 0))?;
+        let mut iter = slatedb::DbReadOps::scan(&reader, ..)
+            .await
+            .map_err(|e| StoreError::storage("scanning all keys", e, 0))?;
+        let mut out = Vec::new();
+        while let Some(kv) = iter
+            .next()
+            .await
+            .map_err(|e| StoreError::storage("scanning all keys", e, 0))?
+        {
+            out.push((kv.key, kv.value));
+        }
+        reader
+            .close()
+            .await
+            .map_err(|e| StoreError::storage("closing the reader", e, 0))?;
+        Ok(out)
+    }
+
     /// Flushes and closes the database.
     pub async fn close(&self) -> StoreResult<()> {
         self.inner

@@ -1,1 +1,48 @@
-fn main() {}
+//! The `rocklake` command line: serve a catalog, inspect its keys, benchmark it.
+
+mod bench;
+mod keys;
+
+use clap::{Parser, Subcommand};
+
+/// RockLake: a DuckLake catalog on SlateDB, served over the PostgreSQL wire protocol.
+#[derive(Parser)]
+#[command(name = "rocklake", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Dump every key of a catalog as hex with its fields decoded.
+    Keys {
+        /// Catalog location: a local directory or s3://bucket/prefix.
+        location: String,
+        /// Only keys of this tag (e.g. `snapshot`, `column`, `system`).
+        #[arg(long)]
+        tag: Option<String>,
+    },
+    /// Benchmark the catalog store: commit latency and scan throughput.
+    BenchStore(bench::BenchArgs),
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match Cli::parse().command {
+        Command::Keys { location, tag } => {
+            let stdout = std::io::stdout();
+            let count = keys::dump_keys(&location, tag.as_deref(), &mut stdout.lock()).await?;
+            eprintln!("{count} keys");
+        }
+        Command::BenchStore(args) => bench::run(args).await?,
+    }
+    Ok(())
+}
