@@ -334,7 +334,10 @@ mod tests {
             PgType::from_sql_name("DECIMAL(18,3)"),
             Some(PgType::Numeric(Some((18, 3))))
         );
-        assert_eq!(PgType::from_sql_name("double  precision"), Some(PgType::Float8));
+        assert_eq!(
+            PgType::from_sql_name("double  precision"),
+            Some(PgType::Float8)
+        );
         assert_eq!(PgType::from_sql_name("TIME_NS"), None);
     }
 

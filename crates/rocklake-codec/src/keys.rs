@@ -139,7 +139,12 @@ pub fn field_names(tag: Tag) -> Option<Vec<&'static str>> {
     match tag {
         Tag::Relation => Some(vec!["relation_id"]),
         Tag::Namespace => Some(vec!["namespace_id"]),
-        Tag::InlinedData => Some(vec!["table_id", "schema_version", "row_id", "begin_snapshot"]),
+        Tag::InlinedData => Some(vec![
+            "table_id",
+            "schema_version",
+            "row_id",
+            "begin_snapshot",
+        ]),
         Tag::InlinedDelete => Some(vec!["table_id", "file_id", "row_id", "begin_snapshot"]),
         Tag::GenericRow => Some(vec!["relation_id", "row_seq"]),
         Tag::Counter => Some(vec!["counter_id"]),
@@ -304,14 +309,14 @@ mod tests {
         let key = SystemKey::WriterEpoch.key();
         assert_eq!(&key[1..], b"writer-epoch");
         assert_eq!(key[0], 0xFF);
-        assert_eq!(
-            hex_key(&key),
-            "FF 77 72 69 74 65 72 2D 65 70 6F 63 68"
-        );
+        assert_eq!(hex_key(&key), "FF 77 72 69 74 65 72 2D 65 70 6F 63 68");
         for system in SystemKey::ALL {
             assert_eq!(decode_key(&system.key()), Ok(DecodedKey::System(system)));
         }
-        assert!(matches!(decode_key(b"\xFFnope"), Err(KeyError::UnknownSystemKey(_))));
+        assert!(matches!(
+            decode_key(b"\xFFnope"),
+            Err(KeyError::UnknownSystemKey(_))
+        ));
     }
 
     #[test]
@@ -328,7 +333,10 @@ mod tests {
     fn wrong_length_is_rejected() {
         let mut key = encode_key(Tag::Snapshot, &[1]);
         key.push(0);
-        assert!(matches!(decode_key(&key), Err(KeyError::BadLength { expected: 9, .. })));
+        assert!(matches!(
+            decode_key(&key),
+            Err(KeyError::BadLength { expected: 9, .. })
+        ));
         assert_eq!(decode_key(&[0x7F]), Err(KeyError::UnknownTag(0x7F)));
         assert_eq!(decode_key(&[]), Err(KeyError::Empty));
     }

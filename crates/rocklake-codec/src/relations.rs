@@ -75,17 +75,20 @@ fn bigint_column(columns: &[ColumnDef], name: &str) -> Option<usize> {
 }
 
 fn parse_ids(rest: &str) -> Option<Vec<u64>> {
-    rest.split('_').map(|part| part.parse::<u64>().ok()).collect()
+    rest.split('_')
+        .map(|part| part.parse::<u64>().ok())
+        .collect()
 }
 
 impl Relation {
     /// The key layout of this relation's rows.
     pub fn layout(&self) -> RowLayout {
         if let Some(table) = CatalogTable::by_name(&self.name) {
-            if table.column_defs().iter().map(|c| (&c.name, &c.pg_type)).eq(self
-                .columns
+            if table
+                .column_defs()
                 .iter()
-                .map(|c| (&c.name, &c.pg_type)))
+                .map(|c| (&c.name, &c.pg_type))
+                .eq(self.columns.iter().map(|c| (&c.name, &c.pg_type)))
             {
                 return RowLayout::Catalog(table);
             }
@@ -315,9 +318,12 @@ impl Relation {
             if key_columns.contains(&index) {
                 continue;
             }
-            let cell = cells
-                .next()
-                .ok_or_else(|| corrupt(format!("missing cell for column {}", self.columns[index].name)))?;
+            let cell = cells.next().ok_or_else(|| {
+                corrupt(format!(
+                    "missing cell for column {}",
+                    self.columns[index].name
+                ))
+            })?;
             *slot = cell_to_datum(cell, &self.columns[index].pg_type).map_err(corrupt)?;
         }
         Ok(values::DecodedRow {
@@ -343,10 +349,9 @@ fn datum_to_cell(datum: &Datum) -> pb::Cell {
         Datum::Bool(b) => V::BoolValue(*b),
         Datum::Int2(v) => V::IntValue(i64::from(*v)),
         Datum::Int4(v) => V::IntValue(i64::from(*v)),
-        Datum::Int8(v)
-        | Datum::TimestampTz(v)
-        | Datum::Timestamp(v)
-        | Datum::Time(v) => V::IntValue(*v),
+        Datum::Int8(v) | Datum::TimestampTz(v) | Datum::Timestamp(v) | Datum::Time(v) => {
+            V::IntValue(*v)
+        }
         Datum::Date(v) => V::IntValue(i64::from(*v)),
         Datum::Oid(v) => V::IntValue(i64::from(*v)),
         Datum::Float4(v) => V::Float4Value(*v),
@@ -355,7 +360,11 @@ fn datum_to_cell(datum: &Datum) -> pb::Cell {
         Datum::Bytea(b) => V::BytesValue(b.clone()),
         Datum::Uuid(u) => V::BytesValue(u.to_vec()),
         Datum::Numeric(n) => V::NumericValue(n.clone()),
-        Datum::Interval { months, days, micros } => V::IntervalValue(pb::Interval {
+        Datum::Interval {
+            months,
+            days,
+            micros,
+        } => V::IntervalValue(pb::Interval {
             months: *months,
             days: *days,
             micros: *micros,
@@ -399,10 +408,15 @@ fn cell_to_datum(cell: pb::Cell, pg_type: &PgType) -> Result<Datum, String> {
         (PgType::TimestampTz, V::IntValue(v)) => Datum::TimestampTz(v),
         (PgType::Float4, V::Float4Value(v)) => Datum::Float4(v),
         (PgType::Float8, V::Float8Value(v)) => Datum::Float8(v),
-        (PgType::Text | PgType::Varchar | PgType::Name | PgType::Char, V::TextValue(s)) => Datum::Text(s),
+        (PgType::Text | PgType::Varchar | PgType::Name | PgType::Char, V::TextValue(s)) => {
+            Datum::Text(s)
+        }
         (PgType::Bytea, V::BytesValue(b)) => Datum::Bytea(b),
         (PgType::Uuid, V::BytesValue(b)) => {
-            let bytes: [u8; 16] = b.as_slice().try_into().map_err(|_| "uuid cell is not 16 bytes".to_string())?;
+            let bytes: [u8; 16] = b
+                .as_slice()
+                .try_into()
+                .map_err(|_| "uuid cell is not 16 bytes".to_string())?;
             Datum::Uuid(bytes)
         }
         (PgType::Numeric(_), V::NumericValue(n)) => Datum::Numeric(n),
@@ -472,7 +486,9 @@ mod tests {
             relation_id: 1,
             schema: "public".into(),
             name: "ducklake_snapshot".into(),
-            columns: CatalogTable::by_name("ducklake_snapshot").unwrap().column_defs(),
+            columns: CatalogTable::by_name("ducklake_snapshot")
+                .unwrap()
+                .column_defs(),
             primary_key: vec![0],
         };
         assert!(matches!(catalog.layout(), RowLayout::Catalog(t) if t.tag == Tag::Snapshot));
@@ -495,8 +511,15 @@ mod tests {
             Datum::Int4(-5),
             Datum::Bytea(b"hi".to_vec()),
             Datum::Numeric("-12.340".into()),
-            Datum::Interval { months: 1, days: -2, micros: 3 },
-            Datum::TimeTz { micros: 5, offset_west_secs: -7200 },
+            Datum::Interval {
+                months: 1,
+                days: -2,
+                micros: 3,
+            },
+            Datum::TimeTz {
+                micros: 5,
+                offset_west_secs: -7200,
+            },
         ];
         let key = relation.row_key(&row, 99).unwrap();
         assert_eq!(key, encode_key(Tag::InlinedData, &[3, 2, 40, 7]));
@@ -515,9 +538,12 @@ mod tests {
             any::<i64>().prop_map(|v| (PgType::Int8, Datum::Int8(v))),
             any::<i64>().prop_map(|v| (PgType::TimestampTz, Datum::TimestampTz(v))),
             any::<i32>().prop_map(|v| (PgType::Date, Datum::Date(v))),
-            any::<f64>().prop_filter("NaN != NaN", |v| !v.is_nan()).prop_map(|v| (PgType::Float8, Datum::Float8(v))),
+            any::<f64>()
+                .prop_filter("NaN != NaN", |v| !v.is_nan())
+                .prop_map(|v| (PgType::Float8, Datum::Float8(v))),
             ".*".prop_map(|s| (PgType::Varchar, Datum::Text(s))),
-            proptest::collection::vec(any::<u8>(), 0..40).prop_map(|b| (PgType::Bytea, Datum::Bytea(b))),
+            proptest::collection::vec(any::<u8>(), 0..40)
+                .prop_map(|b| (PgType::Bytea, Datum::Bytea(b))),
             any::<[u8; 16]>().prop_map(|u| (PgType::Uuid, Datum::Uuid(u))),
         ]
     }

@@ -623,7 +623,11 @@ mod tests {
                 }
             }
             for col in table.primary_key {
-                assert!(table.is_key_column(*col), "{}: primary key outside the key", table.name);
+                assert!(
+                    table.is_key_column(*col),
+                    "{}: primary key outside the key",
+                    table.name
+                );
             }
             let names = table.key_field_names();
             let unique: std::collections::HashSet<_> = names.iter().collect();

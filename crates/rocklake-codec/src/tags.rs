@@ -196,7 +196,12 @@ mod tests {
     #[test]
     fn tags_are_unique_and_sorted() {
         for pair in Tag::ALL.windows(2) {
-            assert!(pair[0].byte() < pair[1].byte(), "{} !< {}", pair[0], pair[1]);
+            assert!(
+                pair[0].byte() < pair[1].byte(),
+                "{} !< {}",
+                pair[0],
+                pair[1]
+            );
         }
         for tag in Tag::ALL {
             assert_eq!(Tag::from_byte(tag.byte()), Some(tag));

@@ -24,10 +24,8 @@ pub mod pb {
 pub const ROW_SEQ_FIELD: u32 = 100;
 
 static DESCRIPTORS: LazyLock<DescriptorPool> = LazyLock::new(|| {
-    DescriptorPool::decode(
-        &include_bytes!(concat!(env!("OUT_DIR"), "/rocklake_catalog.bin"))[..],
-    )
-    .expect("descriptor set compiled by build.rs is valid")
+    DescriptorPool::decode(&include_bytes!(concat!(env!("OUT_DIR"), "/rocklake_catalog.bin"))[..])
+        .expect("descriptor set compiled by build.rs is valid")
 });
 
 /// The protobuf descriptor of a catalog table's value message.
@@ -122,7 +120,11 @@ fn key_field_value(table: &CatalogTable, row: &[Datum], index: usize) -> Result<
 }
 
 /// The key fields of a row of `table`, `row_seq` filling the hidden field.
-pub fn catalog_key_fields(table: &CatalogTable, row: &[Datum], row_seq: u64) -> Result<Vec<u64>, ValueError> {
+pub fn catalog_key_fields(
+    table: &CatalogTable,
+    row: &[Datum],
+    row_seq: u64,
+) -> Result<Vec<u64>, ValueError> {
     check_arity(table, row)?;
     table
         .key
@@ -135,8 +137,15 @@ pub fn catalog_key_fields(table: &CatalogTable, row: &[Datum], row_seq: u64) -> 
 }
 
 /// The full key of a row of `table`.
-pub fn catalog_key(table: &CatalogTable, row: &[Datum], row_seq: u64) -> Result<Vec<u8>, ValueError> {
-    Ok(encode_key(table.tag, &catalog_key_fields(table, row, row_seq)?))
+pub fn catalog_key(
+    table: &CatalogTable,
+    row: &[Datum],
+    row_seq: u64,
+) -> Result<Vec<u8>, ValueError> {
+    Ok(encode_key(
+        table.tag,
+        &catalog_key_fields(table, row, row_seq)?,
+    ))
 }
 
 fn check_arity(table: &CatalogTable, row: &[Datum]) -> Result<(), ValueError> {
@@ -150,7 +159,11 @@ fn check_arity(table: &CatalogTable, row: &[Datum]) -> Result<(), ValueError> {
     Ok(())
 }
 
-fn datum_to_value(table: &CatalogTable, index: usize, datum: &Datum) -> Result<Option<Value>, ValueError> {
+fn datum_to_value(
+    table: &CatalogTable,
+    index: usize,
+    datum: &Datum,
+) -> Result<Option<Value>, ValueError> {
     let column = &table.columns[index];
     let mismatch = || ValueError::TypeMismatch {
         table: table.name.to_string(),
@@ -198,7 +211,11 @@ fn value_to_datum(table: &CatalogTable, index: usize, value: &Value) -> Result<D
 
 /// Encodes the non-key columns of a row of `table` and its row sequence as the
 /// table's protobuf value message.
-pub fn encode_catalog_value(table: &CatalogTable, row: &[Datum], row_seq: u64) -> Result<Vec<u8>, ValueError> {
+pub fn encode_catalog_value(
+    table: &CatalogTable,
+    row: &[Datum],
+    row_seq: u64,
+) -> Result<Vec<u8>, ValueError> {
     check_arity(table, row)?;
     let mut message = DynamicMessage::new(message_descriptor(table));
     for (index, datum) in row.iter().enumerate() {
@@ -223,13 +240,21 @@ pub struct DecodedRow {
 }
 
 /// Rebuilds a full row of `table` from its key bytes and value bytes.
-pub fn decode_catalog_row(table: &CatalogTable, key: &[u8], value: &[u8]) -> Result<DecodedRow, ValueError> {
+pub fn decode_catalog_row(
+    table: &CatalogTable,
+    key: &[u8],
+    value: &[u8],
+) -> Result<DecodedRow, ValueError> {
     let corrupt = |reason: String| ValueError::Corrupt {
         table: table.name.to_string(),
         reason,
     };
     if key.len() != table.key_len() {
-        return Err(corrupt(format!("key of {} bytes, expected {}", key.len(), table.key_len())));
+        return Err(corrupt(format!(
+            "key of {} bytes, expected {}",
+            key.len(),
+            table.key_len()
+        )));
     }
     let message = DynamicMessage::decode(message_descriptor(table), value)
         .map_err(|e| corrupt(e.to_string()))?;
@@ -262,13 +287,17 @@ pub fn decode_catalog_row(table: &CatalogTable, key: &[u8], value: &[u8]) -> Res
 /// Decodes only the `end_snapshot` column of a versioned table's value, for MVCC
 /// filtering without building the whole row.
 pub fn decode_end_snapshot(table: &CatalogTable, value: &[u8]) -> Result<Option<i64>, ValueError> {
-    let index = table.column_index("end_snapshot").ok_or_else(|| ValueError::Corrupt {
-        table: table.name.to_string(),
-        reason: "table has no end_snapshot".to_string(),
-    })?;
-    let message = DynamicMessage::decode(message_descriptor(table), value).map_err(|e| ValueError::Corrupt {
-        table: table.name.to_string(),
-        reason: e.to_string(),
+    let index = table
+        .column_index("end_snapshot")
+        .ok_or_else(|| ValueError::Corrupt {
+            table: table.name.to_string(),
+            reason: "table has no end_snapshot".to_string(),
+        })?;
+    let message = DynamicMessage::decode(message_descriptor(table), value).map_err(|e| {
+        ValueError::Corrupt {
+            table: table.name.to_string(),
+            reason: e.to_string(),
+        }
     })?;
     let number = index as u32 + 1;
     if !message.has_field_by_number(number) {
@@ -306,10 +335,16 @@ mod tests {
             for (index, column) in table.columns.iter().enumerate() {
                 let field = descriptor.get_field(index as u32 + 1);
                 if table.is_key_column(index) {
-                    assert!(field.is_none(), "{}.{} is in the key", table.name, column.name);
+                    assert!(
+                        field.is_none(),
+                        "{}.{} is in the key",
+                        table.name,
+                        column.name
+                    );
                     continue;
                 }
-                let field = field.unwrap_or_else(|| panic!("{}.{} has no field", table.name, column.name));
+                let field =
+                    field.unwrap_or_else(|| panic!("{}.{} has no field", table.name, column.name));
                 assert_eq!(field.name(), column.name, "{}", table.name);
                 let expected = match column.ty {
                     CatalogType::Int8 | CatalogType::TimestampTz => Kind::Int64,
@@ -318,10 +353,17 @@ mod tests {
                     CatalogType::Uuid => Kind::Bytes,
                 };
                 assert_eq!(field.kind(), expected, "{}.{}", table.name, column.name);
-                assert!(field.supports_presence(), "{}.{} must be optional", table.name, column.name);
+                assert!(
+                    field.supports_presence(),
+                    "{}.{} must be optional",
+                    table.name,
+                    column.name
+                );
             }
             assert_eq!(
-                descriptor.get_field(ROW_SEQ_FIELD).map(|f| f.name().to_string()),
+                descriptor
+                    .get_field(ROW_SEQ_FIELD)
+                    .map(|f| f.name().to_string()),
                 Some("row_seq".to_string())
             );
         }
@@ -368,18 +410,40 @@ mod tests {
         let table = CatalogTable::by_name("ducklake_snapshot").unwrap();
         let mut row = snapshot_row();
         row[0] = Datum::Null;
-        assert!(matches!(catalog_key(table, &row, 0), Err(ValueError::NullKey { .. })));
+        assert!(matches!(
+            catalog_key(table, &row, 0),
+            Err(ValueError::NullKey { .. })
+        ));
         row[0] = Datum::Int8(-1);
-        assert!(matches!(catalog_key(table, &row, 0), Err(ValueError::NegativeKey { .. })));
+        assert!(matches!(
+            catalog_key(table, &row, 0),
+            Err(ValueError::NegativeKey { .. })
+        ));
     }
 
     #[test]
     fn not_null_and_types_are_checked() {
         let table = CatalogTable::by_name("ducklake_metadata").unwrap();
-        let row = vec![Datum::Text("version".into()), Datum::Null, Datum::Null, Datum::Null];
-        assert!(matches!(encode_catalog_value(table, &row, 0), Err(ValueError::NotNull { .. })));
-        let row = vec![Datum::Text("k".into()), Datum::Int8(1), Datum::Null, Datum::Null];
-        assert!(matches!(encode_catalog_value(table, &row, 0), Err(ValueError::TypeMismatch { .. })));
+        let row = vec![
+            Datum::Text("version".into()),
+            Datum::Null,
+            Datum::Null,
+            Datum::Null,
+        ];
+        assert!(matches!(
+            encode_catalog_value(table, &row, 0),
+            Err(ValueError::NotNull { .. })
+        ));
+        let row = vec![
+            Datum::Text("k".into()),
+            Datum::Int8(1),
+            Datum::Null,
+            Datum::Null,
+        ];
+        assert!(matches!(
+            encode_catalog_value(table, &row, 0),
+            Err(ValueError::TypeMismatch { .. })
+        ));
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub struct Binder<'c> {
     pub lowest_scope: usize,
     /// Next subquery id.
     pub next_sub: usize,
+    /// Scope levels whose rows are replaced by aggregation (subqueries may
+    /// not reference their FROM columns).
+    pub grouped_levels: Vec<usize>,
 }
 
 const AGGREGATES: &[&str] = &[
@@ -167,6 +170,7 @@ impl<'c> Binder<'c> {
             pid,
             lowest_scope: usize::MAX,
             next_sub: 0,
+            grouped_levels: Vec::new(),
         }
     }
 
@@ -187,9 +191,18 @@ impl<'c> Binder<'c> {
             }
             for cte in &with.cte_tables {
                 self.ctes.push(map.clone());
+                let saved_lowest = std::mem::replace(&mut self.lowest_scope, usize::MAX);
                 let plan = self.bind_query(&cte.query);
+                let outer_ref = self.lowest_scope < self.scopes.len();
+                self.lowest_scope = saved_lowest.min(self.lowest_scope);
                 self.ctes.pop();
                 let mut plan = plan?;
+                if outer_ref {
+                    return Err(SqlError::unsupported(format!(
+                        "WITH query \"{}\" referencing columns of an enclosing query is not supported",
+                        cte.alias.name.value
+                    )));
+                }
                 let available = plan.columns.len();
                 if cte.alias.columns.len() > available {
                     return Err(SqlError::new(
@@ -490,7 +503,31 @@ impl<'c> Binder<'c> {
                     },
                     _ => g.clone(),
                 };
-                let (b, t) = self.bind_expr(&g)?;
+                let (g, (b, t)) = match self.bind_expr(&g) {
+                    Ok(bound) => (g, bound),
+                    // PostgreSQL also accepts an output-column alias in GROUP BY.
+                    Err(e) if e.code == codes::UNDEFINED_COLUMN => {
+                        let aliased = match &g {
+                            Expr::Identifier(id) => sel.projection.iter().find_map(|p| match p {
+                                SelectItem::ExprWithAlias { expr, alias }
+                                    if fold(alias) == fold(id) =>
+                                {
+                                    Some(expr.clone())
+                                }
+                                _ => None,
+                            }),
+                            _ => None,
+                        };
+                        match aliased {
+                            Some(x) => {
+                                let bound = self.bind_expr(&x)?;
+                                (x, bound)
+                            }
+                            None => return Err(e),
+                        }
+                    }
+                    Err(e) => return Err(e),
+                };
                 agg_group.push(b);
                 state.group_asts.push(g);
                 state.group_types.push(t);

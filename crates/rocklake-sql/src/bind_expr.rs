@@ -146,6 +146,12 @@ impl Binder<'_> {
             }
             if let Some((idx, ty)) = hits.pop() {
                 let up = n - 1 - level;
+                if up > 0 && self.grouped_levels.contains(&level) {
+                    return Err(SqlError::unsupported(format!(
+                        "subquery referencing column \"{}\" of an aggregated outer query is not supported",
+                        parts.join(".")
+                    )));
+                }
                 self.lowest_scope = self.lowest_scope.min(level);
                 if up == 0 && self.agg.is_some() {
                     return Err(SqlError::new(
@@ -183,7 +189,13 @@ impl Binder<'_> {
         let saved_agg = self.agg.take();
         self.lowest_scope = usize::MAX;
         let my_level = self.scopes.len();
+        if saved_agg.is_some() {
+            self.grouped_levels.push(my_level.saturating_sub(1));
+        }
         let plan = self.bind_query(q);
+        if saved_agg.is_some() {
+            self.grouped_levels.pop();
+        }
         let correlated = self.lowest_scope < my_level;
         self.lowest_scope = saved_lowest.min(self.lowest_scope);
         self.agg = saved_agg;
@@ -237,7 +249,15 @@ impl Binder<'_> {
                         ),
                     ));
                 }
-                (lb, rb)
+                let mixed_datetime = a != b
+                    && matches!(a, PgType::Date | PgType::Timestamp | PgType::TimestampTz)
+                    && matches!(b, PgType::Date | PgType::Timestamp | PgType::TimestampTz);
+                if mixed_datetime {
+                    let t = PgType::TimestampTz;
+                    (self.coerce(lb, &lt, &t, op)?, self.coerce(rb, &rt, &t, op)?)
+                } else {
+                    (lb, rb)
+                }
             }
         })
     }
@@ -286,7 +306,22 @@ impl Binder<'_> {
             }
         }
         match e {
-            Expr::Identifier(id) => self.resolve_column(&[fold(id)]),
+            Expr::Identifier(id) => {
+                let name = fold(id);
+                match self.resolve_column(std::slice::from_ref(&name)) {
+                    Err(e) if e.code == codes::UNDEFINED_COLUMN && id.quote_style.is_none() => {
+                        // SQL-standard functions PostgreSQL accepts without parentheses.
+                        let value = match name.as_str() {
+                            "current_schema" => "public".to_string(),
+                            "current_user" | "session_user" | "user" => "postgres".to_string(),
+                            "current_catalog" => self.cat.database.clone(),
+                            _ => return Err(e),
+                        };
+                        Ok((BExpr::Const(Datum::Text(value)), Some(PgType::Name)))
+                    }
+                    other => other,
+                }
+            }
             Expr::CompoundIdentifier(ids) => {
                 self.resolve_column(&ids.iter().map(fold).collect::<Vec<_>>())
             }

@@ -1,7 +1,7 @@
 //! CREATE TABLE and CREATE SCHEMA.
 
 use rocklake_codec::datum::ColumnDef;
-use sqlparser::ast::{ColumnOption, CreateTable, SchemaName, TableConstraint};
+use sqlparser::ast::{ColumnOption, CreateTable, ObjectName, SchemaName, TableConstraint};
 
 use crate::bind::{fold, name_parts};
 use crate::bind_expr::pg_type_of;
@@ -136,6 +136,37 @@ pub async fn create_table(
     };
     Ok(QueryOutput::Command {
         tag: "CREATE TABLE".into(),
+        notices,
+    })
+}
+
+/// Executes DROP TABLE [IF EXISTS] name [, ...].
+pub async fn drop_tables(
+    txn: &mut dyn StorageTxn,
+    names: &[ObjectName],
+    if_exists: bool,
+) -> Result<QueryOutput, SqlError> {
+    let mut notices = Vec::new();
+    for name in names {
+        let parts = name_parts(name)?;
+        let (schema, table) = match parts.as_slice() {
+            [table] => ("public".to_string(), table.clone()),
+            [schema, table] => (schema.clone(), table.clone()),
+            _ => {
+                return Err(SqlError::unsupported(format!(
+                    "DROP TABLE of a three-part name is not supported: {name}"
+                )))
+            }
+        };
+        if !txn.drop_relation(&schema, &table, if_exists).await? {
+            notices.push(Notice {
+                code: codes::SUCCESSFUL_COMPLETION.into(),
+                message: format!("table \"{table}\" does not exist, skipping"),
+            });
+        }
+    }
+    Ok(QueryOutput::Command {
+        tag: "DROP TABLE".into(),
         notices,
     })
 }

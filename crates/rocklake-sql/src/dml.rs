@@ -9,7 +9,7 @@ use sqlparser::ast::{
     UpdateTableFromKind,
 };
 
-use crate::bind::{fold, name_parts, Binder, Scope};
+use crate::bind::{name_parts, Binder, Scope};
 use crate::error::{codes, SqlError};
 use crate::expr::cast_datum;
 use crate::output::QueryOutput;
@@ -496,6 +496,5 @@ pub fn copy_targets(
         .iter()
         .map(|c| ObjectName::from(vec![c.clone()]))
         .collect();
-    let _ = fold;
     target_columns(def, &names)
 }

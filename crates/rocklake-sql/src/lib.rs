@@ -8,10 +8,12 @@
 //! set of shapes, so a bounded binder + executor that rejects everything else
 //! with 0A000 is both smaller and more faithful.
 //!
-//! Layout: [`session`] (transactions, statement dispatch) → [`bind`] /
-//! [`bind_expr`] (names and types → [`plan`]) → [`select`] / [`expr`]
-//! (execution) and [`dml`] / [`ddl`] (writes), with [`pg_catalog`] providing
-//! virtual catalog tables and [`memory`] an in-memory [`storage::Storage`].
+//! Layout: [`session`] (transactions, statement dispatch) → [`bind`],
+//! [`bind_from`], [`bind_expr`], [`bind_func`] (names and types → [`plan`]) →
+//! [`select`] / [`expr`] (execution) and [`dml`] / [`ddl`] (writes), with
+//! [`pg_catalog`] providing virtual catalog tables, [`value`] / [`numeric`] /
+//! [`datetime`] PostgreSQL text I/O, and [`memory`] an in-memory
+//! [`storage::Storage`] used as the engine's test double.
 
 #![warn(missing_docs)]
 // `SqlError` is the crate's fixed error contract (shaped like a PostgreSQL

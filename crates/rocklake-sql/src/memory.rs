@@ -133,6 +133,7 @@ impl MemoryStorage {
 enum Op {
     CreateSchema(String),
     CreateRelation(RelationDef),
+    DropRelation(RelKey),
     Put(RelKey, u64, Row, bool),
     Delete(RelKey, u64),
 }
@@ -241,6 +242,27 @@ impl StorageTxn for MemoryTxn {
         };
         self.state.relations.insert(key(&def), Arc::new(rel));
         self.ops.push(Op::CreateRelation(def));
+        Ok(true)
+    }
+
+    async fn drop_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> StorageResult<bool> {
+        self.check_write("DROP TABLE")?;
+        let k = (schema.to_string(), name.to_string());
+        if self.state.relations.remove(&k).is_none() {
+            if if_exists {
+                return Ok(false);
+            }
+            return Err(SqlError::new(
+                codes::UNDEFINED_TABLE,
+                format!("table \"{name}\" does not exist"),
+            ));
+        }
+        self.ops.push(Op::DropRelation(k));
         Ok(true)
     }
 
@@ -375,6 +397,11 @@ impl StorageTxn for MemoryTxn {
                         pk: HashMap::new(),
                     };
                     next.relations.insert(key(def), Arc::new(rel));
+                }
+                Op::DropRelation(k) => {
+                    if next.relations.remove(k).is_none() {
+                        return Err(conflict());
+                    }
                 }
                 Op::Put(k, id, row, fresh) => {
                     let rel = Arc::make_mut(next.relations.get_mut(k).ok_or_else(conflict)?);

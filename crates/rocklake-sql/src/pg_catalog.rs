@@ -116,11 +116,18 @@ impl Catalog {
                 }
             })
             .collect();
-        match parts.as_slice() {
-            [name] => self.find("public", name).map(Self::rel_oid),
-            [schema, name] => self.find(schema, name).map(Self::rel_oid),
-            _ => None,
+        let (schema, name) = match parts.as_slice() {
+            [name] => (None, name.as_str()),
+            [schema, name] => (Some(schema.as_str()), name.as_str()),
+            _ => return None,
+        };
+        if let Some(def) = self.find(schema.unwrap_or("public"), name) {
+            return Some(Self::rel_oid(def));
         }
+        if schema.is_none() || schema == Some("pg_catalog") {
+            return VirtualTable::lookup(Some("pg_catalog"), name).map(VirtualTable::oid);
+        }
+        None
     }
 }
 
@@ -228,6 +235,27 @@ impl VirtualTable {
                 _ => return None,
             }),
             _ => None,
+        }
+    }
+
+    /// The relation's OID (PostgreSQL's fixed OIDs for catalogs; views get
+    /// stable OIDs in the system range).
+    pub fn oid(self) -> u32 {
+        use VirtualTable as V;
+        match self {
+            V::Namespace => 2615,
+            V::Class => 1259,
+            V::Attribute => 1249,
+            V::Type => 1247,
+            V::Constraint => 2606,
+            V::Enum => 3501,
+            V::Description => 2609,
+            V::Database => 1262,
+            V::Indexes => 12_001,
+            V::Settings => 12_002,
+            V::Schemata => 13_001,
+            V::Tables => 13_002,
+            V::Columns => 13_003,
         }
     }
 

@@ -85,7 +85,6 @@ fn row_key(r: &[Datum]) -> String {
 pub fn run_query(plan: &QueryPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, SqlError> {
     let mut rows = run_set(&plan.body, ctx, env)?;
     if !plan.order.is_empty() {
-        let mut err = None;
         rows.sort_by(|a, b| {
             for k in &plan.order {
                 let (x, y) = (&a[k.idx], &b[k.idx]);
@@ -120,9 +119,6 @@ pub fn run_query(plan: &QueryPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
             }
             Ordering::Equal
         });
-        if let Some(e) = err.take() {
-            return Err(e);
-        }
     }
     let count = |e: &Option<BExpr>| -> Result<Option<usize>, SqlError> {
         match e {
@@ -419,4 +415,82 @@ fn finish(func: AggFunc, vals: &[&Datum]) -> Result<Datum, SqlError> {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{CmpOp, OutCol, SortKey};
+
+    fn col(idx: usize) -> BExpr {
+        BExpr::Col { up: 0, idx }
+    }
+
+    fn join_plan(equi: Vec<(usize, usize)>, kind: JoinKind) -> QueryPlan {
+        let on = BExpr::Cmp(CmpOp::Eq, Box::new(col(0)), Box::new(col(2)));
+        QueryPlan {
+            body: SetPlan::Select(Box::new(SelectPlan {
+                from: FromPlan::Join {
+                    left: Box::new(FromPlan::Scan(0)),
+                    right: Box::new(FromPlan::Scan(1)),
+                    kind,
+                    on: Some(on),
+                    left_width: 2,
+                    right_width: 2,
+                    equi,
+                },
+                filter: None,
+                agg: None,
+                having: None,
+                projection: (0..4).map(col).collect(),
+                distinct: false,
+            })),
+            order: vec![
+                SortKey {
+                    idx: 1,
+                    desc: false,
+                    nulls_first: false,
+                },
+                SortKey {
+                    idx: 3,
+                    desc: true,
+                    nulls_first: true,
+                },
+            ],
+            limit: None,
+            offset: None,
+            columns: (0..4)
+                .map(|i| OutCol {
+                    name: format!("c{i}"),
+                    ty: None,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn hash_join_matches_nested_loop() {
+        let left = vec![
+            vec![Datum::Int8(1), Datum::Text("a".into())],
+            vec![Datum::Int8(2), Datum::Text("b".into())],
+            vec![Datum::Null, Datum::Text("c".into())],
+        ];
+        let right = vec![
+            vec![Datum::Int4(1), Datum::Int4(10)],
+            vec![Datum::Int4(1), Datum::Null],
+            vec![Datum::Int4(3), Datum::Int4(30)],
+        ];
+        let data = vec![left, right];
+        let cat = Catalog::default();
+        let ctx = ExecCtx::new(&data, &cat);
+        for kind in [JoinKind::Inner, JoinKind::Left] {
+            let hashed = run_query(&join_plan(vec![(0, 0)], kind), &ctx, &[]).unwrap();
+            let looped = run_query(&join_plan(Vec::new(), kind), &ctx, &[]).unwrap();
+            assert_eq!(hashed, looped);
+            let expected = if kind == JoinKind::Inner { 2 } else { 4 };
+            assert_eq!(hashed.len(), expected);
+            // DESC puts NULLs first by default, as in PostgreSQL.
+            assert_eq!(hashed[0][3], Datum::Null);
+        }
+    }
 }

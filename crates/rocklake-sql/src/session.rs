@@ -9,8 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rocklake_codec::datum::{ColumnDef, Datum, PgType, Row, PG_EPOCH_OFFSET_MICROS};
 use sqlparser::ast::{
-    CopyLegacyOption, CopyOption, CopySource, CopyTarget, DiscardObject, Query, SetExpr, Statement,
-    TransactionAccessMode, TransactionMode,
+    CopyLegacyOption, CopyOption, CopySource, CopyTarget, DiscardObject, ObjectType, Query,
+    SetExpr, Statement, TransactionAccessMode, TransactionMode,
 };
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
@@ -302,14 +302,46 @@ impl Session {
                         .setting(&name)
                         .map(|(n, _)| n)
                         .unwrap_or_else(|| name.to_lowercase());
-                    self.settings
-                        .insert(name.to_lowercase(), (canonical, value));
+                    if value.eq_ignore_ascii_case("default") {
+                        self.settings.remove(&name.to_lowercase());
+                    } else {
+                        self.settings
+                            .insert(name.to_lowercase(), (canonical, value));
+                    }
                 }
                 Ok(command("SET"))
             }
-            Statement::Reset(_) => Ok(command("RESET")),
+            Statement::Reset(r) => {
+                match &r.reset {
+                    sqlparser::ast::Reset::ALL => self.settings.clear(),
+                    sqlparser::ast::Reset::ConfigurationParameter(p) => {
+                        let name =
+                            p.0.iter()
+                                .map(|x| x.to_string())
+                                .collect::<Vec<_>>()
+                                .join(".");
+                        self.settings.remove(&name.to_lowercase());
+                    }
+                    _ => {}
+                }
+                Ok(command("RESET"))
+            }
             Statement::ShowVariable { variable } => {
                 let name = variable.iter().map(fold).collect::<Vec<_>>().join(" ");
+                if name == "all" {
+                    let rows = self
+                        .all_settings()
+                        .into_iter()
+                        .map(|(n, v)| {
+                            vec![Datum::Text(n), Datum::Text(v), Datum::Text(String::new())]
+                        })
+                        .collect();
+                    let columns = ["name", "setting", "description"]
+                        .iter()
+                        .map(|c| ColumnDef::new(*c, PgType::Text))
+                        .collect();
+                    return Ok(QueryOutput::Rows { columns, rows });
+                }
                 let (canonical, value) = self.setting(&name).ok_or_else(|| {
                     SqlError::new(
                         codes::UNDEFINED_OBJECT,
@@ -414,6 +446,16 @@ impl Session {
             } => {
                 ctx.catalog = None;
                 return ddl::create_schema(ctx.txn.as_mut(), schema_name, *if_not_exists).await;
+            }
+            Statement::Drop {
+                object_type: ObjectType::Table,
+                if_exists,
+                names,
+                cascade: false,
+                ..
+            } => {
+                ctx.catalog = None;
+                return ddl::drop_tables(ctx.txn.as_mut(), names, *if_exists).await;
             }
             _ => {}
         }

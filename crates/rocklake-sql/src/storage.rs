@@ -118,6 +118,16 @@ pub trait StorageTxn: Send {
         if_not_exists: bool,
     ) -> StorageResult<bool>;
 
+    /// Drops a relation and all its rows. Returns `Ok(false)` when it does not
+    /// exist and `if_exists` is set; errors (SQLSTATE 42P01) when it does not
+    /// exist otherwise.
+    async fn drop_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> StorageResult<bool>;
+
     /// Creates a schema (namespace). Same existence rules as `create_relation`
     /// (SQLSTATE 42P06).
     async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool>;

@@ -225,3 +225,31 @@ async fn filtered_column_query_and_stable_oids() {
         ]
     );
 }
+
+#[tokio::test]
+async fn information_schema_introspection_mode() {
+    let mut s = setup().await;
+    let (cols, rows) = query(&mut s, "SELECT NULL, NULL, NULL, NULL LIMIT 0").await;
+    assert_eq!(cols.len(), 4);
+    assert!(rows.is_empty());
+    let sql = "SELECT table_schema AS namespace_id, table_name AS relname, 0 AS relpages, column_name AS attname, data_type AS type_name, -1 AS type_modifier, 0 AS ndim, ordinal_position AS attnum, CASE WHEN is_nullable = 'NO' THEN 't' ELSE 'f' END AS notnull, NULL AS constraint_id FROM information_schema.columns WHERE table_schema NOT IN ('information_schema', 'pg_catalog') AND table_schema IN ('public') AND table_name='ducklake_snapshot' ORDER BY namespace_id, relname, attnum";
+    let (cols, rows) = query(&mut s, sql).await;
+    assert_eq!(cols[2].pg_type.oid(), 23);
+    assert_eq!(cols[8].pg_type.oid(), 25);
+    assert_eq!(rows.len(), 5);
+    assert_eq!(rows[0][3], Datum::Text("snapshot_id".into()));
+    assert_eq!(rows[0][4], Datum::Text("bigint".into()));
+    assert_eq!(rows[0][8], Datum::Text("t".into()));
+    assert_eq!(rows[1][8], Datum::Text("f".into()));
+}
+
+#[tokio::test]
+async fn empty_statements_and_semicolons() {
+    let mut s = setup().await;
+    assert!(s.execute("").await.is_empty());
+    let res = s.execute("SELECT 1;; SELECT 2;").await;
+    assert_eq!(res.len(), 2);
+    assert!(res.iter().all(|r| r.is_ok()));
+    let res = s.execute("SELEC 1").await;
+    assert_eq!(res[0].as_ref().unwrap_err().code, "42601");
+}

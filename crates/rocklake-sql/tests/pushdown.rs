@@ -47,6 +47,14 @@ impl StorageTxn for RecordingTxn {
     ) -> StorageResult<bool> {
         self.inner.create_relation(def, if_not_exists).await
     }
+    async fn drop_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> StorageResult<bool> {
+        self.inner.drop_relation(schema, name, if_exists).await
+    }
     async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {
         self.inner.create_schema(name, if_not_exists).await
     }

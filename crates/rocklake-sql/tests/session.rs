@@ -383,7 +383,8 @@ async fn unsupported_sql_is_rejected_and_session_survives() {
     for sql in [
         "SELECT 'a' ~ 'b'",
         "SELECT row_number() OVER () FROM ducklake_snapshot",
-        "DROP TABLE ducklake_snapshot",
+        "DROP TABLE ducklake_snapshot CASCADE",
+        "DROP VIEW ducklake_snapshot",
         "ALTER TABLE ducklake_snapshot ADD COLUMN x INT",
         "INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0) ON CONFLICT DO NOTHING",
     ] {
@@ -555,8 +556,10 @@ fn execute_future_is_send() {
     fn assert_send<T: Send>(_: &T) {}
     let storage = MemoryStorage::new();
     let mut s = session(&storage);
-    let fut = s.execute("SELECT 1");
-    assert_send(&fut);
+    assert_send(&s.execute("SELECT 1"));
+    assert_send(&s.describe("SELECT 1"));
+    assert_send(&s.copy_in_finish(Vec::new()));
+    assert_send(&s.copy_in_abort());
 }
 
 #[tokio::test]
@@ -652,4 +655,188 @@ async fn snapshot_isolation_between_sessions() {
     let e = err(&mut b, "COMMIT").await;
     assert_eq!(e.code, "40001");
     assert_eq!(b.status(), TxStatus::Idle);
+}
+
+#[tokio::test]
+async fn datetime_comparisons_across_types() {
+    let storage = MemoryStorage::new();
+    let mut s = session(&storage);
+    let (_, r) = rows(&mut s, "SELECT DATE '2024-01-02' > TIMESTAMP '2024-01-01 23:00:00', '2024-01-01'::date = '2024-01-01 00:00:00+00'::timestamptz").await;
+    assert_eq!(r[0], vec![Datum::Bool(true), Datum::Bool(true)]);
+}
+
+#[tokio::test]
+async fn insert_select_and_delete_in_subquery() {
+    let storage = MemoryStorage::new();
+    let mut s = session(&storage);
+    ok(&mut s, "CREATE TABLE src(a INTEGER, b VARCHAR); CREATE TABLE dst(x BIGINT NOT NULL, y VARCHAR, z BOOLEAN)").await;
+    ok(
+        &mut s,
+        "INSERT INTO src VALUES (1, 'one'), (2, 'two'), (3, NULL)",
+    )
+    .await;
+    let out = one(
+        &mut s,
+        "INSERT INTO dst (y, x) SELECT b, a * 10 FROM src WHERE a < 3",
+    )
+    .await;
+    assert_eq!(tag(&out), "INSERT 0 2");
+    let (cols, r) = rows(&mut s, "SELECT * FROM dst ORDER BY x").await;
+    assert_eq!(
+        cols.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["x", "y", "z"]
+    );
+    assert_eq!(
+        r[0],
+        vec![Datum::Int8(10), Datum::Text("one".into()), Datum::Null]
+    );
+    let e = err(&mut s, "INSERT INTO dst (y) SELECT b FROM src").await;
+    assert_eq!(e.code, "23502");
+    assert_eq!(
+        e.message,
+        "null value in column \"x\" of relation \"dst\" violates not-null constraint"
+    );
+    let out = one(
+        &mut s,
+        "DELETE FROM dst WHERE x IN (SELECT a * 10 FROM src WHERE b = 'two')",
+    )
+    .await;
+    assert_eq!(tag(&out), "DELETE 1");
+    let out = one(&mut s, "DELETE FROM dst WHERE x NOT IN (SELECT a FROM src)").await;
+    assert_eq!(tag(&out), "DELETE 1");
+}
+
+#[tokio::test]
+async fn settings_defaults_and_bare_functions() {
+    let storage = MemoryStorage::new();
+    let mut s = session(&storage);
+    ok(&mut s, "SET application_name = 'duckdb'").await;
+    let (_, r) = rows(&mut s, "SHOW application_name").await;
+    assert_eq!(r[0][0], Datum::Text("duckdb".into()));
+    ok(&mut s, "SET application_name TO DEFAULT").await;
+    let (_, r) = rows(&mut s, "SHOW application_name").await;
+    assert_eq!(r[0][0], Datum::Text(String::new()));
+    let (cols, r) = rows(&mut s, "SHOW ALL").await;
+    assert_eq!(cols.len(), 3);
+    assert!(r
+        .iter()
+        .any(|x| x[0] == Datum::Text("server_version".into())));
+    let (cols, r) = rows(&mut s, "SELECT current_schema, current_user").await;
+    assert_eq!(cols[0].name, "current_schema");
+    assert_eq!(r[0][0], Datum::Text("public".into()));
+    let e = err(&mut s, "SHOW no_such_setting").await;
+    assert_eq!(e.code, "42704");
+}
+
+#[tokio::test]
+async fn group_by_output_alias_and_regclass_of_catalogs() {
+    let storage = MemoryStorage::new();
+    let mut s = session(&storage);
+    ok(
+        &mut s,
+        "CREATE TABLE t(g INTEGER); INSERT INTO t VALUES (1), (2), (3)",
+    )
+    .await;
+    let (_, r) = rows(
+        &mut s,
+        "SELECT g % 2 AS parity, count(*) FROM t GROUP BY parity ORDER BY parity",
+    )
+    .await;
+    assert_eq!(
+        r,
+        vec![
+            vec![Datum::Int4(0), Datum::Int8(1)],
+            vec![Datum::Int4(1), Datum::Int8(2)]
+        ]
+    );
+    let (_, r) = rows(&mut s, "SELECT to_regclass('pg_class'), to_regclass('pg_catalog.pg_namespace'), to_regclass('nope')").await;
+    assert_eq!(r[0], vec![Datum::Oid(1259), Datum::Oid(2615), Datum::Null]);
+}
+
+#[tokio::test]
+async fn correlated_reference_into_grouped_query_is_rejected() {
+    let storage = MemoryStorage::new();
+    let mut s = session(&storage);
+    ok(
+        &mut s,
+        "CREATE TABLE t(g INTEGER, v INTEGER); INSERT INTO t VALUES (1, 1), (1, 2)",
+    )
+    .await;
+    let e = err(
+        &mut s,
+        "SELECT g, (SELECT count(*) FROM t i WHERE i.v = o.g) FROM t o GROUP BY g",
+    )
+    .await;
+    assert_eq!(e.code, "0A000");
+    // Uncorrelated subqueries in grouped queries are fine.
+    let (_, r) = rows(
+        &mut s,
+        "SELECT g, count(*), (SELECT max(v) FROM t) FROM t GROUP BY g",
+    )
+    .await;
+    assert_eq!(
+        r,
+        vec![vec![Datum::Int4(1), Datum::Int8(2), Datum::Int4(2)]]
+    );
+}
+
+#[tokio::test]
+async fn cte_referencing_enclosing_query_is_rejected() {
+    let storage = MemoryStorage::new();
+    let mut s = session(&storage);
+    ok(
+        &mut s,
+        "CREATE TABLE t(a INTEGER); INSERT INTO t VALUES (1), (2)",
+    )
+    .await;
+    let e = err(
+        &mut s,
+        "SELECT (WITH x AS (SELECT o.a AS v) SELECT v FROM x) FROM t o",
+    )
+    .await;
+    assert_eq!(e.code, "0A000");
+    let (_, r) = rows(
+        &mut s,
+        "SELECT (WITH x AS (SELECT max(a) AS v FROM t) SELECT v FROM x) FROM t o ORDER BY 1",
+    )
+    .await;
+    assert_eq!(r, vec![vec![Datum::Int4(2)], vec![Datum::Int4(2)]]);
+}
+
+/// Regression: `ducklake_flush_inlined_data` drops old inlined-data tables with
+/// `DROP Table  IF EXISTS "public"."..."`, which used to fail with 0A000.
+#[tokio::test]
+async fn drop_table_if_exists_as_ducklake_sends_it() {
+    let (storage, mut s) = with_snapshot().await;
+    ok(
+        &mut s,
+        "INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0)",
+    )
+    .await;
+    let out = ok(
+        &mut s,
+        "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ;\nDROP Table  IF EXISTS \"public\".\"ducklake_snapshot\"",
+    )
+    .await;
+    assert_eq!(tag(&out[1]), "DROP TABLE");
+    ok(&mut s, "COMMIT").await;
+    let e = err(&mut s, "SELECT * FROM ducklake_snapshot").await;
+    assert_eq!(e.code, "42P01", "{e}");
+    match one(&mut s, "DROP TABLE IF EXISTS ducklake_snapshot").await {
+        QueryOutput::Command { tag, notices } => {
+            assert_eq!(tag, "DROP TABLE");
+            assert_eq!(
+                notices[0].message,
+                "table \"ducklake_snapshot\" does not exist, skipping"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = err(&mut s, "DROP TABLE ducklake_snapshot").await;
+    assert_eq!(e.code, "42P01", "{e}");
+    // The name can be created again, empty.
+    let mut fresh = session(&storage);
+    ok(&mut fresh, SNAPSHOT).await;
+    let (_, r) = rows(&mut fresh, "SELECT count(*) FROM ducklake_snapshot").await;
+    assert_eq!(r, vec![vec![Datum::Int8(0)]]);
 }

@@ -106,7 +106,9 @@ impl StoreError {
     pub fn storage(context: impl Into<String>, source: slatedb::Error, epoch: u64) -> StoreError {
         let context = context.into();
         match source.kind() {
-            slatedb::ErrorKind::Closed(slatedb::CloseReason::Fenced) => StoreError::Fenced { epoch },
+            slatedb::ErrorKind::Closed(slatedb::CloseReason::Fenced) => {
+                StoreError::Fenced { epoch }
+            }
             slatedb::ErrorKind::Transaction => StoreError::Conflict { context },
             _ => StoreError::Storage { context, source },
         }

@@ -13,3 +13,5 @@ pub use location::StoreLocation;
 pub use reader::{catalog_relation, StoredRow};
 pub use store::{CatalogStore, StoreOptions, FORMAT_VERSION};
 pub use txn::{ReadTxn, WriteTxn};
+pub mod sql_storage;
+pub use sql_storage::StoreStorage;

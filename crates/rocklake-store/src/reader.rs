@@ -34,10 +34,9 @@ pub(crate) struct Reads<'a, R: DbReadOps + Sync> {
 impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
     /// Point get.
     pub(crate) async fn get(&self, key: &[u8]) -> StoreResult<Option<Bytes>> {
-        self.source
-            .get(key)
-            .await
-            .map_err(|e| StoreError::storage(format!("reading key {}", hex_key(key)), e, self.epoch))
+        self.source.get(key).await.map_err(|e| {
+            StoreError::storage(format!("reading key {}", hex_key(key)), e, self.epoch)
+        })
     }
 
     /// Every (key, value) whose key starts with `prefix`, in key order.
@@ -121,7 +120,11 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
 
     /// Rows of `relation` whose key fields after the relation's own prefix start
     /// with `prefix_fields`.
-    pub(crate) async fn rows(&self, relation: &Relation, prefix_fields: &[u64]) -> StoreResult<Vec<StoredRow>> {
+    pub(crate) async fn rows(
+        &self,
+        relation: &Relation,
+        prefix_fields: &[u64],
+    ) -> StoreResult<Vec<StoredRow>> {
         let (tag, mut fields) = relation.row_prefix();
         fields.extend_from_slice(prefix_fields);
         let prefix = encode_key(tag, &fields);

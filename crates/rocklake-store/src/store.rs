@@ -68,12 +68,12 @@ pub struct CatalogStore {
 }
 
 fn decode_u64(key: SystemKey, bytes: &Bytes) -> StoreResult<u64> {
-    let raw: [u8; 8] = bytes.as_ref().try_into().map_err(|_| StoreError::Value(
-        rocklake_codec::values::ValueError::Corrupt {
+    let raw: [u8; 8] = bytes.as_ref().try_into().map_err(|_| {
+        StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
             table: format!("system key '{}'", key.suffix()),
             reason: format!("{} bytes, expected 8", bytes.len()),
-        },
-    ))?;
+        })
+    })?;
     Ok(u64::from_be_bytes(raw))
 }
 
@@ -82,7 +82,10 @@ impl CatalogStore {
     /// Opening fences any previous writer of the same catalog: its later commits
     /// fail with [`StoreError::Fenced`]. The `writer-epoch` system key records
     /// the new writer's epoch.
-    pub async fn open(location: &StoreLocation, options: StoreOptions) -> StoreResult<CatalogStore> {
+    pub async fn open(
+        location: &StoreLocation,
+        options: StoreOptions,
+    ) -> StoreResult<CatalogStore> {
         let (object_store, path) = location.open_object_store()?;
         let settings = Settings {
             flush_interval: options.flush_interval,
@@ -93,7 +96,10 @@ impl CatalogStore {
             .build()
             .await
             .map_err(|e| StoreError::storage(format!("opening catalog at {location}"), e, 0))?;
-        let reads = Reads { source: &db, epoch: 0 };
+        let reads = Reads {
+            source: &db,
+            epoch: 0,
+        };
         let format = match reads.get(&SystemKey::FormatVersion.key()).await? {
             Some(bytes) => decode_u64(SystemKey::FormatVersion, &bytes)?,
             None => FORMAT_VERSION,
@@ -173,12 +179,16 @@ impl CatalogStore {
         let value = self.inner.reads().get(&counter.key()).await?;
         value
             .map(|bytes| {
-                bytes.as_ref().try_into().map(u64::from_be_bytes).map_err(|_| {
-                    StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
-                        table: format!("counter {}", counter.name()),
-                        reason: "value is not 8 bytes".to_string(),
+                bytes
+                    .as_ref()
+                    .try_into()
+                    .map(u64::from_be_bytes)
+                    .map_err(|_| {
+                        StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
+                            table: format!("counter {}", counter.name()),
+                            reason: "value is not 8 bytes".to_string(),
+                        })
                     })
-                })
             })
             .transpose()
     }

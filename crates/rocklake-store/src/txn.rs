@@ -47,7 +47,11 @@ macro_rules! read_methods {
 
         /// Rows of `relation` whose key fields (after the relation's own prefix)
         /// start with `prefix_fields`, in key order.
-        pub async fn rows(&self, relation: &Relation, prefix_fields: &[u64]) -> StoreResult<Vec<StoredRow>> {
+        pub async fn rows(
+            &self,
+            relation: &Relation,
+            prefix_fields: &[u64],
+        ) -> StoreResult<Vec<StoredRow>> {
             self.reads().rows(relation, prefix_fields).await
         }
 
@@ -59,7 +63,9 @@ macro_rules! read_methods {
             prefix_fields: &[u64],
             snapshot: u64,
         ) -> StoreResult<Vec<StoredRow>> {
-            self.reads().visible_rows(relation, prefix_fields, snapshot).await
+            self.reads()
+                .visible_rows(relation, prefix_fields, snapshot)
+                .await
         }
 
         /// The latest committed snapshot as recorded in the hot key, if any.
@@ -123,7 +129,10 @@ pub struct WriteTxn {
 }
 
 fn key_description(relation: &Relation, columns: &[usize], row: &[Datum]) -> (String, String) {
-    let names: Vec<&str> = columns.iter().map(|i| relation.columns[*i].name.as_str()).collect();
+    let names: Vec<&str> = columns
+        .iter()
+        .map(|i| relation.columns[*i].name.as_str())
+        .collect();
     let values: Vec<String> = columns
         .iter()
         .map(|i| match &row[*i] {
@@ -164,16 +173,24 @@ impl WriteTxn {
 
     fn put(&mut self, key: &[u8], value: &[u8]) -> StoreResult<()> {
         self.wrote = true;
-        self.txn
-            .put(key, value)
-            .map_err(|e| StoreError::storage(format!("writing key {}", rocklake_codec::keys::hex_key(key)), e, self.inner.epoch))
+        self.txn.put(key, value).map_err(|e| {
+            StoreError::storage(
+                format!("writing key {}", rocklake_codec::keys::hex_key(key)),
+                e,
+                self.inner.epoch,
+            )
+        })
     }
 
     fn remove(&mut self, key: &[u8]) -> StoreResult<()> {
         self.wrote = true;
-        self.txn
-            .delete(key)
-            .map_err(|e| StoreError::storage(format!("deleting key {}", rocklake_codec::keys::hex_key(key)), e, self.inner.epoch))
+        self.txn.delete(key).map_err(|e| {
+            StoreError::storage(
+                format!("deleting key {}", rocklake_codec::keys::hex_key(key)),
+                e,
+                self.inner.epoch,
+            )
+        })
     }
 
     /// Creates a schema. Returns `false` when it exists and `if_not_exists` is set.
@@ -188,7 +205,10 @@ impl WriteTxn {
             });
         }
         let id = self.inner.next_namespace_id.fetch_add(1, Ordering::SeqCst);
-        let value = pb::NamespaceDef { name: name.to_string() }.encode_to_vec();
+        let value = pb::NamespaceDef {
+            name: name.to_string(),
+        }
+        .encode_to_vec();
         self.put(&encode_key(Tag::Namespace, &[id]), &value)?;
         Ok(true)
     }
@@ -211,7 +231,10 @@ impl WriteTxn {
             });
         }
         let existing = self.relations().await?;
-        if existing.iter().any(|r| r.schema == schema && r.name == name) {
+        if existing
+            .iter()
+            .any(|r| r.schema == schema && r.name == name)
+        {
             if if_not_exists {
                 return Ok(None);
             }
@@ -228,7 +251,10 @@ impl WriteTxn {
             primary_key,
         };
         let layout = relation.layout();
-        if let Some(clash) = existing.iter().find(|r| r.name == name && r.layout() == layout) {
+        if let Some(clash) = existing
+            .iter()
+            .find(|r| r.name == name && r.layout() == layout)
+        {
             return Err(StoreError::Unsupported(format!(
                 "table \"{name}\" already exists in schema \"{}\"; RockLake stores one DuckLake catalog per server",
                 clash.schema
@@ -236,6 +262,39 @@ impl WriteTxn {
         }
         self.put(&relation.registry_key(), &relation.encode())?;
         Ok(Some(relation))
+    }
+
+    /// Drops the relation `schema.name`: its registry entry and every row.
+    /// Returns `false` when it does not exist and `if_exists` is set.
+    pub async fn drop_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> StoreResult<bool> {
+        let Some(relation) = self.relation(schema, name).await? else {
+            if if_exists {
+                return Ok(false);
+            }
+            return Err(StoreError::NotFound {
+                kind: "relation",
+                name: name.to_string(),
+            });
+        };
+        let (tag, fields) = relation.row_prefix();
+        let prefix = encode_key(tag, &fields);
+        let keys: Vec<_> = self
+            .reads()
+            .scan_prefix(&prefix)
+            .await?
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect();
+        for key in keys {
+            self.remove(&key)?;
+        }
+        self.remove(&relation.registry_key())?;
+        Ok(true)
     }
 
     /// Inserts a row, allocating its row sequence. Fails with
@@ -255,11 +314,16 @@ impl WriteTxn {
         Ok(StoredRow { key, row_seq, row })
     }
 
-    async fn check_unique(&mut self, relation: &Relation, key: &[u8], row: &[Datum]) -> StoreResult<()> {
+    async fn check_unique(
+        &mut self,
+        relation: &Relation,
+        key: &[u8],
+        row: &[Datum],
+    ) -> StoreResult<()> {
         let (probe, columns): (Vec<u8>, Vec<usize>) = match relation.layout() {
             RowLayout::Catalog(table) if table.primary_key_is_key_prefix() => {
-                let fields = &rocklake_codec::keys::decode_key(key)
-                    .map_err(|source| StoreError::Key {
+                let fields =
+                    &rocklake_codec::keys::decode_key(key).map_err(|source| StoreError::Key {
                         context: format!("inserting into {}", relation.name),
                         source,
                     })?;
@@ -280,7 +344,11 @@ impl WriteTxn {
                     .collect();
                 (key.to_vec(), columns)
             }
-            RowLayout::InlinedData { row_id, begin_snapshot, .. } => (key.to_vec(), vec![row_id, begin_snapshot]),
+            RowLayout::InlinedData {
+                row_id,
+                begin_snapshot,
+                ..
+            } => (key.to_vec(), vec![row_id, begin_snapshot]),
             RowLayout::InlinedDelete {
                 file_id,
                 row_id,
@@ -333,7 +401,12 @@ impl WriteTxn {
 
     /// Replaces `old` (as read in this transaction) by `new_row`, keeping its row
     /// sequence. A change of key columns moves the row to its new key.
-    pub async fn update(&mut self, relation: &Relation, old: &StoredRow, new_row: Row) -> StoreResult<StoredRow> {
+    pub async fn update(
+        &mut self,
+        relation: &Relation,
+        old: &StoredRow,
+        new_row: Row,
+    ) -> StoreResult<StoredRow> {
         let key = relation.row_key(&new_row, old.row_seq)?;
         if key != old.key {
             self.check_unique(relation, &key, &new_row).await?;
@@ -378,10 +451,9 @@ impl WriteTxn {
                     .flush()
                     .await
                     .map_err(|e| StoreError::storage("flushing a commit", e, inner.epoch))?;
-                handle
-                    .await_durable()
-                    .await
-                    .map_err(|e| StoreError::storage("waiting for a commit to be durable", e, inner.epoch))
+                handle.await_durable().await.map_err(|e| {
+                    StoreError::storage("waiting for a commit to be durable", e, inner.epoch)
+                })
             }
             Err(error) => {
                 let mapped = StoreError::storage("committing", error, inner.epoch);
@@ -405,20 +477,36 @@ impl WriteTxn {
         let mut puts: Vec<(Vec<u8>, Vec<u8>)> = vec![
             (
                 Counter::NextRowSeq.key(),
-                self.inner.next_row_seq.load(Ordering::SeqCst).to_be_bytes().to_vec(),
+                self.inner
+                    .next_row_seq
+                    .load(Ordering::SeqCst)
+                    .to_be_bytes()
+                    .to_vec(),
             ),
             (
                 Counter::NextRelationId.key(),
-                self.inner.next_relation_id.load(Ordering::SeqCst).to_be_bytes().to_vec(),
+                self.inner
+                    .next_relation_id
+                    .load(Ordering::SeqCst)
+                    .to_be_bytes()
+                    .to_vec(),
             ),
             (
                 Counter::NextNamespaceId.key(),
-                self.inner.next_namespace_id.load(Ordering::SeqCst).to_be_bytes().to_vec(),
+                self.inner
+                    .next_namespace_id
+                    .load(Ordering::SeqCst)
+                    .to_be_bytes()
+                    .to_vec(),
             ),
         ];
         if let Some(snapshot) = self.snapshot_insert {
             let current = match latest.get(&Counter::NextSnapshotId.key()).await? {
-                Some(bytes) => bytes.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0),
+                Some(bytes) => bytes
+                    .as_ref()
+                    .try_into()
+                    .map(u64::from_be_bytes)
+                    .unwrap_or(0),
                 None => 0,
             };
             let next = (snapshot.snapshot_id.max(0) as u64) + 1;
@@ -426,7 +514,9 @@ impl WriteTxn {
                 puts.push((Counter::NextSnapshotId.key(), next.to_be_bytes().to_vec()));
                 puts.push((
                     Counter::NextCatalogId.key(),
-                    (snapshot.next_catalog_id.max(0) as u64).to_be_bytes().to_vec(),
+                    (snapshot.next_catalog_id.max(0) as u64)
+                        .to_be_bytes()
+                        .to_vec(),
                 ));
                 puts.push((
                     Counter::NextFileId.key(),

@@ -19,17 +19,25 @@ async fn committed_rows_survive_reopen() {
         let rels = create_tables(&mut txn, &["ducklake_snapshot", "ducklake_data_file"]).await;
         txn.insert(&rels[0], snapshot_row(0)).await.unwrap();
         for file in 0..5 {
-            txn.insert(&rels[1], data_file_row(file, 1, 0)).await.unwrap();
+            txn.insert(&rels[1], data_file_row(file, 1, 0))
+                .await
+                .unwrap();
         }
         txn.commit().await.unwrap();
         store.close().await.unwrap();
     }
     let store = open(dir.path()).await;
     let read = store.read().unwrap();
-    let snapshots = read.rows(&relation(&store, "ducklake_snapshot").await, &[]).await.unwrap();
+    let snapshots = read
+        .rows(&relation(&store, "ducklake_snapshot").await, &[])
+        .await
+        .unwrap();
     assert_eq!(snapshots.len(), 1);
     assert_eq!(snapshots[0].row, snapshot_row(0));
-    let files = read.rows(&relation(&store, "ducklake_data_file").await, &[1]).await.unwrap();
+    let files = read
+        .rows(&relation(&store, "ducklake_data_file").await, &[1])
+        .await
+        .unwrap();
     assert_eq!(files.len(), 5);
     assert_eq!(files[3].row, data_file_row(3, 1, 0));
     assert_eq!(store.epoch(), 2, "second open is the second writer");
@@ -40,7 +48,9 @@ async fn readers_see_a_consistent_snapshot() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
     let mut setup = store.write().unwrap();
-    let rel = create_tables(&mut setup, &["ducklake_snapshot"]).await.remove(0);
+    let rel = create_tables(&mut setup, &["ducklake_snapshot"])
+        .await
+        .remove(0);
     setup.insert(&rel, snapshot_row(0)).await.unwrap();
     setup.commit().await.unwrap();
 
@@ -50,12 +60,26 @@ async fn readers_see_a_consistent_snapshot() {
     txn.insert(&rel, snapshot_row(1)).await.unwrap();
     // The writer sees its own uncommitted row; nobody else does.
     assert_eq!(txn.rows(&rel, &[]).await.unwrap().len(), 2);
-    assert_eq!(store.read().unwrap().rows(&rel, &[]).await.unwrap().len(), 1);
+    assert_eq!(
+        store.read().unwrap().rows(&rel, &[]).await.unwrap().len(),
+        1
+    );
     txn.commit().await.unwrap();
 
-    assert_eq!(before.rows(&rel, &[]).await.unwrap().len(), 1, "old snapshot unchanged");
-    assert_eq!(writer_view.rows(&rel, &[]).await.unwrap().len(), 1, "older transaction unchanged");
-    assert_eq!(store.read().unwrap().rows(&rel, &[]).await.unwrap().len(), 2);
+    assert_eq!(
+        before.rows(&rel, &[]).await.unwrap().len(),
+        1,
+        "old snapshot unchanged"
+    );
+    assert_eq!(
+        writer_view.rows(&rel, &[]).await.unwrap().len(),
+        1,
+        "older transaction unchanged"
+    );
+    assert_eq!(
+        store.read().unwrap().rows(&rel, &[]).await.unwrap().len(),
+        2
+    );
 }
 
 #[tokio::test]
@@ -63,7 +87,9 @@ async fn concurrent_commits_of_one_snapshot_id_fail_with_unique_violation() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
     let mut setup = store.write().unwrap();
-    let rel = create_tables(&mut setup, &["ducklake_snapshot"]).await.remove(0);
+    let rel = create_tables(&mut setup, &["ducklake_snapshot"])
+        .await
+        .remove(0);
     setup.commit().await.unwrap();
 
     // Both insert snapshot 7 before either commits: the second commit fails.
@@ -73,7 +99,12 @@ async fn concurrent_commits_of_one_snapshot_id_fail_with_unique_violation() {
     second.insert(&rel, snapshot_row(7)).await.unwrap();
     first.commit().await.unwrap();
     match second.commit().await {
-        Err(StoreError::UniqueViolation { table, columns, values, .. }) => {
+        Err(StoreError::UniqueViolation {
+            table,
+            columns,
+            values,
+            ..
+        }) => {
             assert_eq!(table, "ducklake_snapshot");
             assert_eq!(columns, "snapshot_id");
             assert_eq!(values, "7");
@@ -96,9 +127,19 @@ async fn concurrent_updates_of_one_row_conflict() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
     let mut setup = store.write().unwrap();
-    let rel = create_tables(&mut setup, &["ducklake_table_stats"]).await.remove(0);
+    let rel = create_tables(&mut setup, &["ducklake_table_stats"])
+        .await
+        .remove(0);
     setup
-        .insert(&rel, vec![Datum::Int8(1), Datum::Int8(0), Datum::Int8(0), Datum::Int8(0)])
+        .insert(
+            &rel,
+            vec![
+                Datum::Int8(1),
+                Datum::Int8(0),
+                Datum::Int8(0),
+                Datum::Int8(0),
+            ],
+        )
         .await
         .unwrap();
     setup.commit().await.unwrap();
@@ -107,12 +148,30 @@ async fn concurrent_updates_of_one_row_conflict() {
     let mut b = store.write().unwrap();
     let row_a = a.rows(&rel, &[1]).await.unwrap().remove(0);
     let row_b = b.rows(&rel, &[1]).await.unwrap().remove(0);
-    a.update(&rel, &row_a, vec![Datum::Int8(1), Datum::Int8(10), Datum::Int8(10), Datum::Int8(1)])
-        .await
-        .unwrap();
-    b.update(&rel, &row_b, vec![Datum::Int8(1), Datum::Int8(20), Datum::Int8(20), Datum::Int8(2)])
-        .await
-        .unwrap();
+    a.update(
+        &rel,
+        &row_a,
+        vec![
+            Datum::Int8(1),
+            Datum::Int8(10),
+            Datum::Int8(10),
+            Datum::Int8(1),
+        ],
+    )
+    .await
+    .unwrap();
+    b.update(
+        &rel,
+        &row_b,
+        vec![
+            Datum::Int8(1),
+            Datum::Int8(20),
+            Datum::Int8(20),
+            Datum::Int8(2),
+        ],
+    )
+    .await
+    .unwrap();
     a.commit().await.unwrap();
     let err = b.commit().await.unwrap_err();
     assert!(matches!(err, StoreError::Conflict { .. }), "{err:?}");
@@ -125,7 +184,9 @@ async fn unique_keys_are_enforced_within_a_transaction_and_by_primary_key_prefix
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
     let mut txn = store.write().unwrap();
-    let rel = create_tables(&mut txn, &["ducklake_schema"]).await.remove(0);
+    let rel = create_tables(&mut txn, &["ducklake_schema"])
+        .await
+        .remove(0);
     let schema_row = |begin: i64| {
         vec![
             Datum::Int8(0),
@@ -153,7 +214,9 @@ async fn updates_that_change_key_columns_move_the_row() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
     let mut txn = store.write().unwrap();
-    let rel = create_tables(&mut txn, &["ducklake_data_file"]).await.remove(0);
+    let rel = create_tables(&mut txn, &["ducklake_data_file"])
+        .await
+        .remove(0);
     let stored = txn.insert(&rel, data_file_row(3, 1, 2)).await.unwrap();
     txn.commit().await.unwrap();
 
@@ -161,7 +224,10 @@ async fn updates_that_change_key_columns_move_the_row() {
     let mut moved = data_file_row(3, 1, 2);
     moved[1] = Datum::Int8(9);
     let new = txn.update(&rel, &stored, moved.clone()).await.unwrap();
-    assert_eq!(new.row_seq, stored.row_seq, "row identity survives the move");
+    assert_eq!(
+        new.row_seq, stored.row_seq,
+        "row identity survives the move"
+    );
     txn.commit().await.unwrap();
     let read = store.read().unwrap();
     assert!(read.rows(&rel, &[1]).await.unwrap().is_empty());
@@ -186,9 +252,15 @@ async fn visible_rows_follow_begin_and_end_snapshot() {
             Datum::Bool(true),
         ]
     };
-    txn.insert(&rel, table_row(100, Some(200), "t_old")).await.unwrap();
-    txn.insert(&rel, table_row(200, Some(300), "t_mid")).await.unwrap();
-    txn.insert(&rel, table_row(300, None, "t_new")).await.unwrap();
+    txn.insert(&rel, table_row(100, Some(200), "t_old"))
+        .await
+        .unwrap();
+    txn.insert(&rel, table_row(200, Some(300), "t_mid"))
+        .await
+        .unwrap();
+    txn.insert(&rel, table_row(300, None, "t_new"))
+        .await
+        .unwrap();
     txn.commit().await.unwrap();
 
     let read = store.read().unwrap();
@@ -198,10 +270,22 @@ async fn visible_rows_follow_begin_and_end_snapshot() {
             .collect::<Vec<_>>()
     };
     assert!(read.visible_rows(&rel, &[5], 99).await.unwrap().is_empty());
-    assert_eq!(name_at(read.visible_rows(&rel, &[5], 100).await.unwrap()), ["t_old"]);
-    assert_eq!(name_at(read.visible_rows(&rel, &[5], 250).await.unwrap()), ["t_mid"]);
-    assert_eq!(name_at(read.visible_rows(&rel, &[5], 300).await.unwrap()), ["t_new"]);
-    assert_eq!(name_at(read.visible_rows(&rel, &[], 10_000).await.unwrap()), ["t_new"]);
+    assert_eq!(
+        name_at(read.visible_rows(&rel, &[5], 100).await.unwrap()),
+        ["t_old"]
+    );
+    assert_eq!(
+        name_at(read.visible_rows(&rel, &[5], 250).await.unwrap()),
+        ["t_mid"]
+    );
+    assert_eq!(
+        name_at(read.visible_rows(&rel, &[5], 300).await.unwrap()),
+        ["t_new"]
+    );
+    assert_eq!(
+        name_at(read.visible_rows(&rel, &[], 10_000).await.unwrap()),
+        ["t_new"]
+    );
     // Non-versioned tables are refused rather than answered wrongly.
     let stats = catalog_relation(CatalogTable::by_name("ducklake_table_stats").unwrap());
     assert!(read.visible_rows(&stats, &[], 1).await.is_err());
@@ -212,11 +296,19 @@ async fn counters_and_hot_key_commit_with_the_snapshot() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
     let mut txn = store.write().unwrap();
-    let rel = create_tables(&mut txn, &["ducklake_snapshot"]).await.remove(0);
+    let rel = create_tables(&mut txn, &["ducklake_snapshot"])
+        .await
+        .remove(0);
     txn.insert(&rel, snapshot_row(4)).await.unwrap();
     txn.commit().await.unwrap();
-    assert_eq!(store.counter(Counter::NextSnapshotId).await.unwrap(), Some(5));
-    assert_eq!(store.counter(Counter::NextCatalogId).await.unwrap(), Some(14));
+    assert_eq!(
+        store.counter(Counter::NextSnapshotId).await.unwrap(),
+        Some(5)
+    );
+    assert_eq!(
+        store.counter(Counter::NextCatalogId).await.unwrap(),
+        Some(14)
+    );
     assert_eq!(store.counter(Counter::NextFileId).await.unwrap(), Some(24));
     let hot = store.read().unwrap().hot_key().await.unwrap().unwrap();
     assert_eq!(hot.snapshot_id, 4);
@@ -249,14 +341,22 @@ async fn a_second_writer_fences_the_first() {
     let dir = tempfile::tempdir().unwrap();
     let first = open(dir.path()).await;
     let mut txn = first.write().unwrap();
-    let rel = create_tables(&mut txn, &["ducklake_snapshot"]).await.remove(0);
+    let rel = create_tables(&mut txn, &["ducklake_snapshot"])
+        .await
+        .remove(0);
     txn.insert(&rel, snapshot_row(0)).await.unwrap();
     txn.commit().await.unwrap();
-    assert_eq!(first.system_u64(SystemKey::WriterEpoch).await.unwrap(), Some(1));
+    assert_eq!(
+        first.system_u64(SystemKey::WriterEpoch).await.unwrap(),
+        Some(1)
+    );
 
     let second = open(dir.path()).await;
     assert_eq!(second.epoch(), 2);
-    assert_eq!(second.system_u64(SystemKey::WriterEpoch).await.unwrap(), Some(2));
+    assert_eq!(
+        second.system_u64(SystemKey::WriterEpoch).await.unwrap(),
+        Some(2)
+    );
 
     let fenced = async {
         let mut txn = first.write()?;
@@ -264,14 +364,20 @@ async fn a_second_writer_fences_the_first() {
         txn.commit().await
     }
     .await;
-    assert!(matches!(fenced, Err(StoreError::Fenced { epoch: 1 })), "{fenced:?}");
+    assert!(
+        matches!(fenced, Err(StoreError::Fenced { epoch: 1 })),
+        "{fenced:?}"
+    );
 
     // Nothing the fenced writer tried is visible to the new one or after reopen.
     let rows = second.read().unwrap().rows(&rel, &[]).await.unwrap();
     assert_eq!(rows.len(), 1);
     second.close().await.unwrap();
     let third = open(dir.path()).await;
-    assert_eq!(third.read().unwrap().rows(&rel, &[]).await.unwrap().len(), 1);
+    assert_eq!(
+        third.read().unwrap().rows(&rel, &[]).await.unwrap().len(),
+        1
+    );
 }
 
 #[tokio::test]
@@ -299,21 +405,51 @@ async fn relations_and_schemas_are_registered() {
         .unwrap()
         .unwrap();
     let exists = txn
-        .create_relation("public", "ducklake_inlined_data_1_1", inlined.columns.clone(), vec![], false)
+        .create_relation(
+            "public",
+            "ducklake_inlined_data_1_1",
+            inlined.columns.clone(),
+            vec![],
+            false,
+        )
         .await;
-    assert!(matches!(exists, Err(StoreError::AlreadyExists { .. })), "{exists:?}");
+    assert!(
+        matches!(exists, Err(StoreError::AlreadyExists { .. })),
+        "{exists:?}"
+    );
     // The same catalog table in a second schema would share its tag: refused.
     let table = CatalogTable::by_name("ducklake_metadata").unwrap();
     let clash = txn
-        .create_relation("lake_meta", "ducklake_metadata", table.column_defs(), vec![], false)
+        .create_relation(
+            "lake_meta",
+            "ducklake_metadata",
+            table.column_defs(),
+            vec![],
+            false,
+        )
         .await;
-    assert!(matches!(clash, Err(StoreError::Unsupported(_))), "{clash:?}");
+    assert!(
+        matches!(clash, Err(StoreError::Unsupported(_))),
+        "{clash:?}"
+    );
     let missing = txn
-        .create_relation("nope", "t", vec![ColumnDef::new("a", PgType::Int4)], vec![], false)
+        .create_relation(
+            "nope",
+            "t",
+            vec![ColumnDef::new("a", PgType::Int4)],
+            vec![],
+            false,
+        )
         .await;
-    assert!(matches!(missing, Err(StoreError::NotFound { kind: "schema", .. })), "{missing:?}");
+    assert!(
+        matches!(missing, Err(StoreError::NotFound { kind: "schema", .. })),
+        "{missing:?}"
+    );
     let row = txn
-        .insert(&inlined, vec![Datum::Int8(0), Datum::Int8(1), Datum::Null, Datum::Int4(42)])
+        .insert(
+            &inlined,
+            vec![Datum::Int8(0), Datum::Int8(1), Datum::Null, Datum::Int4(42)],
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -325,7 +461,13 @@ async fn relations_and_schemas_are_registered() {
 
     let store = open(dir.path()).await;
     let read = store.read().unwrap();
-    let names: Vec<String> = read.relations().await.unwrap().into_iter().map(|r| r.name).collect();
+    let names: Vec<String> = read
+        .relations()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
     assert_eq!(names, ["ducklake_metadata", "ducklake_inlined_data_1_1"]);
     assert_eq!(read.namespaces().await.unwrap(), ["public", "lake_meta"]);
     let rows = read.rows(&inlined, &[]).await.unwrap();
@@ -337,10 +479,60 @@ async fn a_dropped_transaction_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
     let mut txn = store.write().unwrap();
-    let rel = create_tables(&mut txn, &["ducklake_snapshot"]).await.remove(0);
+    let rel = create_tables(&mut txn, &["ducklake_snapshot"])
+        .await
+        .remove(0);
     txn.commit().await.unwrap();
     let mut txn = store.write().unwrap();
     txn.insert(&rel, snapshot_row(1)).await.unwrap();
     drop(txn);
-    assert!(store.read().unwrap().rows(&rel, &[]).await.unwrap().is_empty());
+    assert!(store
+        .read()
+        .unwrap()
+        .rows(&rel, &[])
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+#[tokio::test]
+async fn dropping_a_relation_removes_its_rows_and_registry_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path()).await;
+    let mut txn = store.write().unwrap();
+    let rels = create_tables(&mut txn, &["ducklake_snapshot", "ducklake_data_file"]).await;
+    txn.insert(&rels[0], snapshot_row(0)).await.unwrap();
+    txn.insert(&rels[1], data_file_row(1, 1, 0)).await.unwrap();
+    txn.commit().await.unwrap();
+
+    let mut txn = store.write().unwrap();
+    assert!(txn
+        .drop_relation("public", "ducklake_data_file", false)
+        .await
+        .unwrap());
+    assert!(!txn
+        .drop_relation("public", "ducklake_data_file", true)
+        .await
+        .unwrap());
+    let missing = txn
+        .drop_relation("public", "ducklake_data_file", false)
+        .await;
+    assert!(
+        matches!(missing, Err(StoreError::NotFound { .. })),
+        "{missing:?}"
+    );
+    txn.commit().await.unwrap();
+
+    let read = store.read().unwrap();
+    assert!(read
+        .relation("public", "ducklake_data_file")
+        .await
+        .unwrap()
+        .is_none());
+    assert!(read.rows(&rels[1], &[]).await.unwrap().is_empty());
+    assert_eq!(
+        read.rows(&rels[0], &[]).await.unwrap().len(),
+        1,
+        "other tables untouched"
+    );
 }

@@ -120,13 +120,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                 FrontendMessage::Execute { portal, max_rows } => {
                     self.execute(&portal, max_rows).await?
                 }
-                FrontendMessage::Close { kind, name } => {
-                    match kind {
-                        b'S' => drop(self.statements.remove(&name)),
-                        _ => drop(self.portals.remove(&name)),
-                    }
-                    let _ = backend::put(&mut self.transport.out, &CloseComplete::new());
-                }
+                FrontendMessage::Close { kind, name } => self.close(kind, &name),
                 FrontendMessage::Sync => {
                     self.skip_until_sync = false;
                     backend::put_ready(&mut self.transport.out, self.session.status());
@@ -495,6 +489,22 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         if let Err(error) = result {
             self.fail(&error, Mode::Extended);
         }
+    }
+
+    /// Close: forgetting an unknown name is not an error.
+    fn close(&mut self, kind: u8, name: &str) {
+        match kind {
+            b'S' => drop(self.statements.remove(name)),
+            b'P' => drop(self.portals.remove(name)),
+            other => {
+                let error = SqlError::new(
+                    codes::PROTOCOL_VIOLATION,
+                    format!("invalid CLOSE message subtype {other}"),
+                );
+                return self.fail(&error, Mode::Extended);
+            }
+        }
+        let _ = backend::put(&mut self.transport.out, &CloseComplete::new());
     }
 
     async fn execute(&mut self, portal: &str, max_rows: i32) -> Result<(), ConnectionError> {

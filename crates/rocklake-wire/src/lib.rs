@@ -3,7 +3,19 @@
 //! formats).
 //!
 //! Entry point: [`server::serve`] with a [`session::SessionFactory`] that opens
-//! one [`session::SqlSession`] per connection.
+//! one [`session::SqlSession`] per connection; [`engine::EngineSessions`] is
+//! the factory for RockLake's SQL engine.
+//!
+//! Modules, from the socket inwards:
+//! - [`server`]: accept loop, session cap, per-connection task;
+//! - [`startup`]: SSL refusal, StartupMessage, authentication, ParameterStatus;
+//! - [`transport`]: buffered message I/O over any async stream;
+//! - [`frontend`] / [`backend`]: decoding client messages, encoding server ones;
+//! - [`connection`]: simple and extended query protocol, COPY in and out;
+//! - [`session`] / [`engine`]: the SQL-side contract and its engine adapter;
+//! - value codecs: [`copy_binary`] (binary COPY streams), [`binary_value`]
+//!   (per-type binary form), [`numeric`] (binary `numeric`), [`text_format`]
+//!   (text output).
 
 // `SqlError` (from the shared rocklake-sql contract) is 144 bytes; it is only
 // built on cold error paths, so boxing it everywhere would buy nothing.

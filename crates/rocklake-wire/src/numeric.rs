@@ -53,7 +53,10 @@ fn special(sign: u16) -> BinaryNumeric {
     BinaryNumeric {
         weight: 0,
         sign,
-        dscale: 0,
+        // PostgreSQL reads the dscale of a special value out of its short
+        // header (`(header & 0x1F80) >> 7`), which is 32 for the infinities
+        // and 0 for NaN; send the same bytes.
+        dscale: if sign == NUMERIC_NAN { 0 } else { 32 },
         digits: Vec::new(),
     }
 }
@@ -271,8 +274,8 @@ mod tests {
     #[test]
     fn specials() {
         assert_eq!(bytes_of("NaN"), [0, 0, 0, 0, 0xC0, 0, 0, 0]);
-        assert_eq!(bytes_of("Infinity"), [0, 0, 0, 0, 0xD0, 0, 0, 0]);
-        assert_eq!(bytes_of("-Infinity"), [0, 0, 0, 0, 0xF0, 0, 0, 0]);
+        assert_eq!(bytes_of("Infinity"), [0, 0, 0, 0, 0xD0, 0, 0, 0x20]);
+        assert_eq!(bytes_of("-Infinity"), [0, 0, 0, 0, 0xF0, 0, 0, 0x20]);
         for text in ["NaN", "Infinity", "-Infinity"] {
             assert_eq!(numeric_from_binary(&bytes_of(text)).unwrap(), text);
         }

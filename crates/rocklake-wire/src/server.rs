@@ -29,6 +29,9 @@ pub struct ServerConfig {
     pub server_version: String,
     /// How clients authenticate.
     pub auth: AuthMethod,
+    /// A client that has not sent its StartupMessage within this time is
+    /// disconnected (PostgreSQL's `authentication_timeout`).
+    pub startup_timeout: Duration,
 }
 
 impl Default for ServerConfig {
@@ -37,6 +40,7 @@ impl Default for ServerConfig {
             max_sessions: 100,
             server_version: "15.18".to_string(),
             auth: AuthMethod::Trust,
+            startup_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -113,15 +117,27 @@ impl Shared {
 async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
     let _ = stream.set_nodelay(true);
     let mut transport = Transport::new(stream);
-    let client = match startup::negotiate(&mut transport).await {
-        Ok(Handshake::Startup(client)) => client,
-        Ok(Handshake::Done) => {
+    let negotiated = tokio::time::timeout(
+        shared.config.startup_timeout,
+        startup::negotiate(&mut transport),
+    )
+    .await;
+    let client = match negotiated {
+        Ok(Ok(Handshake::Startup(client))) => client,
+        Ok(Ok(Handshake::Done)) => {
             transport.shutdown().await;
             return Ok(());
         }
-        Err(e) => {
+        Ok(Err(e)) => {
             transport.shutdown().await;
             return Err(format!("startup failed: {e}"));
+        }
+        Err(_) => {
+            transport.shutdown().await;
+            return Err(format!(
+                "no startup packet within {:?}",
+                shared.config.startup_timeout
+            ));
         }
     };
     let Ok(_permit) = Arc::clone(&shared.limiter).try_acquire_owned() else {

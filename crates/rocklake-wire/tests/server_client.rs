@@ -213,3 +213,35 @@ async fn too_many_clients() {
     assert_eq!(error.code(), Some(&SqlState::TOO_MANY_CONNECTIONS));
     first.simple_query("select 1").await.unwrap();
 }
+
+#[tokio::test]
+async fn concurrent_clients_do_not_interfere() {
+    let server = common::start(ServerConfig::default()).await;
+    let mut tasks = Vec::new();
+    for client_no in 0..8 {
+        let port = server.port;
+        tasks.push(tokio::spawn(async move {
+            let client = connect(port).await.unwrap();
+            for round in 0..25 {
+                if (client_no + round) % 3 == 0 {
+                    let data: Vec<Bytes> = client
+                        .copy_out("copy out")
+                        .await
+                        .unwrap()
+                        .try_collect()
+                        .await
+                        .unwrap();
+                    let rows = decode_stream(&common::copy_columns(), &data.concat()).unwrap();
+                    assert_eq!(rows, common::copy_rows());
+                } else {
+                    let row = client.query_one("select types", &[]).await.unwrap();
+                    assert_eq!(row.get::<_, i32>(0), 42);
+                    assert_eq!(row.get::<_, String>(3), "hi");
+                }
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+}

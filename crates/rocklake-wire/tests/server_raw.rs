@@ -321,6 +321,13 @@ async fn bind_execute_runs_through_the_session() {
     client.send(b'S', b"").await;
     let seq = kinds(&client.until_ready().await);
     assert_eq!(seq, ["1", "2", "T", "D", "C:SELECT 1", "ZI"]);
+    // Close the statement: a later Bind to it fails.
+    client.send(b'C', b"Ss1\0").await;
+    client.send(b'B', b"\0s1\0\0\0\0\0\0\0").await;
+    client.send(b'S', b"").await;
+    let messages = client.until_ready().await;
+    assert_eq!(kinds(&messages), ["3", "E", "ZI"]);
+    assert_eq!(error_field(&messages[1], b'C').as_deref(), Some("26000"));
 
     // Parameters are refused cleanly, and the rest up to Sync is skipped.
     client
@@ -384,4 +391,71 @@ async fn max_sessions_refuses_extra_clients() {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     assert!(third.is_some(), "slot was not released");
+}
+
+#[tokio::test]
+async fn silent_clients_are_dropped_after_the_startup_timeout() {
+    use tokio::io::AsyncReadExt;
+    let config = ServerConfig {
+        startup_timeout: std::time::Duration::from_millis(200),
+        ..ServerConfig::default()
+    };
+    let server = start(config).await;
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    let mut buf = [0u8; 1];
+    let read = tokio::time::timeout(std::time::Duration::from_secs(5), stream.read(&mut buf))
+        .await
+        .expect("server kept a silent client open");
+    assert_eq!(read.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn cancel_request_closes_quietly_and_startup_needs_a_user() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start(ServerConfig::default()).await;
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    // CancelRequest: length 16, code 80877102, pid, key.
+    let mut packet = vec![0, 0, 0, 16, 0x04, 0xD2, 0x16, 0x2E];
+    packet.extend_from_slice(&[0, 0, 0x10, 0x92, 0, 0, 0, 1]);
+    stream.write_all(&packet).await.unwrap();
+    let mut rest = Vec::new();
+    stream.read_to_end(&mut rest).await.unwrap();
+    assert!(rest.is_empty());
+
+    // StartupMessage without `user`.
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    let mut body = 196_608i32.to_be_bytes().to_vec();
+    body.extend_from_slice(b"database\0lake\0\0");
+    let mut packet = (4 + body.len() as i32).to_be_bytes().to_vec();
+    packet.extend_from_slice(&body);
+    stream.write_all(&packet).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    assert_eq!(answer.first(), Some(&b'E'));
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.contains("SFATAL") && text.contains("C28000"), "{text}");
+}
+
+#[tokio::test]
+async fn newer_protocol_minor_is_negotiated_down() {
+    let server = start(ServerConfig::default()).await;
+    let params = b"user\0postgres\0_pq_.test_option\0x\0\0";
+    let mut client = RawClient::connect_with(server.port, 196_610, params).await;
+    let messages = client.until_ready().await;
+    match &messages[0] {
+        M::NegotiateProtocolVersion(n) => {
+            assert_eq!(n.newest_minor_protocol, 0);
+            assert_eq!(n.unsupported_options, ["_pq_.test_option"]);
+        }
+        other => panic!("expected NegotiateProtocolVersion, got {other:?}"),
+    }
+    assert_eq!(kind(&messages[1]), "R");
+    // The database defaults to the user name.
+    assert_eq!(server.log.lock().unwrap().databases, ["postgres"]);
 }

@@ -52,7 +52,13 @@ async fn create(store: &CatalogStore, names: &[&str]) -> anyhow::Result<Vec<Rela
     for name in names {
         let table = CatalogTable::by_name(name).expect("catalog table");
         let relation = txn
-            .create_relation("public", name, table.column_defs(), table.primary_key.to_vec(), true)
+            .create_relation(
+                "public",
+                name,
+                table.column_defs(),
+                table.primary_key.to_vec(),
+                true,
+            )
             .await?;
         out.push(relation.expect("fresh catalog"));
     }
@@ -61,13 +67,17 @@ async fn create(store: &CatalogStore, names: &[&str]) -> anyhow::Result<Vec<Rela
 }
 
 async fn raw_durable_put(dir: &std::path::Path, count: usize) -> anyhow::Result<Vec<Duration>> {
-    let store = slatedb::object_store::local::LocalFileSystem::new_with_prefix(dir)?.with_fsync(true);
+    let store =
+        slatedb::object_store::local::LocalFileSystem::new_with_prefix(dir)?.with_fsync(true);
     let db = slatedb::Db::open("raw", Arc::new(store)).await?;
     let mut samples = Vec::with_capacity(count);
     for i in 0..count {
         let start = Instant::now();
-        db.put(format!("key-{i}").as_bytes(), b"value-of-a-typical-size-0123456789")
-            .await?;
+        db.put(
+            format!("key-{i}").as_bytes(),
+            b"value-of-a-typical-size-0123456789",
+        )
+        .await?;
         db.flush().await?;
         samples.push(start.elapsed());
     }
@@ -78,7 +88,10 @@ async fn raw_durable_put(dir: &std::path::Path, count: usize) -> anyhow::Result<
 /// Runs the benchmark and prints a table.
 pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
     let temp = tempfile::tempdir()?;
-    let dir = args.dir.clone().unwrap_or_else(|| temp.path().to_path_buf());
+    let dir = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| temp.path().to_path_buf());
     std::fs::create_dir_all(&dir)?;
     println!("rocklake bench-store");
     println!(
@@ -87,7 +100,11 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         args.commits,
         args.files,
         args.scans,
-        if cfg!(debug_assertions) { "debug" } else { "release" }
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
     );
 
     let raw_dir = dir.join("raw");
@@ -114,7 +131,13 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
     let mut txn = store.write()?;
     txn.insert(
         &rels[2],
-        catalog_row(stats_table, &[("table_id", Datum::Int8(1)), ("record_count", Datum::Int8(0))]),
+        catalog_row(
+            stats_table,
+            &[
+                ("table_id", Datum::Int8(1)),
+                ("record_count", Datum::Int8(0)),
+            ],
+        ),
     )
     .await?;
     txn.commit().await?;

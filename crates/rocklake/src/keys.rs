@@ -10,7 +10,11 @@ use rocklake_store::{CatalogStore, StoreLocation};
 /// form, e.g. `06 | 0000000000000005 | ... -> column table_id=5 column_id=1 begin_snapshot=3`.
 /// With `tag`, only keys of that tag (by name, e.g. `column`) are printed. The
 /// catalog is opened read-only, so this is safe while a server runs on it.
-pub async fn dump_keys(location: &str, tag: Option<&str>, out: &mut impl Write) -> anyhow::Result<usize> {
+pub async fn dump_keys(
+    location: &str,
+    tag: Option<&str>,
+    out: &mut impl Write,
+) -> anyhow::Result<usize> {
     let wanted = match tag {
         Some(name) => Some(
             Tag::ALL
@@ -33,7 +37,12 @@ pub async fn dump_keys(location: &str, tag: Option<&str>, out: &mut impl Write) 
             Ok(decoded) => decoded.to_string(),
             Err(e) => format!("<undecodable: {e}>"),
         };
-        let line = writeln!(out, "{}  -> {decoded}  ({} value bytes)", hex_key(key), value.len());
+        let line = writeln!(
+            out,
+            "{}  -> {decoded}  ({} value bytes)",
+            hex_key(key),
+            value.len()
+        );
         match line {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
             other => other?,
@@ -44,5 +53,9 @@ pub async fn dump_keys(location: &str, tag: Option<&str>, out: &mut impl Write) 
 }
 
 fn tag_names() -> String {
-    Tag::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+    Tag::ALL
+        .iter()
+        .map(|t| t.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

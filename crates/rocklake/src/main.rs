@@ -2,6 +2,7 @@
 
 mod bench;
 mod keys;
+mod serve;
 
 use clap::{Parser, Subcommand};
 
@@ -15,6 +16,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Serve a catalog over the PostgreSQL wire protocol.
+    Serve(serve::ServeArgs),
     /// Dump every key of a catalog as hex with its fields decoded.
     Keys {
         /// Catalog location: a local directory or s3://bucket/prefix.
@@ -43,6 +46,7 @@ async fn main() -> anyhow::Result<()> {
             eprintln!("{count} keys");
         }
         Command::BenchStore(args) => bench::run(args).await?,
+        Command::Serve(args) => serve::run(args).await?,
     }
     Ok(())
 }

@@ -9,9 +9,12 @@ use rocklake_store::{CatalogStore, StoreLocation, StoreOptions, WriteTxn};
 
 /// Opens (as writer) the catalog in `dir`.
 pub async fn open(dir: &std::path::Path) -> CatalogStore {
-    CatalogStore::open(&StoreLocation::Local(dir.to_path_buf()), StoreOptions::default())
-        .await
-        .expect("open catalog")
+    CatalogStore::open(
+        &StoreLocation::Local(dir.to_path_buf()),
+        StoreOptions::default(),
+    )
+    .await
+    .expect("open catalog")
 }
 
 /// Creates the named DuckLake catalog tables in `public` and returns them.
@@ -20,7 +23,13 @@ pub async fn create_tables(txn: &mut WriteTxn, names: &[&str]) -> Vec<Relation> 
     for name in names {
         let table = CatalogTable::by_name(name).expect("catalog table");
         let relation = txn
-            .create_relation("public", name, table.column_defs(), table.primary_key.to_vec(), false)
+            .create_relation(
+                "public",
+                name,
+                table.column_defs(),
+                table.primary_key.to_vec(),
+                false,
+            )
             .await
             .expect("create relation")
             .expect("new relation");

@@ -301,6 +301,11 @@ pub struct RawClient {
 impl RawClient {
     /// Connects and completes startup (SSLRequest first, like libpq).
     pub async fn connect(port: u16) -> RawClient {
+        Self::connect_with(port, 196_608, b"user\0postgres\0database\0lake\0\0").await
+    }
+
+    /// Connects with this protocol version code and raw startup parameters.
+    pub async fn connect_with(port: u16, version: i32, params: &[u8]) -> RawClient {
         let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
         stream
             .write_all(&[0, 0, 0, 8, 0x04, 0xD2, 0x16, 0x2F])
@@ -310,8 +315,8 @@ impl RawClient {
         stream.read_exact(&mut answer).await.unwrap();
         assert_eq!(answer[0], b'N', "SSLRequest must be refused with N");
         let mut body = BytesMut::new();
-        body.put_i32(196_608);
-        body.put_slice(b"user\0postgres\0database\0lake\0\0");
+        body.put_i32(version);
+        body.put_slice(params);
         let mut packet = BytesMut::new();
         packet.put_i32(4 + body.len() as i32);
         packet.put_slice(&body);

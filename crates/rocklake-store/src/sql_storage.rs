@@ -1,0 +1,389 @@
+//! The catalog store as the SQL engine's storage: implements
+//! [`rocklake_sql::storage::Storage`] over [`CatalogStore`], turning pushed-down
+//! column bounds into key-prefix scans and store errors into PostgreSQL errors.
+
+// `SqlError` carries every field of a PostgreSQL ErrorResponse; it is the
+// engine's error type and only travels on error paths.
+#![allow(clippy::result_large_err)]
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use rocklake_codec::datum::{Datum, Row};
+use rocklake_codec::relations::{Relation, RowLayout};
+use rocklake_codec::tables::KeyField;
+use rocklake_codec::values::ValueError;
+use rocklake_sql::error::{codes, SqlError};
+use rocklake_sql::storage::{
+    ColumnBound, RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn,
+    StoredRow as SqlRow,
+};
+
+use crate::error::StoreError;
+use crate::reader::StoredRow;
+use crate::store::CatalogStore;
+use crate::txn::{ReadTxn, WriteTxn};
+
+/// [`Storage`] backed by a [`CatalogStore`].
+pub struct StoreStorage {
+    store: CatalogStore,
+}
+
+impl StoreStorage {
+    /// Serves `store` to the SQL engine.
+    pub fn new(store: CatalogStore) -> Self {
+        StoreStorage { store }
+    }
+}
+
+#[async_trait]
+impl Storage for StoreStorage {
+    async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>> {
+        let access = if read_only {
+            Access::Read(self.store.read().map_err(to_sql)?)
+        } else {
+            Access::Write(Box::new(self.store.write().map_err(to_sql)?))
+        };
+        Ok(Box::new(StoreTxn {
+            access,
+            relations: None,
+            rows: HashMap::new(),
+        }))
+    }
+}
+
+enum Access {
+    Read(ReadTxn),
+    Write(Box<WriteTxn>),
+}
+
+/// One SQL transaction over the store.
+struct StoreTxn {
+    access: Access,
+    /// Relations by (schema, name), loaded once per transaction and kept up to
+    /// date by this transaction's own CREATE TABLEs.
+    relations: Option<HashMap<(String, String), Relation>>,
+    /// Rows this transaction has read or written, by (relation id, row id), so
+    /// updates and deletes can find their keys.
+    rows: HashMap<(u64, u64), StoredRow>,
+}
+
+/// Maps a store error to the PostgreSQL error a client would get.
+pub fn to_sql(error: StoreError) -> SqlError {
+    match error {
+        StoreError::UniqueViolation {
+            schema,
+            table,
+            columns,
+            values,
+        } => SqlError::unique_violation(&schema, &table, &columns, &values),
+        StoreError::Conflict { .. } => SqlError::new(
+            codes::SERIALIZATION_FAILURE,
+            "could not serialize access due to concurrent update",
+        )
+        .with_detail(error.to_string()),
+        StoreError::Fenced { .. } => SqlError::new(codes::ADMIN_SHUTDOWN, error.to_string()),
+        StoreError::ReadOnly => SqlError::new(
+            codes::READ_ONLY_SQL_TRANSACTION,
+            "cannot execute this statement in a read-only transaction",
+        ),
+        StoreError::AlreadyExists {
+            kind: "schema",
+            name,
+        } => SqlError::new(
+            codes::DUPLICATE_SCHEMA,
+            format!("schema \"{name}\" already exists"),
+        ),
+        StoreError::AlreadyExists { name, .. } => SqlError::new(
+            codes::DUPLICATE_TABLE,
+            format!("relation \"{name}\" already exists"),
+        ),
+        StoreError::NotFound {
+            kind: "schema",
+            name,
+        } => SqlError::new(
+            codes::INVALID_SCHEMA_NAME,
+            format!("schema \"{name}\" does not exist"),
+        ),
+        StoreError::NotFound {
+            kind: "relation",
+            name,
+        } => SqlError::new(
+            codes::UNDEFINED_TABLE,
+            format!("table \"{name}\" does not exist"),
+        ),
+        StoreError::NotFound { name, .. } => SqlError::new(
+            codes::UNDEFINED_TABLE,
+            format!("relation \"{name}\" does not exist"),
+        ),
+        StoreError::Unsupported(message) => SqlError::unsupported(message),
+        StoreError::Value(value) => match &value {
+            ValueError::NotNull { column, .. } | ValueError::NullKey { column, .. } => {
+                SqlError::new(
+                    codes::NOT_NULL_VIOLATION,
+                    format!("null value in column \"{column}\" violates not-null constraint"),
+                )
+                .with_detail(value.to_string())
+            }
+            ValueError::TypeMismatch { .. } | ValueError::Arity { .. } => {
+                SqlError::new(codes::DATATYPE_MISMATCH, value.to_string())
+            }
+            ValueError::NegativeKey { .. } => {
+                SqlError::new(codes::NUMERIC_VALUE_OUT_OF_RANGE, value.to_string())
+            }
+            ValueError::Corrupt { .. } => SqlError::new("XX001", value.to_string()),
+        },
+        StoreError::Storage { .. } => SqlError::new(codes::IO_ERROR, error.to_string()),
+        other => SqlError::internal(other.to_string()),
+    }
+}
+
+fn definition(relation: &Relation) -> RelationDef {
+    RelationDef {
+        schema: relation.schema.clone(),
+        name: relation.name.clone(),
+        columns: relation.columns.clone(),
+        primary_key: relation.primary_key.clone(),
+    }
+}
+
+fn as_key_field(datum: &Datum) -> Option<u64> {
+    datum.as_i64().and_then(|v| u64::try_from(v).ok())
+}
+
+/// The longest run of leading key fields the filter pins to one value each:
+/// the key prefix a scan can seek to.
+fn key_prefix(relation: &Relation, filter: &ScanFilter) -> Vec<u64> {
+    let key_columns: Vec<usize> = match relation.layout() {
+        RowLayout::Catalog(table) => {
+            let mut columns = Vec::new();
+            for field in table.key {
+                match field {
+                    KeyField::Column(i) => columns.push(*i),
+                    KeyField::RowSeq => break,
+                }
+            }
+            columns
+        }
+        RowLayout::InlinedData {
+            row_id,
+            begin_snapshot,
+            ..
+        } => vec![row_id, begin_snapshot],
+        RowLayout::InlinedDelete {
+            file_id,
+            row_id,
+            begin_snapshot,
+            ..
+        } => vec![file_id, row_id, begin_snapshot],
+        RowLayout::Generic { .. } => vec![],
+    };
+    let mut prefix = Vec::new();
+    for column in key_columns {
+        let pinned = filter.bounds.iter().find_map(|(index, bound)| match bound {
+            ColumnBound::Eq(value) if *index == column => as_key_field(value),
+            _ => None,
+        });
+        match pinned {
+            Some(value) => prefix.push(value),
+            None => break,
+        }
+    }
+    prefix
+}
+
+impl StoreTxn {
+    fn writer(&mut self) -> StorageResult<&mut WriteTxn> {
+        match &mut self.access {
+            Access::Write(txn) => Ok(txn),
+            Access::Read(_) => Err(to_sql(StoreError::ReadOnly)),
+        }
+    }
+
+    async fn relation_map(&mut self) -> StorageResult<&mut HashMap<(String, String), Relation>> {
+        if self.relations.is_none() {
+            let list = match &self.access {
+                Access::Read(txn) => txn.relations().await,
+                Access::Write(txn) => txn.relations().await,
+            }
+            .map_err(to_sql)?;
+            self.relations = Some(
+                list.into_iter()
+                    .map(|r| ((r.schema.clone(), r.name.clone()), r))
+                    .collect(),
+            );
+        }
+        Ok(self.relations.as_mut().expect("loaded above"))
+    }
+
+    async fn resolve(&mut self, def: &RelationDef) -> StorageResult<Relation> {
+        let key = (def.schema.clone(), def.name.clone());
+        self.relation_map()
+            .await?
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| {
+                SqlError::new(
+                    codes::UNDEFINED_TABLE,
+                    format!("relation \"{}\" does not exist", def.name),
+                )
+            })
+    }
+
+    fn remembered(&self, relation: &Relation, id: RowId) -> StorageResult<StoredRow> {
+        self.rows
+            .get(&(relation.relation_id, id.0))
+            .cloned()
+            .ok_or_else(|| {
+                SqlError::internal(format!(
+                    "row {} of \"{}\" was not read in this transaction",
+                    id.0, relation.name
+                ))
+            })
+    }
+}
+
+#[async_trait]
+impl StorageTxn for StoreTxn {
+    async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>> {
+        let key = (schema.to_string(), name.to_string());
+        Ok(self.relation_map().await?.get(&key).map(definition))
+    }
+
+    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
+        let mut list: Vec<&Relation> = self.relation_map().await?.values().collect();
+        list.sort_by_key(|r| r.relation_id);
+        Ok(list.into_iter().map(definition).collect())
+    }
+
+    async fn create_relation(
+        &mut self,
+        def: RelationDef,
+        if_not_exists: bool,
+    ) -> StorageResult<bool> {
+        let created = self
+            .writer()?
+            .create_relation(
+                &def.schema,
+                &def.name,
+                def.columns,
+                def.primary_key,
+                if_not_exists,
+            )
+            .await
+            .map_err(to_sql)?;
+        match created {
+            Some(relation) => {
+                self.relation_map()
+                    .await?
+                    .insert((relation.schema.clone(), relation.name.clone()), relation);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    async fn drop_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> StorageResult<bool> {
+        let dropped = self
+            .writer()?
+            .drop_relation(schema, name, if_exists)
+            .await
+            .map_err(to_sql)?;
+        if dropped {
+            let key = (schema.to_string(), name.to_string());
+            if let Some(relation) = self.relation_map().await?.remove(&key) {
+                self.rows.retain(|(id, _), _| *id != relation.relation_id);
+            }
+        }
+        Ok(dropped)
+    }
+
+    async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {
+        self.writer()?
+            .create_namespace(name, if_not_exists)
+            .await
+            .map_err(to_sql)
+    }
+
+    async fn schemas(&mut self) -> StorageResult<Vec<String>> {
+        match &self.access {
+            Access::Read(txn) => txn.namespaces().await,
+            Access::Write(txn) => txn.namespaces().await,
+        }
+        .map_err(to_sql)
+    }
+
+    async fn scan(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<Vec<SqlRow>> {
+        let relation = self.resolve(relation).await?;
+        let prefix = key_prefix(&relation, filter);
+        let rows = match &self.access {
+            Access::Read(txn) => txn.rows(&relation, &prefix).await,
+            Access::Write(txn) => txn.rows(&relation, &prefix).await,
+        }
+        .map_err(to_sql)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for stored in rows {
+            out.push(SqlRow {
+                id: RowId(stored.row_seq),
+                row: stored.row.clone(),
+            });
+            self.rows
+                .insert((relation.relation_id, stored.row_seq), stored);
+        }
+        Ok(out)
+    }
+
+    async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()> {
+        let relation = self.resolve(relation).await?;
+        let writer = self.writer()?;
+        let mut stored = Vec::with_capacity(rows.len());
+        for row in rows {
+            stored.push(writer.insert(&relation, row).await.map_err(to_sql)?);
+        }
+        for row in stored {
+            self.rows.insert((relation.relation_id, row.row_seq), row);
+        }
+        Ok(())
+    }
+
+    async fn update(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        new_row: Row,
+    ) -> StorageResult<()> {
+        let relation = self.resolve(relation).await?;
+        let old = self.remembered(&relation, id)?;
+        let new = self
+            .writer()?
+            .update(&relation, &old, new_row)
+            .await
+            .map_err(to_sql)?;
+        self.rows.insert((relation.relation_id, id.0), new);
+        Ok(())
+    }
+
+    async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()> {
+        let relation = self.resolve(relation).await?;
+        let old = self.remembered(&relation, id)?;
+        self.writer()?.delete(&old).map_err(to_sql)?;
+        self.rows.remove(&(relation.relation_id, id.0));
+        Ok(())
+    }
+
+    async fn commit(self: Box<Self>) -> StorageResult<()> {
+        match self.access {
+            Access::Read(_) => Ok(()),
+            Access::Write(txn) => txn.commit().await.map_err(to_sql),
+        }
+    }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs RockLake's whole test suite: formatting and lints, the Rust unit,
+# property and integration tests (real SlateDB on temporary directories), and
+# the end-to-end tests driving stock DuckDB against the server and against
+# reference DuckLake catalogs (a DuckDB file and a real PostgreSQL 15).
+#
+# Idempotent; installs what it needs (Python venv with the DuckDB wheels,
+# PostgreSQL from Debian for the reference). Set ROCKLAKE_PG_REFERENCE=0 to
+# skip the PostgreSQL reference.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "toolchain components"
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo test"
+cargo test --workspace
+
+step "python environment with DuckDB 1.5.5 wheels"
+scripts/setup-python.sh
+
+export ROCKLAKE_PG_REFERENCE="${ROCKLAKE_PG_REFERENCE:-1}"
+if [ "$ROCKLAKE_PG_REFERENCE" = "1" ] && [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
+  step "PostgreSQL 15 for the reference catalog"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+fi
+
+step "build the server for the end-to-end tests"
+cargo build -p rocklake
+
+step "end-to-end tests (pytest, real DuckDB)"
+.venv/bin/pytest tests/e2e -q
