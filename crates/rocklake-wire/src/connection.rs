@@ -147,6 +147,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
 
     /// Queues an error; in extended mode also starts skipping until Sync.
     fn fail(&mut self, error: &SqlError, mode: Mode) {
+        tracing::info!(code = %error.code, error = %error.message, "statement failed");
         backend::put_error(&mut self.transport.out, error, Severity::Error);
         if mode == Mode::Extended {
             self.skip_until_sync = true;
