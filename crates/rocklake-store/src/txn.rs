@@ -474,32 +474,19 @@ impl WriteTxn {
     /// conflict on them. Runs under the commit lock, so values only grow.
     async fn stage_counters(&self) -> StoreResult<()> {
         let latest = self.inner.reads();
-        let mut puts: Vec<(Vec<u8>, Vec<u8>)> = vec![
+        let mut puts: Vec<(Vec<u8>, Vec<u8>)> = [
+            (Counter::NextRowSeq, &self.inner.next_row_seq),
+            (Counter::NextRelationId, &self.inner.next_relation_id),
+            (Counter::NextNamespaceId, &self.inner.next_namespace_id),
+        ]
+        .into_iter()
+        .map(|(counter, next)| {
             (
-                Counter::NextRowSeq.key(),
-                self.inner
-                    .next_row_seq
-                    .load(Ordering::SeqCst)
-                    .to_be_bytes()
-                    .to_vec(),
-            ),
-            (
-                Counter::NextRelationId.key(),
-                self.inner
-                    .next_relation_id
-                    .load(Ordering::SeqCst)
-                    .to_be_bytes()
-                    .to_vec(),
-            ),
-            (
-                Counter::NextNamespaceId.key(),
-                self.inner
-                    .next_namespace_id
-                    .load(Ordering::SeqCst)
-                    .to_be_bytes()
-                    .to_vec(),
-            ),
-        ];
+                counter.key(),
+                next.load(Ordering::SeqCst).to_be_bytes().to_vec(),
+            )
+        })
+        .collect();
         if let Some(snapshot) = self.snapshot_insert {
             let current = match latest.get(&Counter::NextSnapshotId.key()).await? {
                 Some(bytes) => bytes
