@@ -106,7 +106,27 @@ impl ReadTxn {
 /// commit conflict can be reported as the unique violation it is.
 struct InsertedKey {
     probe: Vec<u8>,
-    violation: StoreError,
+    violation: UniqueKey,
+}
+
+/// A unique key as reported in a violation.
+#[derive(Clone)]
+struct UniqueKey {
+    schema: String,
+    table: String,
+    columns: String,
+    values: String,
+}
+
+impl UniqueKey {
+    fn error(&self) -> StoreError {
+        StoreError::UniqueViolation {
+            schema: self.schema.clone(),
+            table: self.table.clone(),
+            columns: self.columns.clone(),
+            values: self.values.clone(),
+        }
+    }
 }
 
 /// The snapshot row a transaction inserted into `ducklake_snapshot`.
@@ -357,25 +377,44 @@ impl WriteTxn {
             } => (key.to_vec(), vec![file_id, row_id, begin_snapshot]),
             RowLayout::Generic { .. } => return Ok(()),
         };
-        let (names, values) = key_description(relation, &columns, row);
-        let violation = || StoreError::UniqueViolation {
+        let (columns, values) = key_description(relation, &columns, row);
+        let violation = UniqueKey {
             schema: relation.schema.clone(),
             table: relation.name.clone(),
-            columns: names.clone(),
-            values: values.clone(),
+            columns,
+            values,
         };
         if !self.reads().scan_prefix_first(&probe).await? {
             // Also check what committed after this transaction began, as
             // PostgreSQL does for primary keys.
             if !self.inner.reads().scan_prefix_first(&probe).await? {
-                self.unique_keys.push(InsertedKey {
-                    probe,
-                    violation: violation(),
-                });
+                self.unique_keys.push(InsertedKey { probe, violation });
                 return Ok(());
             }
         }
-        Err(violation())
+        // When a concurrent commit took a key this transaction inserted earlier
+        // (typically the ducklake_snapshot id), report that one: it is the
+        // violation PostgreSQL would have raised first.
+        Err(self
+            .earlier_violation()
+            .await?
+            .unwrap_or_else(|| violation.error()))
+    }
+
+    /// The first earlier insert of this transaction whose key has since been
+    /// committed by another transaction.
+    async fn earlier_violation(&self) -> StoreResult<Option<StoreError>> {
+        for inserted in &self.unique_keys {
+            if self
+                .inner
+                .reads()
+                .scan_prefix_first(&inserted.probe)
+                .await?
+            {
+                return Ok(Some(inserted.violation.error()));
+            }
+        }
+        Ok(None)
     }
 
     fn note_snapshot(&mut self, row: &[Datum]) {
@@ -460,7 +499,7 @@ impl WriteTxn {
                 if let StoreError::Conflict { .. } = mapped {
                     for inserted in self.unique_keys {
                         if inner.reads().scan_prefix_first(&inserted.probe).await? {
-                            return Err(inserted.violation);
+                            return Err(inserted.violation.error());
                         }
                     }
                 }

@@ -536,3 +536,54 @@ async fn dropping_a_relation_removes_its_rows_and_registry_entry() {
         "other tables untouched"
     );
 }
+
+/// Regression: when a concurrent writer commits the same snapshot first, a
+/// later insert that collides on a non-primary key (an inlined-data row) must
+/// still report the snapshot's primary key, as PostgreSQL would.
+#[tokio::test]
+async fn a_later_collision_reports_the_snapshot_primary_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path()).await;
+    let mut txn = store.write().unwrap();
+    let snapshot = create_tables(&mut txn, &["ducklake_snapshot"])
+        .await
+        .remove(0);
+    let inlined = txn
+        .create_relation(
+            "public",
+            "ducklake_inlined_data_1_1",
+            vec![
+                ColumnDef::new("row_id", PgType::Int8),
+                ColumnDef::new("begin_snapshot", PgType::Int8),
+                ColumnDef::new("end_snapshot", PgType::Int8),
+            ],
+            vec![],
+            false,
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    txn.commit().await.unwrap();
+    let inlined_row = || vec![Datum::Int8(0), Datum::Int8(5), Datum::Null];
+
+    let mut slow = store.write().unwrap();
+    slow.insert(&snapshot, snapshot_row(5)).await.unwrap();
+    let mut fast = store.write().unwrap();
+    fast.insert(&snapshot, snapshot_row(5)).await.unwrap();
+    fast.insert(&inlined, inlined_row()).await.unwrap();
+    fast.commit().await.unwrap();
+    match slow.insert(&inlined, inlined_row()).await {
+        Err(StoreError::UniqueViolation {
+            table,
+            columns,
+            values,
+            ..
+        }) => {
+            assert_eq!(
+                (table.as_str(), columns.as_str(), values.as_str()),
+                ("ducklake_snapshot", "snapshot_id", "5")
+            );
+        }
+        other => panic!("expected the snapshot's unique violation, got {other:?}"),
+    }
+}
