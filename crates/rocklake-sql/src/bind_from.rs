@@ -299,10 +299,7 @@ impl Binder<'_> {
 
     /// A stored relation by (optional) schema and name.
     pub fn lookup_relation(&self, schema: Option<&str>, name: &str) -> Option<RelationDef> {
-        match schema {
-            Some(s) => self.cat.find(s, name).cloned(),
-            None => self.cat.find("public", name).cloned(),
-        }
+        self.cat.find_opt(schema, name).cloned()
     }
 
     /// Records simple `col op constant` conjuncts of `filter` as scan bounds.

@@ -1,13 +1,16 @@
 //! CREATE TABLE and CREATE SCHEMA.
 
 use rocklake_codec::datum::ColumnDef;
-use sqlparser::ast::{ColumnOption, CreateTable, ObjectName, SchemaName, TableConstraint};
+use sqlparser::ast::{
+    ColumnOption, CreateTable, ObjectName, OnCommit, SchemaName, TableConstraint,
+};
 
 use crate::bind::{fold, name_parts};
 use crate::bind_expr::pg_type_of;
 use crate::error::{codes, SqlError};
 use crate::output::{Notice, QueryOutput};
 use crate::storage::{RelationDef, StorageTxn};
+use crate::temp::TEMP_SCHEMA;
 
 fn index_column_name(c: &sqlparser::ast::IndexColumn) -> Result<String, SqlError> {
     match &c.column.expr {
@@ -20,14 +23,28 @@ fn index_column_name(c: &sqlparser::ast::IndexColumn) -> Result<String, SqlError
 
 /// Builds the relation definition a CREATE TABLE describes.
 pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
-    if ct.query.is_some() || ct.like.is_some() || ct.clone.is_some() || ct.temporary || ct.external
+    // Temporary tables live only as long as their transaction (ON COMMIT DROP):
+    // see `crate::temp`. Session-long temporary tables are not supported.
+    let temp_ok = ct.temporary && ct.on_commit == Some(OnCommit::Drop) && ct.global != Some(true);
+    if ct.query.is_some()
+        || ct.like.is_some()
+        || ct.clone.is_some()
+        || (ct.temporary && !temp_ok)
+        || ct.external
     {
         return Err(SqlError::unsupported(format!(
             "unsupported CREATE TABLE form: {ct}"
         )));
     }
+    if !ct.temporary && ct.on_commit.is_some() {
+        return Err(SqlError::new(
+            codes::INVALID_TABLE_DEFINITION,
+            "ON COMMIT can only be used on temporary tables",
+        ));
+    }
     let parts = name_parts(&ct.name)?;
     let (schema, name) = match parts.as_slice() {
+        [n] if ct.temporary => (TEMP_SCHEMA.to_string(), n.clone()),
         [n] => ("public".to_string(), n.clone()),
         [s, n] | [_, s, n] => (s.clone(), n.clone()),
         _ => {
@@ -37,6 +54,12 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
             ))
         }
     };
+    if ct.temporary && schema != TEMP_SCHEMA {
+        return Err(SqlError::new(
+            codes::INVALID_TABLE_DEFINITION,
+            "cannot create temporary relation in non-temporary schema",
+        ));
+    }
     let mut columns = Vec::new();
     let mut primary_key = Vec::new();
     for (i, c) in ct.columns.iter().enumerate() {
@@ -150,7 +173,11 @@ pub async fn drop_tables(
     for name in names {
         let parts = name_parts(name)?;
         let (schema, table) = match parts.as_slice() {
-            [table] => ("public".to_string(), table.clone()),
+            [table] => {
+                let temp = txn.relation(TEMP_SCHEMA, table).await?.is_some();
+                let schema = if temp { TEMP_SCHEMA } else { "public" };
+                (schema.to_string(), table.clone())
+            }
             [schema, table] => (schema.clone(), table.clone()),
             _ => {
                 return Err(SqlError::unsupported(format!(

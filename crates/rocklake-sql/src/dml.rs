@@ -68,7 +68,7 @@ pub fn resolve_target(cat: &Catalog, name: &ObjectName) -> Result<RelationDef, S
             ))
         }
     };
-    if let Some(def) = cat.find(schema.as_deref().unwrap_or("public"), &rel) {
+    if let Some(def) = cat.find_opt(schema.as_deref(), &rel) {
         return Ok(def.clone());
     }
     if VirtualTable::lookup(schema.as_deref(), &rel).is_some() {

@@ -101,6 +101,8 @@ pub mod codes {
     pub const UNDEFINED_OBJECT: &str = "42704";
     /// Table exists.
     pub const DUPLICATE_TABLE: &str = "42P07";
+    /// invalid_table_definition
+    pub const INVALID_TABLE_DEFINITION: &str = "42P16";
     /// Schema exists.
     pub const DUPLICATE_SCHEMA: &str = "42P06";
     /// Unknown schema.

@@ -24,6 +24,7 @@ pub mod bind;
 pub mod bind_expr;
 pub mod bind_from;
 pub mod bind_func;
+pub mod copy_text;
 pub mod datetime;
 pub mod ddl;
 pub mod dml;
@@ -37,6 +38,7 @@ pub mod plan;
 pub mod select;
 pub mod session;
 pub mod storage;
+pub mod temp;
 pub mod value;
 
 pub use memory::MemoryStorage;

@@ -45,6 +45,9 @@ pub enum QueryOutput {
     CopyIn {
         /// Types of the incoming columns, in stream order.
         columns: Vec<ColumnDef>,
+        /// `None` for binary COPY; the text format's options otherwise (decode
+        /// the stream with [`crate::copy_text::decode`]).
+        text: Option<crate::copy_text::TextCopyFormat>,
     },
 }
 

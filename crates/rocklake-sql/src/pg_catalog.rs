@@ -81,6 +81,21 @@ impl Catalog {
             .find(|r| r.schema == schema && r.name == name)
     }
 
+    /// A relation named without a schema: PostgreSQL's search path puts the
+    /// session's temporary schema first, then `public`.
+    pub fn find_in_path(&self, name: &str) -> Option<&RelationDef> {
+        self.find(crate::temp::TEMP_SCHEMA, name)
+            .or_else(|| self.find("public", name))
+    }
+
+    /// `schema.name`, or `name` on the search path when no schema is given.
+    pub fn find_opt(&self, schema: Option<&str>, name: &str) -> Option<&RelationDef> {
+        match schema {
+            Some(s) => self.find(s, name),
+            None => self.find_in_path(name),
+        }
+    }
+
     /// OID of a namespace.
     pub fn schema_oid(name: &str) -> u32 {
         match name {
@@ -121,7 +136,7 @@ impl Catalog {
             [schema, name] => (Some(schema.as_str()), name.as_str()),
             _ => return None,
         };
-        if let Some(def) = self.find(schema.unwrap_or("public"), name) {
+        if let Some(def) = self.find_opt(schema, name) {
             return Some(Self::rel_oid(def));
         }
         if schema.is_none() || schema == Some("pg_catalog") {

@@ -16,6 +16,7 @@ use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
 use crate::bind::{fold, Binder};
+use crate::copy_text::TextCopyFormat;
 use crate::ddl;
 use crate::dml::{self, assign, complete_rows, copy_targets, prefetch, resolve_target, StmtEnv};
 use crate::error::{codes, SqlError};
@@ -24,6 +25,7 @@ use crate::pg_catalog::{Catalog, DEFAULT_SETTINGS};
 use crate::plan::OutCol;
 use crate::select::{run_query, ExecCtx};
 use crate::storage::{RelationDef, Storage, StorageTxn};
+use crate::temp::TempOverlay;
 
 static NEXT_PID: AtomicI32 = AtomicI32::new(10_000);
 
@@ -184,7 +186,7 @@ impl Session {
         let storage = self.storage.clone();
         async move {
             Ok(TxnCtx {
-                txn: storage.begin(read_only).await?,
+                txn: Box::new(TempOverlay::new(storage.begin(read_only).await?)),
                 now: now_micros(),
                 catalog: None,
             })
@@ -494,9 +496,10 @@ impl Session {
                 legacy_options,
                 ..
             } => {
-                let binary = options.iter().any(|o| matches!(o, CopyOption::Format(f) if f.value.eq_ignore_ascii_case("binary")))
-                    || legacy_options.iter().any(|o| matches!(o, CopyLegacyOption::Binary));
-                if !binary {
+                let text = copy_text_format(options, legacy_options)?;
+                // Text COPY is accepted into tables only (postgres_scanner's
+                // UPDATE through a temporary table); everything else is binary.
+                if text.is_some() && (*to || !matches!(target, CopyTarget::Stdin)) {
                     return Err(SqlError::unsupported(format!(
                         "only binary COPY is supported: {stmt}"
                     )));
@@ -518,7 +521,10 @@ impl Session {
                         let targets = copy_targets(&def, columns)?;
                         let cols = targets.iter().map(|&i| def.columns[i].clone()).collect();
                         self.pending_copy = Some(PendingCopy { def, targets });
-                        Ok(QueryOutput::CopyIn { columns: cols })
+                        Ok(QueryOutput::CopyIn {
+                            columns: cols,
+                            text,
+                        })
                     }
                     _ => Err(SqlError::unsupported(format!(
                         "COPY form not supported: {stmt}"
@@ -622,6 +628,42 @@ impl Session {
         let plan = b.bind_query(q)?;
         Ok(out_columns(&plan.columns))
     }
+}
+
+/// The format of a COPY: `Ok(None)` for binary, the text format's options for
+/// text, 0A000 for anything else (CSV, unsupported options).
+fn copy_text_format(
+    options: &[CopyOption],
+    legacy: &[CopyLegacyOption],
+) -> Result<Option<TextCopyFormat>, SqlError> {
+    let mut binary = false;
+    let mut text = TextCopyFormat::default();
+    for o in options {
+        match o {
+            CopyOption::Format(f) if f.value.eq_ignore_ascii_case("binary") => binary = true,
+            CopyOption::Format(f) if f.value.eq_ignore_ascii_case("text") => {}
+            CopyOption::Null(n) => text.null = n.clone(),
+            CopyOption::Delimiter(d) if d.is_ascii() => text.delimiter = *d as u8,
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "COPY option {other} is not supported"
+                )))
+            }
+        }
+    }
+    for o in legacy {
+        match o {
+            CopyLegacyOption::Binary => binary = true,
+            CopyLegacyOption::Null(n) => text.null = n.clone(),
+            CopyLegacyOption::Delimiter(d) if d.is_ascii() => text.delimiter = *d as u8,
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "COPY option {other} is not supported"
+                )))
+            }
+        }
+    }
+    Ok(if binary { None } else { Some(text) })
 }
 
 /// Binds and runs a query, returning its columns and rows.

@@ -147,6 +147,47 @@ fn parse_int(s: &str, ty: &PgType) -> Result<i64, SqlError> {
     t.parse::<i64>().map_err(|_| out_of_range(s, name))
 }
 
+/// PostgreSQL's `tidin`: the block number follows the first `(` (or `,`), the
+/// offset the next `,`; the block must end at that `,` and the offset at a `)`.
+/// Anything before the `(` and after the `)` is ignored, so `'(0,9)'` (as
+/// postgres_scanner sends a ctid in text COPY) is the tid (0,9), as in PostgreSQL.
+fn parse_tid(s: &str) -> Option<(u32, u16)> {
+    let b = s.as_bytes();
+    let mut coord = [0usize; 2];
+    let mut found = 0;
+    let mut p = 0;
+    while p < b.len() && found < 2 && b[p] != b')' {
+        if b[p] == b',' || (b[p] == b'(' && found == 0) {
+            coord[found] = p + 1;
+            found += 1;
+        }
+        p += 1;
+    }
+    if found < 2 {
+        return None;
+    }
+    // strtoul/strtol: leading white space and an optional `+`, then digits.
+    let number = |start: usize, end: u8| -> Option<u64> {
+        let mut i = start;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i < b.len() && b[i] == b'+' {
+            i += 1;
+        }
+        // like strtoul, no digits at all converts to 0
+        let mut v: u64 = 0;
+        while i < b.len() && b[i].is_ascii_digit() {
+            v = v.checked_mul(10)?.checked_add(u64::from(b[i] - b'0'))?;
+            i += 1;
+        }
+        (b.get(i) == Some(&end)).then_some(v)
+    };
+    let block = u32::try_from(number(coord[0], b',')?).ok()?;
+    let offset = u16::try_from(number(coord[1], b')')?).ok()?;
+    Some((block, offset))
+}
+
 /// Parses PostgreSQL text input for a value of type `ty`.
 pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
     let name = type_display(ty);
@@ -180,12 +221,7 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
         PgType::Bytea => Datum::Bytea(parse_bytea(s).ok_or_else(|| bad_input(name, s))?),
         PgType::Uuid => Datum::Uuid(parse_uuid(s).ok_or_else(|| bad_input(name, s))?),
         PgType::Tid => {
-            let inner = s.trim().strip_prefix('(').and_then(|x| x.strip_suffix(')'));
-            let (b, o) = inner
-                .and_then(|x| x.split_once(','))
-                .ok_or_else(|| bad_input(name, s))?;
-            let block = b.trim().parse::<u32>().map_err(|_| bad_input(name, s))?;
-            let offset = o.trim().parse::<u16>().map_err(|_| bad_input(name, s))?;
+            let (block, offset) = parse_tid(s).ok_or_else(|| bad_input(name, s))?;
             Datum::Tid { block, offset }
         }
         PgType::Date => Datum::Date(datetime::parse_date(s).ok_or_else(|| bad_input(name, s))?),
@@ -426,6 +462,29 @@ mod tests {
                 offset: 1
             }
         );
+        // PostgreSQL's tidin ignores what surrounds the parentheses:
+        // postgres_scanner's text COPY sends a ctid quoted.
+        assert_eq!(
+            parse_text("'(3,9)'", &PgType::Tid).unwrap(),
+            Datum::Tid {
+                block: 3,
+                offset: 9
+            }
+        );
+        assert_eq!(
+            parse_text(" ( 1, 2)", &PgType::Tid).unwrap(),
+            Datum::Tid {
+                block: 1,
+                offset: 2
+            }
+        );
+        for bad in ["(1,2", "(1 ,2)", "1,2)", "(1,70000)", "(x,2)", "()"] {
+            assert_eq!(
+                parse_text(bad, &PgType::Tid).unwrap_err().code,
+                "22P02",
+                "{bad}"
+            );
+        }
         let u = parse_text("A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", &PgType::Uuid).unwrap();
         assert_eq!(
             datum_to_text(&u).unwrap(),

@@ -434,12 +434,12 @@ async fn every_captured_shape_executes() {
                     format!("{} rows", rows.len())
                 }
                 QueryOutput::Command { tag, .. } => tag.clone(),
-                QueryOutput::CopyIn { columns } => format!("copy in {}", columns.len()),
+                QueryOutput::CopyIn { columns, .. } => format!("copy in {}", columns.len()),
             };
             eprintln!("{}: {sql}\n    => {summary}", sh.line);
         }
         match out {
-            QueryOutput::CopyIn { columns } => {
+            QueryOutput::CopyIn { columns, .. } => {
                 let rows: Vec<Row> = (0..2)
                     .map(|_| columns.iter().map(|c| g.datum(&c.pg_type)).collect())
                     .collect();

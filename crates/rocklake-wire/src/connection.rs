@@ -23,6 +23,41 @@ use crate::session::SqlSession;
 use crate::transport::{ConnectionError, Transport};
 use pgwire::messages::copy::{CopyDone, CopyInResponse, CopyOutResponse};
 use pgwire::messages::extendedquery::{BindComplete, CloseComplete, ParseComplete};
+use rocklake_sql::copy_text::{self, TextCopyFormat};
+
+/// The decoder of a COPY IN stream: binary rows decoded as they arrive, or
+/// text collected and decoded at CopyDone.
+enum InDecoder {
+    Binary(CopyInDecoder),
+    Text {
+        data: Vec<u8>,
+        columns: Vec<ColumnDef>,
+        format: TextCopyFormat,
+    },
+}
+
+impl InDecoder {
+    fn feed(&mut self, chunk: &[u8]) -> Result<(), SqlError> {
+        match self {
+            InDecoder::Binary(d) => d.feed(chunk),
+            InDecoder::Text { data, .. } => {
+                data.extend_from_slice(chunk);
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(self) -> Result<Vec<Row>, SqlError> {
+        match self {
+            InDecoder::Binary(d) => d.finish(),
+            InDecoder::Text {
+                data,
+                columns,
+                format,
+            } => copy_text::decode(&data, &columns, &format),
+        }
+    }
+}
 
 /// SQLSTATE `57014 query_canceled`, used for a client's CopyFail.
 const QUERY_CANCELED: &str = "57014";
@@ -175,14 +210,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                     break;
                 }
             };
-            if let QueryOutput::CopyIn { columns } = output {
+            if let QueryOutput::CopyIn { columns, text } = output {
                 if index + 1 < count {
                     tracing::warn!(
                         dropped = count - index - 1,
                         "session returned results after COPY FROM STDIN; ignoring them"
                     );
                 }
-                self.copy_in(columns, Mode::Simple).await?;
+                self.copy_in(columns, text, Mode::Simple).await?;
                 break;
             }
             let formats = match &output {
@@ -243,7 +278,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                 self.complete(&tag, mode)
             }
             QueryOutput::CopyOut { columns, rows } => self.copy_out(&columns, &rows, mode).await,
-            QueryOutput::CopyIn { columns } => self.copy_in(columns, mode).await,
+            QueryOutput::CopyIn { columns, text } => self.copy_in(columns, text, mode).await,
         }
     }
 
@@ -308,23 +343,39 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         self.complete(&format!("COPY {}", rows.len()), mode)
     }
 
-    /// Binary COPY IN: CopyInResponse, then CopyData decoded as it arrives
-    /// until CopyDone (hand the rows to the session) or CopyFail / bad data
-    /// (abort the session's COPY and report the error).
+    /// COPY IN: CopyInResponse, then CopyData decoded (binary: as it arrives;
+    /// text: at the end) until CopyDone (hand the rows to the session) or
+    /// CopyFail / bad data (abort the session's COPY and report the error).
     async fn copy_in(
         &mut self,
         columns: Vec<ColumnDef>,
+        text: Option<TextCopyFormat>,
         mode: Mode,
     ) -> Result<Outcome, ConnectionError> {
-        let response =
-            CopyInResponse::new(1, columns.len() as i16, vec![FORMAT_BINARY; columns.len()]);
+        let format = if text.is_some() {
+            FORMAT_TEXT
+        } else {
+            FORMAT_BINARY
+        };
+        let response = CopyInResponse::new(
+            format as i8,
+            columns.len() as i16,
+            vec![format; columns.len()],
+        );
         if let Err(e) = backend::put(&mut self.transport.out, &response) {
             self.session.copy_in_abort().await;
             self.fail(&e, mode);
             return Ok(Outcome::Failed);
         }
         self.transport.flush().await?;
-        let mut decoder = CopyInDecoder::new(columns);
+        let mut decoder = match text {
+            None => InDecoder::Binary(CopyInDecoder::new(columns)),
+            Some(format) => InDecoder::Text {
+                data: Vec::new(),
+                columns,
+                format,
+            },
+        };
         let failure = loop {
             let message = match self.transport.read_message().await {
                 Ok(Some(message)) => message,

@@ -156,3 +156,73 @@ async fn latest_snapshot_query_prepares_like_pqprepare() {
         [Some("0"), Some("0"), Some("1"), Some("0")]
     );
 }
+
+/// postgres_scanner's UPDATE path (DuckLake's `ducklake_set_option` on an
+/// existing option): a temporary table filled by a *text* COPY (CopyInResponse
+/// in text format), then UPDATE ... FROM it by ctid. Before the fix the server
+/// rejected the temporary table and only spoke binary COPY.
+#[tokio::test]
+async fn text_copy_into_temporary_table_then_update_by_ctid() {
+    let port = start().await;
+    let client = connect(port).await;
+    client
+        .batch_execute(
+            "CREATE TABLE \"public\".\"ducklake_metadata\"(\"key\" VARCHAR NOT NULL, \
+             \"value\" VARCHAR NOT NULL, \"scope\" VARCHAR, \"scope_id\" BIGINT); \
+             INSERT INTO ducklake_metadata VALUES ('data_inlining_row_limit', '5', NULL, NULL)",
+        )
+        .await
+        .unwrap();
+    client
+        .batch_execute("BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        .await
+        .unwrap();
+    let ctid = client
+        .simple_query("SELECT ctid::TEXT FROM ducklake_metadata")
+        .await
+        .unwrap()
+        .into_iter()
+        .find_map(|m| match m {
+            SimpleQueryMessage::Row(r) => Some(r.get(0).unwrap().to_string()),
+            _ => None,
+        })
+        .unwrap();
+    let tmp = "\"update_data_3bac78f9-06ea-42ab-89c2-a49422cad27e\"";
+    client
+        .batch_execute(&format!(
+            "CREATE LOCAL TEMPORARY TABLE {tmp}(\"value\" VARCHAR, __page_id_string VARCHAR) ON COMMIT DROP;"
+        ))
+        .await
+        .unwrap();
+    let sink = client
+        .copy_in::<_, Bytes>(&format!("COPY {tmp} FROM STDIN (FORMAT TEXT, NULL '')"))
+        .await
+        .unwrap();
+    futures::pin_mut!(sink);
+    sink.send(Bytes::from(format!("20\t'{ctid}'\n")))
+        .await
+        .unwrap();
+    assert_eq!(sink.finish().await.unwrap(), 1);
+    let updated = client
+        .execute(
+            &format!(
+                "UPDATE \"public\".\"ducklake_metadata\" SET \"value\" = {tmp}.\"value\" FROM {tmp} \
+                 WHERE \"ducklake_metadata\".ctid=__page_id_string::TID"
+            ),
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(updated, 1);
+    client.batch_execute("COMMIT").await.unwrap();
+    let row = client
+        .query_one("SELECT value FROM ducklake_metadata", &[])
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, String>(0), "20");
+    let error = client
+        .simple_query(&format!("SELECT * FROM {tmp}"))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code(), Some(&SqlState::UNDEFINED_TABLE));
+}

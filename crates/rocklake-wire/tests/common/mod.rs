@@ -161,6 +161,7 @@ impl FakeSession {
             },
             "copy in" => QueryOutput::CopyIn {
                 columns: copy_columns(),
+                text: None,
             },
             "bad row" => QueryOutput::CopyOut {
                 columns: vec![ColumnDef::new("x", PgType::Int8)],
