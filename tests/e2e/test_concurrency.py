@@ -24,9 +24,9 @@ COMMITS = 50
 # One writer or reader process. argv: role, attach SQL, writer id, commit count, out file.
 CHILD = textwrap.dedent(
     """
-    import json, sys, time
+    import json, pathlib, sys, time
     import duckdb
-    role, attach, ext_dir, who, count, out = sys.argv[1:7]
+    role, attach, ext_dir, who, count, out, table = sys.argv[1:8]
     who, count = int(who), int(count)
     con = duckdb.connect(config={"extension_directory": ext_dir,
                                  "autoinstall_known_extensions": False,
@@ -39,49 +39,56 @@ CHILD = textwrap.dedent(
     result = {"role": role, "who": who}
     if role == "writer":
         for i in range(count):
-            con.execute("INSERT INTO l.t VALUES (?, ?)", [who, i])
+            con.execute(f"INSERT INTO l.{table} VALUES (?, ?)", [who, i])
         result["done"] = count
     else:
         seen = []
         deadline = time.time() + 120
         while time.time() < deadline:
-            n = con.execute("SELECT count(*) FROM l.t").fetchone()[0]
+            n = con.execute("SELECT count(*) FROM l.all_rows").fetchone()[0]
             snap = con.execute("SELECT max(snapshot_id) FROM ducklake_snapshots('l')").fetchone()[0]
             seen.append([n, snap])
             if n >= count:
                 break
             time.sleep(0.05)
         result["seen"] = seen
-    pathlib = __import__("pathlib")
     pathlib.Path(out).write_text(json.dumps(result))
     """
 )
 
 
-def _spawn(tmp_path: pathlib.Path, role: str, attach: str, who: int, count: int):
+def _spawn(tmp_path: pathlib.Path, role: str, attach: str, who: int, count: int, table: str):
     out = tmp_path / f"{role}-{who}.json"
     proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, role, attach, EXTENSION_DIR, str(who), str(count), str(out)],
+        [sys.executable, "-c", CHILD, role, attach, EXTENSION_DIR, str(who), str(count), str(out),
+         table],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     return proc, out
 
 
 @pytest.mark.rocklake
-def test_four_writers_fifty_commits_each(rocklake, duck, data_dir, tmp_path, monkeypatch):
+@pytest.mark.parametrize("tables", ["same_table", "own_table"])
+def test_four_writers_fifty_commits_each(rocklake, duck, data_dir, tmp_path, monkeypatch, tables):
+    """Four writers commit 50 times each, all into one table or each into its own
+    (snapshot ids are global, so writers of different tables collide too)."""
     monkeypatch.setenv("RUST_LOG", "rocklake_wire=info")  # the server logs failed statements
     rocklake.start()
     data = data_dir("concurrent")
     attach = rocklake.attach_sql("l", data)
     con = duck()
     con.execute(attach)
-    con.execute("CREATE TABLE l.t (writer INTEGER, i INTEGER)")
+    names = ["t"] * WRITERS if tables == "same_table" else [f"t{w}" for w in range(WRITERS)]
+    for name in sorted(set(names)):
+        con.execute(f"CREATE TABLE l.{name} (writer INTEGER, i INTEGER)")
+    con.execute("CREATE VIEW l.all_rows AS " + " UNION ALL ".join(
+        f"SELECT * FROM l.{name}" for name in sorted(set(names))))
     base_snapshot = con.execute("SELECT max(snapshot_id) FROM ducklake_snapshots('l')").fetchone()[0]
     con.execute("DETACH l")
 
     total = WRITERS * COMMITS
-    procs = [_spawn(tmp_path, "writer", attach, w, COMMITS) for w in range(WRITERS)]
-    procs.append(_spawn(tmp_path, "reader", attach, 99, total))
+    procs = [_spawn(tmp_path, "writer", attach, w, COMMITS, names[w]) for w in range(WRITERS)]
+    procs.append(_spawn(tmp_path, "reader", attach, 99, total, "all_rows"))
     for proc, out in procs:
         try:
             output, _ = proc.communicate(timeout=600)
@@ -94,7 +101,7 @@ def test_four_writers_fifty_commits_each(rocklake, duck, data_dir, tmp_path, mon
 
     con = duck()
     con.execute(attach)
-    rows = con.execute("SELECT writer, i FROM l.t ORDER BY ALL").fetchall()
+    rows = con.execute("SELECT writer, i FROM l.all_rows ORDER BY ALL").fetchall()
     assert rows == sorted((w, i) for w in range(WRITERS) for i in range(COMMITS)), \
         "every committed row exactly once"
     snapshots = con.execute(
@@ -117,5 +124,6 @@ def test_four_writers_fifty_commits_each(rocklake, duck, data_dir, tmp_path, mon
     for n, snap in seen:
         assert n <= snap - base_snapshot, (n, snap)
     for version in (base_snapshot + 1, base_snapshot + total // 2, base_snapshot + total):
-        n = con.execute(f"SELECT count(*) FROM l.t AT (VERSION => {version})").fetchone()[0]
+        n = sum(con.execute(f"SELECT count(*) FROM l.{name} AT (VERSION => {version})").fetchone()[0]
+                for name in sorted(set(names)))
         assert n == version - base_snapshot
