@@ -284,6 +284,25 @@ impl WriteTxn {
         Ok(Some(relation))
     }
 
+    /// Creates the DuckLake catalog table `name` in `public` with the columns
+    /// DuckLake declares (as DuckDB's CREATE TABLE would); `None` if it exists.
+    pub async fn create_catalog_table(&mut self, name: &str) -> StoreResult<Option<Relation>> {
+        let table = rocklake_codec::tables::CatalogTable::by_name(name).ok_or_else(|| {
+            StoreError::NotFound {
+                kind: "catalog table",
+                name: name.to_string(),
+            }
+        })?;
+        self.create_relation(
+            "public",
+            name,
+            table.column_defs(),
+            table.primary_key.to_vec(),
+            true,
+        )
+        .await
+    }
+
     /// Drops the relation `schema.name`: its registry entry and every row.
     /// Returns `false` when it does not exist and `if_exists` is set.
     pub async fn drop_relation(

@@ -388,22 +388,7 @@ async fn relations_and_schemas_are_registered() {
     create_tables(&mut txn, &["ducklake_metadata"]).await;
     assert!(txn.create_namespace("lake_meta", false).await.unwrap());
     assert!(!txn.create_namespace("lake_meta", true).await.unwrap());
-    let inlined = txn
-        .create_relation(
-            "public",
-            "ducklake_inlined_data_1_1",
-            vec![
-                ColumnDef::new("row_id", PgType::Int8),
-                ColumnDef::new("begin_snapshot", PgType::Int8),
-                ColumnDef::new("end_snapshot", PgType::Int8),
-                ColumnDef::new("a", PgType::Int4),
-            ],
-            vec![],
-            false,
-        )
-        .await
-        .unwrap()
-        .unwrap();
+    let inlined = create_inlined_table(&mut txn, vec![ColumnDef::new("a", PgType::Int4)]).await;
     let exists = txn
         .create_relation(
             "public",
@@ -548,21 +533,7 @@ async fn a_later_collision_reports_the_snapshot_primary_key() {
     let snapshot = create_tables(&mut txn, &["ducklake_snapshot"])
         .await
         .remove(0);
-    let inlined = txn
-        .create_relation(
-            "public",
-            "ducklake_inlined_data_1_1",
-            vec![
-                ColumnDef::new("row_id", PgType::Int8),
-                ColumnDef::new("begin_snapshot", PgType::Int8),
-                ColumnDef::new("end_snapshot", PgType::Int8),
-            ],
-            vec![],
-            false,
-        )
-        .await
-        .unwrap()
-        .unwrap();
+    let inlined = create_inlined_table(&mut txn, vec![]).await;
     txn.commit().await.unwrap();
     let inlined_row = || vec![Datum::Int8(0), Datum::Int8(5), Datum::Null];
 

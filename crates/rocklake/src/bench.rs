@@ -50,17 +50,8 @@ async fn create(store: &CatalogStore, names: &[&str]) -> anyhow::Result<Vec<Rela
     let mut txn = store.write()?;
     let mut out = Vec::new();
     for name in names {
-        let table = CatalogTable::by_name(name).expect("catalog table");
-        let relation = txn
-            .create_relation(
-                "public",
-                name,
-                table.column_defs(),
-                table.primary_key.to_vec(),
-                true,
-            )
-            .await?;
-        out.push(relation.expect("fresh catalog"));
+        let relation = txn.create_catalog_table(name).await?;
+        out.push(relation.ok_or_else(|| anyhow::anyhow!("{name} exists in a fresh catalog"))?);
     }
     txn.commit().await?;
     Ok(out)

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use rocklake_codec::datum::{Datum, Row};
+use rocklake_codec::datum::{ColumnDef, Datum, PgType, Row};
 use rocklake_codec::relations::Relation;
 use rocklake_codec::tables::CatalogTable;
 use rocklake_store::{CatalogStore, StoreLocation, StoreOptions, WriteTxn};
@@ -21,21 +21,33 @@ pub async fn open(dir: &std::path::Path) -> CatalogStore {
 pub async fn create_tables(txn: &mut WriteTxn, names: &[&str]) -> Vec<Relation> {
     let mut out = Vec::new();
     for name in names {
-        let table = CatalogTable::by_name(name).expect("catalog table");
         let relation = txn
-            .create_relation(
-                "public",
-                name,
-                table.column_defs(),
-                table.primary_key.to_vec(),
-                false,
-            )
+            .create_catalog_table(name)
             .await
-            .expect("create relation")
-            .expect("new relation");
-        out.push(relation);
+            .expect("create relation");
+        out.push(relation.expect("new relation"));
     }
     out
+}
+
+/// Creates `ducklake_inlined_data_1_1` with the three MVCC columns and `extra`.
+pub async fn create_inlined_table(txn: &mut WriteTxn, extra: Vec<ColumnDef>) -> Relation {
+    let mut columns = vec![
+        ColumnDef::new("row_id", PgType::Int8),
+        ColumnDef::new("begin_snapshot", PgType::Int8),
+        ColumnDef::new("end_snapshot", PgType::Int8),
+    ];
+    columns.extend(extra);
+    txn.create_relation(
+        "public",
+        "ducklake_inlined_data_1_1",
+        columns,
+        vec![],
+        false,
+    )
+    .await
+    .expect("create inlined table")
+    .expect("new relation")
 }
 
 /// A `ducklake_snapshot` row.
