@@ -39,6 +39,21 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         })
     }
 
+    /// A big-endian u64 value (counters, numeric system keys), `None` if the key
+    /// is absent; a value that is not 8 bytes is reported as corrupt.
+    pub(crate) async fn get_u64(&self, key: &[u8]) -> StoreResult<Option<u64>> {
+        let Some(bytes) = self.get(key).await? else {
+            return Ok(None);
+        };
+        let raw: [u8; 8] = bytes.as_ref().try_into().map_err(|_| {
+            StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
+                table: format!("key {}", hex_key(key)),
+                reason: format!("{} value bytes, expected 8", bytes.len()),
+            })
+        })?;
+        Ok(Some(u64::from_be_bytes(raw)))
+    }
+
     /// Every (key, value) whose key starts with `prefix`, in key order.
     pub(crate) async fn scan_prefix(&self, prefix: &[u8]) -> StoreResult<Vec<(Bytes, Bytes)>> {
         let context = || format!("scanning prefix {}", hex_key(prefix));

@@ -67,16 +67,6 @@ pub struct CatalogStore {
     location: StoreLocation,
 }
 
-fn decode_u64(key: SystemKey, bytes: &Bytes) -> StoreResult<u64> {
-    let raw: [u8; 8] = bytes.as_ref().try_into().map_err(|_| {
-        StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
-            table: format!("system key '{}'", key.suffix()),
-            reason: format!("{} bytes, expected 8", bytes.len()),
-        })
-    })?;
-    Ok(u64::from_be_bytes(raw))
-}
-
 impl CatalogStore {
     /// Opens (creating if needed) the catalog at `location` as its writer.
     /// Opening fences any previous writer of the same catalog: its later commits
@@ -100,20 +90,20 @@ impl CatalogStore {
             source: &db,
             epoch: 0,
         };
-        let format = match reads.get(&SystemKey::FormatVersion.key()).await? {
-            Some(bytes) => decode_u64(SystemKey::FormatVersion, &bytes)?,
-            None => FORMAT_VERSION,
-        };
+        let format = reads
+            .get_u64(&SystemKey::FormatVersion.key())
+            .await?
+            .unwrap_or(FORMAT_VERSION);
         if format != FORMAT_VERSION {
             return Err(StoreError::FormatVersion {
                 found: format,
                 supported: FORMAT_VERSION,
             });
         }
-        let previous_epoch = match reads.get(&SystemKey::WriterEpoch.key()).await? {
-            Some(bytes) => decode_u64(SystemKey::WriterEpoch, &bytes)?,
-            None => 0,
-        };
+        let previous_epoch = reads
+            .get_u64(&SystemKey::WriterEpoch.key())
+            .await?
+            .unwrap_or(0);
         let epoch = previous_epoch + 1;
         let mut counters = [0u64; 3];
         for (slot, counter) in counters.iter_mut().zip([
@@ -121,15 +111,7 @@ impl CatalogStore {
             Counter::NextRelationId,
             Counter::NextNamespaceId,
         ]) {
-            *slot = match reads.get(&counter.key()).await? {
-                Some(bytes) => u64::from_be_bytes(bytes.as_ref().try_into().map_err(|_| {
-                    StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
-                        table: format!("counter {}", counter.name()),
-                        reason: "value is not 8 bytes".to_string(),
-                    })
-                })?),
-                None => 1,
-            };
+            *slot = reads.get_u64(&counter.key()).await?.unwrap_or(1);
         }
         let mut batch = slatedb::WriteBatch::new();
         batch.put(SystemKey::WriterEpoch.key(), epoch.to_be_bytes());
@@ -176,28 +158,13 @@ impl CatalogStore {
 
     /// Current value of a counter as last committed.
     pub async fn counter(&self, counter: Counter) -> StoreResult<Option<u64>> {
-        let value = self.inner.reads().get(&counter.key()).await?;
-        value
-            .map(|bytes| {
-                bytes
-                    .as_ref()
-                    .try_into()
-                    .map(u64::from_be_bytes)
-                    .map_err(|_| {
-                        StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
-                            table: format!("counter {}", counter.name()),
-                            reason: "value is not 8 bytes".to_string(),
-                        })
-                    })
-            })
-            .transpose()
+        self.inner.reads().get_u64(&counter.key()).await
     }
 
     /// The value of a numeric system key (`writer-epoch`, `retain-from`,
     /// `format-version`).
     pub async fn system_u64(&self, key: SystemKey) -> StoreResult<Option<u64>> {
-        let value = self.inner.reads().get(&key.key()).await?;
-        value.map(|bytes| decode_u64(key, &bytes)).transpose()
+        self.inner.reads().get_u64(&key.key()).await
     }
 
     /// Every key and value of the catalog in key order (for `rocklake keys`).

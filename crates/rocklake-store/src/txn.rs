@@ -129,6 +129,20 @@ impl UniqueKey {
     }
 }
 
+/// The violation of the first of `inserted` whose key another transaction has
+/// committed since, if any.
+async fn committed_violation(
+    inner: &StoreInner,
+    inserted: &[InsertedKey],
+) -> StoreResult<Option<StoreError>> {
+    for key in inserted {
+        if inner.reads().scan_prefix_first(&key.probe).await? {
+            return Ok(Some(key.violation.error()));
+        }
+    }
+    Ok(None)
+}
+
 /// The snapshot row a transaction inserted into `ducklake_snapshot`.
 #[derive(Clone, Copy)]
 struct SnapshotInsert {
@@ -423,17 +437,7 @@ impl WriteTxn {
     /// The first earlier insert of this transaction whose key has since been
     /// committed by another transaction.
     async fn earlier_violation(&self) -> StoreResult<Option<StoreError>> {
-        for inserted in &self.unique_keys {
-            if self
-                .inner
-                .reads()
-                .scan_prefix_first(&inserted.probe)
-                .await?
-            {
-                return Ok(Some(inserted.violation.error()));
-            }
-        }
-        Ok(None)
+        committed_violation(&self.inner, &self.unique_keys).await
     }
 
     fn note_snapshot(&mut self, row: &[Datum]) {
@@ -516,10 +520,8 @@ impl WriteTxn {
             Err(error) => {
                 let mapped = StoreError::storage("committing", error, inner.epoch);
                 if let StoreError::Conflict { .. } = mapped {
-                    for inserted in self.unique_keys {
-                        if inner.reads().scan_prefix_first(&inserted.probe).await? {
-                            return Err(inserted.violation.error());
-                        }
+                    if let Some(violation) = committed_violation(&inner, &self.unique_keys).await? {
+                        return Err(violation);
                     }
                 }
                 Err(mapped)
@@ -546,14 +548,10 @@ impl WriteTxn {
         })
         .collect();
         if let Some(snapshot) = self.snapshot_insert {
-            let current = match latest.get(&Counter::NextSnapshotId.key()).await? {
-                Some(bytes) => bytes
-                    .as_ref()
-                    .try_into()
-                    .map(u64::from_be_bytes)
-                    .unwrap_or(0),
-                None => 0,
-            };
+            let current = latest
+                .get_u64(&Counter::NextSnapshotId.key())
+                .await?
+                .unwrap_or(0);
             let next = (snapshot.snapshot_id.max(0) as u64) + 1;
             if next >= current {
                 puts.push((Counter::NextSnapshotId.key(), next.to_be_bytes().to_vec()));
