@@ -49,17 +49,21 @@ pub enum Counter {
     NextRelationId = 5,
     /// Next namespace id in the namespace registry.
     NextNamespaceId = 6,
+    /// Bumped by every commit that changes the relation or namespace registry,
+    /// so a cached copy of the registry is known current by one point read.
+    RegistryVersion = 7,
 }
 
 impl Counter {
     /// Every counter.
-    pub const ALL: [Counter; 6] = [
+    pub const ALL: [Counter; 7] = [
         Counter::NextSnapshotId,
         Counter::NextCatalogId,
         Counter::NextFileId,
         Counter::NextRowSeq,
         Counter::NextRelationId,
         Counter::NextNamespaceId,
+        Counter::RegistryVersion,
     ];
 
     /// The counter's id, its key field.
@@ -76,6 +80,7 @@ impl Counter {
             Counter::NextRowSeq => "next_row_seq",
             Counter::NextRelationId => "next_relation_id",
             Counter::NextNamespaceId => "next_namespace_id",
+            Counter::RegistryVersion => "registry_version",
         }
     }
 

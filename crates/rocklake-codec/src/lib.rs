@@ -7,3 +7,4 @@ pub mod relations;
 pub mod tables;
 pub mod tags;
 pub mod values;
+pub mod wire;

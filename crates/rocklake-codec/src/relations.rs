@@ -84,11 +84,12 @@ impl Relation {
     /// The key layout of this relation's rows.
     pub fn layout(&self) -> RowLayout {
         if let Some(table) = CatalogTable::by_name(&self.name) {
-            if table
-                .column_defs()
-                .iter()
-                .map(|c| (&c.name, &c.pg_type))
-                .eq(self.columns.iter().map(|c| (&c.name, &c.pg_type)))
+            if table.columns.len() == self.columns.len()
+                && table
+                    .columns
+                    .iter()
+                    .zip(&self.columns)
+                    .all(|(t, c)| t.name == c.name && t.ty.pg_type() == c.pg_type)
             {
                 return RowLayout::Catalog(table);
             }
@@ -297,8 +298,21 @@ impl Relation {
 
     /// Rebuilds a row and its row sequence from key and value bytes.
     pub fn decode_row(&self, key: &[u8], value: &[u8]) -> Result<values::DecodedRow, ValueError> {
-        if let RowLayout::Catalog(table) = self.layout() {
-            return values::decode_catalog_row(table, key, value);
+        self.decode_row_with(self.layout(), key, value, None)
+    }
+
+    /// [`Relation::decode_row`] with the layout already resolved (scans resolve
+    /// it once, not per row). Catalog-table columns whose `wanted` entry is
+    /// false are left NULL undecoded; other layouts decode every column.
+    pub fn decode_row_with(
+        &self,
+        layout: RowLayout,
+        key: &[u8],
+        value: &[u8],
+        wanted: Option<&[bool]>,
+    ) -> Result<values::DecodedRow, ValueError> {
+        if let RowLayout::Catalog(table) = layout {
+            return values::decode_catalog_columns(table, key, value, wanted);
         }
         let corrupt = |reason: String| ValueError::Corrupt {
             table: self.name.clone(),

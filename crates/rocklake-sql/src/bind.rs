@@ -16,6 +16,7 @@ use crate::plan::{
     common_type, AggFunc, AggPlan, BExpr, FromPlan, OutCol, QueryPlan, ScanReq, SelectPlan,
     SetPlan, SortKey, Ty,
 };
+use crate::storage::Extreme;
 
 /// Folds an identifier like PostgreSQL: unquoted → lower case.
 pub fn fold(id: &Ident) -> String {
@@ -647,6 +648,9 @@ impl<'c> Binder<'c> {
         } else {
             None
         };
+        if let (FromPlan::Scan(id), None, Some(agg)) = (&from, &filter, &agg) {
+            self.scans[*id].filter.extreme = single_extreme(agg);
+        }
         let plan = SelectPlan {
             from,
             filter,
@@ -656,6 +660,20 @@ impl<'c> Binder<'c> {
             distinct,
         };
         Ok((plan, cols, order))
+    }
+}
+
+/// `max(col)` or `min(col)` as the only aggregate, without GROUP BY: the one
+/// row of its scan that the statement needs (see `ScanFilter::extreme`).
+fn single_extreme(agg: &AggPlan) -> Option<Extreme> {
+    match (agg.group.as_slice(), agg.calls.as_slice()) {
+        ([], [(func @ (AggFunc::Max | AggFunc::Min), Some(BExpr::Col { up: 0, idx }), _)]) => {
+            Some(Extreme {
+                column: *idx,
+                largest: *func == AggFunc::Max,
+            })
+        }
+        _ => None,
     }
 }
 

@@ -8,7 +8,7 @@ use sqlparser::ast::{JoinConstraint, JoinOperator, TableFactor, TableWithJoins};
 use crate::bind::{fold, name_parts, Binder, Entry};
 use crate::error::{codes, SqlError};
 use crate::pg_catalog::VirtualTable;
-use crate::plan::{BExpr, CmpOp, FromPlan, JoinKind, ScanReq, ScanSource, Ty};
+use crate::plan::{BExpr, CmpOp, FromPlan, JoinKind, QueryPlan, ScanReq, ScanSource, SetPlan, Ty};
 use crate::storage::{ColumnBound, RelationDef, ScanFilter};
 use crate::value::{is_numeric_type, is_string_type};
 
@@ -272,6 +272,7 @@ impl Binder<'_> {
             self.scans.push(ScanReq {
                 source: ScanSource::Table(def),
                 filter: ScanFilter::default(),
+                keyed_by: Vec::new(),
             });
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, true, Some(s)));
         }
@@ -284,6 +285,7 @@ impl Binder<'_> {
             self.scans.push(ScanReq {
                 source: ScanSource::Virtual(v),
                 filter: ScanFilter::default(),
+                keyed_by: Vec::new(),
             });
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, false, schema));
         }
@@ -309,12 +311,29 @@ impl Binder<'_> {
             ScanSource::Virtual(_) => return,
         };
         let mut bounds = Vec::new();
+        let mut keyed_by = Vec::new();
         let mut stack = vec![filter];
         while let Some(e) = stack.pop() {
             match e {
                 BExpr::And(a, b) => {
                     stack.push(a);
                     stack.push(b);
+                }
+                BExpr::Cmp(CmpOp::Eq, a, b)
+                    if matches!(
+                        (a.as_ref(), b.as_ref()),
+                        (BExpr::Col { up: 0, .. }, BExpr::Scalar(_))
+                            | (BExpr::Scalar(_), BExpr::Col { up: 0, .. })
+                    ) =>
+                {
+                    let ((BExpr::Col { idx, .. }, BExpr::Scalar(sub))
+                    | (BExpr::Scalar(sub), BExpr::Col { idx, .. })) = (a.as_ref(), b.as_ref())
+                    else {
+                        continue;
+                    };
+                    if *idx < ncols && !sub.correlated && self.reads_one_plain_scan(&sub.plan) {
+                        keyed_by.push((*idx, sub.clone()));
+                    }
                 }
                 BExpr::Cmp(op, a, b) => {
                     let (col, val, op) = match (a.as_ref(), b.as_ref()) {
@@ -366,7 +385,67 @@ impl Binder<'_> {
                 _ => {}
             }
         }
-        self.scans[scan].filter = ScanFilter { bounds };
+        self.scans[scan].filter.bounds = bounds;
+        self.scans[scan].keyed_by = keyed_by;
+    }
+
+    /// Whether `plan` is one SELECT over one scan whose rows need nothing else
+    /// prefetched first (no subqueries, no subquery-keyed scan), so it can run
+    /// before the scans it keys.
+    fn reads_one_plain_scan(&self, plan: &QueryPlan) -> bool {
+        let SetPlan::Select(select) = &plan.body else {
+            return false;
+        };
+        let FromPlan::Scan(id) = select.from else {
+            return false;
+        };
+        self.scans[id].keyed_by.is_empty()
+            && plan.limit.is_none()
+            && plan.offset.is_none()
+            && !select.filter.as_ref().is_some_and(has_subquery)
+            && !select.having.as_ref().is_some_and(has_subquery)
+            && !select.projection.iter().any(has_subquery)
+            && select.agg.as_ref().is_none_or(|agg| {
+                !agg.group.iter().any(has_subquery)
+                    && !agg
+                        .calls
+                        .iter()
+                        .filter_map(|(_, arg, _)| arg.as_ref())
+                        .any(has_subquery)
+            })
+    }
+}
+
+/// Whether an expression contains a subquery anywhere.
+fn has_subquery(e: &BExpr) -> bool {
+    match e {
+        BExpr::InSub(..) | BExpr::Exists(..) | BExpr::Scalar(_) => true,
+        BExpr::Const(_) | BExpr::Col { .. } => false,
+        BExpr::Cast(a, _)
+        | BExpr::Neg(a)
+        | BExpr::Not(a)
+        | BExpr::IsNull(a, _)
+        | BExpr::IsBool(a, ..) => has_subquery(a),
+        BExpr::Arith(_, a, b)
+        | BExpr::Concat(a, b)
+        | BExpr::Cmp(_, a, b)
+        | BExpr::And(a, b)
+        | BExpr::Or(a, b)
+        | BExpr::IsDistinct(a, b, _)
+        | BExpr::Like(a, b, ..) => has_subquery(a) || has_subquery(b),
+        BExpr::InList(a, list, _) => has_subquery(a) || list.iter().any(has_subquery),
+        BExpr::Case {
+            operand,
+            whens,
+            otherwise,
+        } => {
+            operand.as_deref().is_some_and(has_subquery)
+                || whens
+                    .iter()
+                    .any(|(w, t)| has_subquery(w) || has_subquery(t))
+                || otherwise.as_deref().is_some_and(has_subquery)
+        }
+        BExpr::Func(_, args) => args.iter().any(has_subquery),
     }
 }
 

@@ -15,8 +15,8 @@ use crate::expr::cast_datum;
 use crate::output::QueryOutput;
 use crate::pg_catalog::{Catalog, VirtualTable};
 use crate::plan::{BExpr, FromPlan, JoinKind, ScanReq, ScanSource, SelectPlan};
-use crate::select::{run_query, run_select, ExecCtx};
-use crate::storage::{RelationDef, RowId, StorageTxn};
+use crate::select::{run_query, run_select, run_subquery, ExecCtx};
+use crate::storage::{ColumnBound, RelationDef, RowId, ScanFilter, StorageTxn};
 use crate::value::datum_to_text;
 
 /// Statement context: the transaction's catalog snapshot, NOW() and pid.
@@ -30,29 +30,65 @@ pub struct StmtEnv<'a> {
 }
 
 /// Reads every scan a plan needs; stored rows get their `ctid` appended.
+/// Scans keyed by scalar subqueries (`col = (SELECT max(..) ..)`) are read
+/// last: their subqueries run over the scans read before, and each value
+/// becomes an equality bound, so storage can seek instead of reading the table.
 pub async fn prefetch(
     txn: &mut dyn StorageTxn,
     cat: &Catalog,
     scans: &[ScanReq],
 ) -> Result<Vec<Vec<Row>>, SqlError> {
-    let mut out = Vec::with_capacity(scans.len());
-    for s in scans {
-        out.push(match &s.source {
-            ScanSource::Table(def) => txn
-                .scan(def, &s.filter)
-                .await?
-                .into_iter()
-                .map(|sr| {
-                    let mut r = sr.row;
-                    let (block, offset) = sr.id.to_tid();
-                    r.push(Datum::Tid { block, offset });
-                    r
-                })
-                .collect(),
-            ScanSource::Virtual(v) => v.rows(cat),
-        });
+    let mut out = vec![Vec::new(); scans.len()];
+    for (slot, s) in out.iter_mut().zip(scans) {
+        if s.keyed_by.is_empty() {
+            *slot = fetch(txn, cat, s, &s.filter).await?;
+        }
+    }
+    for (index, s) in scans.iter().enumerate() {
+        if s.keyed_by.is_empty() {
+            continue;
+        }
+        let mut filter = s.filter.clone();
+        {
+            let ctx = ExecCtx::new(&out, cat);
+            for (column, sub) in &s.keyed_by {
+                let rows = run_subquery(sub, &ctx, &[])?;
+                // Zero or several rows, or NULL: no bound; execution reports
+                // what it must (e.g. 21000 for several rows).
+                if let [row] = rows.as_slice() {
+                    if let Some(value) = row.first().filter(|v| !v.is_null()) {
+                        filter
+                            .bounds
+                            .push((*column, ColumnBound::Eq(value.clone())));
+                    }
+                }
+            }
+        }
+        out[index] = fetch(txn, cat, s, &filter).await?;
     }
     Ok(out)
+}
+
+async fn fetch(
+    txn: &mut dyn StorageTxn,
+    cat: &Catalog,
+    scan: &ScanReq,
+    filter: &ScanFilter,
+) -> Result<Vec<Row>, SqlError> {
+    Ok(match &scan.source {
+        ScanSource::Table(def) => txn
+            .scan(def, filter)
+            .await?
+            .into_iter()
+            .map(|sr| {
+                let mut r = sr.row;
+                let (block, offset) = sr.id.to_tid();
+                r.push(Datum::Tid { block, offset });
+                r
+            })
+            .collect(),
+        ScanSource::Virtual(v) => v.rows(cat),
+    })
 }
 
 /// The stored relation a DML statement targets.

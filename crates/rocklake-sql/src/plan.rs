@@ -172,6 +172,10 @@ pub struct ScanReq {
     pub source: ScanSource,
     /// Bounds pushed down to storage (inexact).
     pub filter: ScanFilter,
+    /// `column = (uncorrelated scalar subquery)` conjuncts: the subqueries run
+    /// first and their values become equality bounds of this scan (see
+    /// `dml::prefetch`).
+    pub keyed_by: Vec<(usize, SubPlan)>,
 }
 
 /// Join kinds the executor implements.

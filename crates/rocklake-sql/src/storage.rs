@@ -87,6 +87,21 @@ pub enum ColumnBound {
 pub struct ScanFilter {
     /// `(column index, bound)` pairs, all of which hold for wanted rows.
     pub bounds: Vec<(usize, ColumnBound)>,
+    /// Set when the statement only needs the row holding the largest or
+    /// smallest value of one column among the rows the bounds admit (e.g.
+    /// `SELECT max(snapshot_id) FROM ducklake_snapshot`). Storage that keeps
+    /// rows ordered by that column may return just that row; any other storage
+    /// ignores it, since the engine computes the aggregate over whatever it gets.
+    pub extreme: Option<Extreme>,
+}
+
+/// The one row an aggregate-only scan needs (see [`ScanFilter::extreme`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extreme {
+    /// Column index of the `max`/`min` argument.
+    pub column: usize,
+    /// `max` (true) or `min` (false).
+    pub largest: bool,
 }
 
 /// A row as read from storage, with its stable identifier.

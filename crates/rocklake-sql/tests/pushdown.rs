@@ -146,3 +146,88 @@ async fn pushes_equality_in_and_ranges() {
         vec![(0, ColumnBound::In(vec![Datum::Int8(4), Datum::Int8(5)]))]
     );
 }
+
+#[tokio::test]
+async fn a_lone_max_or_min_marks_its_scan_as_needing_one_extreme_row() {
+    use rocklake_sql::storage::Extreme;
+    let storage = Recording {
+        inner: MemoryStorage::new(),
+        seen: Arc::new(Mutex::new(Vec::new())),
+    };
+    let mut s = Session::new(Arc::new(storage.clone()));
+    for r in s
+        .execute("CREATE TABLE t (id BIGINT, v BIGINT); INSERT INTO t VALUES (1, 5), (7, 2)")
+        .await
+    {
+        r.unwrap();
+    }
+    let cases = [
+        (
+            "SELECT MAX(id) FROM t",
+            Some(Extreme {
+                column: 0,
+                largest: true,
+            }),
+        ),
+        (
+            "SELECT min(v) FROM t",
+            Some(Extreme {
+                column: 1,
+                largest: false,
+            }),
+        ),
+        // The WHERE clause may drop the extreme row: every row is needed.
+        ("SELECT max(id) FROM t WHERE v > 3", None),
+        ("SELECT max(id), count(*) FROM t", None),
+        ("SELECT max(id) FROM t GROUP BY v", None),
+        ("SELECT max(id + 1) FROM t", None),
+    ];
+    for (sql, expected) in cases {
+        storage.seen.lock().unwrap().clear();
+        for r in s.execute(sql).await {
+            r.unwrap();
+        }
+        let seen = storage.seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), 1, "{sql}");
+        assert_eq!(seen[0].1.extreme, expected, "{sql}");
+    }
+    // The subquery DuckLake sends for the latest snapshot.
+    storage.seen.lock().unwrap().clear();
+    let res = s
+        .execute("SELECT id, v FROM t WHERE id = (SELECT MAX(id) FROM t)")
+        .await;
+    let Ok(QueryOutput::Rows { rows, .. }) = &res[0] else {
+        panic!("{res:?}")
+    };
+    assert_eq!(rows, &vec![vec![Datum::Int8(7), Datum::Int8(2)]]);
+    let extremes: Vec<_> = storage
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, f)| f.extreme)
+        .collect();
+    assert!(
+        extremes.contains(&Some(Extreme {
+            column: 0,
+            largest: true
+        })),
+        "{extremes:?}"
+    );
+    // ... and its value keys the outer scan, which is read after it.
+    let seen = storage.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(
+        seen[1].1.bounds,
+        vec![(0, ColumnBound::Eq(Datum::Int8(7)))],
+        "{seen:?}"
+    );
+    // A subquery with no rows (NULL) keys nothing and matches nothing.
+    let res = s
+        .execute("SELECT id FROM t WHERE id = (SELECT max(id) FROM t WHERE v > 100)")
+        .await;
+    let Ok(QueryOutput::Rows { rows, .. }) = &res[0] else {
+        panic!("{res:?}")
+    };
+    assert!(rows.is_empty());
+}

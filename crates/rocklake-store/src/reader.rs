@@ -9,7 +9,8 @@ use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tables::CatalogTable;
 use rocklake_codec::tags::Tag;
 use rocklake_codec::values::{decode_end_snapshot, pb};
-use slatedb::DbReadOps;
+use slatedb::config::ScanOptions;
+use slatedb::{DbReadOps, IterationOrder};
 
 use crate::error::{StoreError, StoreResult};
 
@@ -59,7 +60,7 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         let context = || format!("scanning prefix {}", hex_key(prefix));
         let mut iter = self
             .source
-            .scan_prefix(prefix, ..)
+            .scan_prefix_with_options(prefix, .., &scan_options(IterationOrder::Ascending))
             .await
             .map_err(|e| StoreError::storage(context(), e, self.epoch))?;
         let mut out = Vec::new();
@@ -73,19 +74,32 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         Ok(out)
     }
 
-    /// Whether any key starts with `prefix` (a point probe when `prefix` is a
-    /// whole key).
-    pub(crate) async fn scan_prefix_first(&self, prefix: &[u8]) -> StoreResult<bool> {
-        let context = || format!("probing prefix {}", hex_key(prefix));
+    /// The first (`Ascending`) or last (`Descending`) entry whose key starts with
+    /// `prefix`: one seek, however many keys share the prefix.
+    pub(crate) async fn scan_prefix_edge(
+        &self,
+        prefix: &[u8],
+        order: IterationOrder,
+    ) -> StoreResult<Option<(Bytes, Bytes)>> {
+        let context = || format!("seeking the {order:?} end of prefix {}", hex_key(prefix));
         let mut iter = self
             .source
-            .scan_prefix(prefix, ..)
+            .scan_prefix_with_options(prefix, .., &scan_options(order))
             .await
             .map_err(|e| StoreError::storage(context(), e, self.epoch))?;
         Ok(iter
             .next()
             .await
             .map_err(|e| StoreError::storage(context(), e, self.epoch))?
+            .map(|kv| (kv.key, kv.value)))
+    }
+
+    /// Whether any key starts with `prefix` (a point probe when `prefix` is a
+    /// whole key).
+    pub(crate) async fn scan_prefix_first(&self, prefix: &[u8]) -> StoreResult<bool> {
+        Ok(self
+            .scan_prefix_edge(prefix, IterationOrder::Ascending)
+            .await?
             .is_some())
     }
 
@@ -144,10 +158,11 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         fields.extend_from_slice(prefix_fields);
         let prefix = encode_key(tag, &fields);
         let entries = self.scan_prefix(&prefix).await?;
+        let layout = relation.layout();
         entries
             .into_iter()
             .map(|(key, value)| {
-                let decoded = relation.decode_row(&key, &value)?;
+                let decoded = relation.decode_row_with(layout, &key, &value, None)?;
                 Ok(StoredRow {
                     key: key.to_vec(),
                     row_seq: decoded.row_seq,
@@ -155,6 +170,28 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
                 })
             })
             .collect()
+    }
+
+    /// The first or last row of `relation` in key order among those whose key
+    /// fields after the relation's own prefix start with `prefix_fields`.
+    pub(crate) async fn edge_row(
+        &self,
+        relation: &Relation,
+        prefix_fields: &[u64],
+        order: IterationOrder,
+    ) -> StoreResult<Option<StoredRow>> {
+        let (tag, mut fields) = relation.row_prefix();
+        fields.extend_from_slice(prefix_fields);
+        let prefix = encode_key(tag, &fields);
+        let Some((key, value)) = self.scan_prefix_edge(&prefix, order).await? else {
+            return Ok(None);
+        };
+        let decoded = relation.decode_row(&key, &value)?;
+        Ok(Some(StoredRow {
+            key: key.to_vec(),
+            row_seq: decoded.row_seq,
+            row: decoded.row,
+        }))
     }
 
     /// Rows of a versioned catalog table visible at `snapshot`:
@@ -186,7 +223,8 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
                     continue;
                 }
             }
-            let decoded = relation.decode_row(&key, &value)?;
+            let decoded =
+                relation.decode_row_with(RowLayout::Catalog(table), &key, &value, None)?;
             out.push(StoredRow {
                 key: key.to_vec(),
                 row_seq: decoded.row_seq,
@@ -194,6 +232,16 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
             });
         }
         Ok(out)
+    }
+}
+
+/// Scan settings of every catalog read: blocks read from SSTs stay in the block
+/// cache (the catalog is small and read over and over), ascending or not.
+fn scan_options(order: IterationOrder) -> ScanOptions {
+    ScanOptions {
+        cache_blocks: true,
+        order,
+        ..ScanOptions::default()
     }
 }
 

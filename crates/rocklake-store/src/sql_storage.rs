@@ -7,6 +7,7 @@
 #![allow(clippy::result_large_err)]
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rocklake_codec::datum::{Datum, Row};
@@ -18,21 +19,36 @@ use rocklake_sql::storage::{
     ColumnBound, RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn,
     StoredRow as SqlRow,
 };
+use slatedb::IterationOrder;
 
 use crate::error::StoreError;
-use crate::reader::StoredRow;
 use crate::store::CatalogStore;
 use crate::txn::{ReadTxn, WriteTxn};
+
+/// Relations by (schema, name).
+type RelationMap = HashMap<(String, String), Relation>;
+
+/// The relation registry as last loaded, with the registry version it was
+/// loaded at. Transactions that see the same version share it instead of
+/// scanning and decoding the registry again.
+#[derive(Default)]
+struct RegistryCache {
+    latest: Mutex<Option<(u64, Arc<RelationMap>)>>,
+}
 
 /// [`Storage`] backed by a [`CatalogStore`].
 pub struct StoreStorage {
     store: CatalogStore,
+    registry: Arc<RegistryCache>,
 }
 
 impl StoreStorage {
     /// Serves `store` to the SQL engine.
     pub fn new(store: CatalogStore) -> Self {
-        StoreStorage { store }
+        StoreStorage {
+            store,
+            registry: Arc::default(),
+        }
     }
 }
 
@@ -46,8 +62,9 @@ impl Storage for StoreStorage {
         };
         Ok(Box::new(StoreTxn {
             access,
+            registry: self.registry.clone(),
             relations: None,
-            rows: HashMap::new(),
+            row_keys: HashMap::new(),
         }))
     }
 }
@@ -60,12 +77,13 @@ enum Access {
 /// One SQL transaction over the store.
 struct StoreTxn {
     access: Access,
-    /// Relations by (schema, name), loaded once per transaction and kept up to
-    /// date by this transaction's own CREATE TABLEs.
-    relations: Option<HashMap<(String, String), Relation>>,
-    /// Rows this transaction has read or written, by (relation id, row id), so
-    /// updates and deletes can find their keys.
-    rows: HashMap<(u64, u64), StoredRow>,
+    registry: Arc<RegistryCache>,
+    /// Relations by (schema, name) as this transaction sees them: shared with
+    /// the cache until this transaction creates or drops one.
+    relations: Option<Arc<RelationMap>>,
+    /// Keys of the rows this transaction has read or written, by (relation id,
+    /// row id), so updates and deletes can find them.
+    row_keys: HashMap<(u64, u64), Vec<u8>>,
 }
 
 /// Maps a store error to the PostgreSQL error a client would get.
@@ -151,10 +169,10 @@ fn as_key_field(datum: &Datum) -> Option<u64> {
     datum.as_i64().and_then(|v| u64::try_from(v).ok())
 }
 
-/// The longest run of leading key fields the filter pins to one value each:
-/// the key prefix a scan can seek to.
-fn key_prefix(relation: &Relation, filter: &ScanFilter) -> Vec<u64> {
-    let key_columns: Vec<usize> = match relation.layout() {
+/// Column indexes of the relation's key fields after its own prefix, in key
+/// order, up to the first field that is not a column.
+fn key_columns(layout: RowLayout) -> Vec<usize> {
+    match layout {
         RowLayout::Catalog(table) => {
             let mut columns = Vec::new();
             for field in table.key {
@@ -177,9 +195,14 @@ fn key_prefix(relation: &Relation, filter: &ScanFilter) -> Vec<u64> {
             ..
         } => vec![file_id, row_id, begin_snapshot],
         RowLayout::Generic { .. } => vec![],
-    };
+    }
+}
+
+/// The longest run of leading key fields the filter pins to one value each:
+/// the key prefix a scan can seek to.
+fn key_prefix(key_columns: &[usize], filter: &ScanFilter) -> Vec<u64> {
     let mut prefix = Vec::new();
-    for column in key_columns {
+    for &column in key_columns {
         let pinned = filter.bounds.iter().find_map(|(index, bound)| match bound {
             ColumnBound::Eq(value) if *index == column => as_key_field(value),
             _ => None,
@@ -192,6 +215,31 @@ fn key_prefix(relation: &Relation, filter: &ScanFilter) -> Vec<u64> {
     prefix
 }
 
+/// When the filter asks only for the row with the largest (smallest) value of
+/// the key field right after `prefix`, and every bound is one the prefix
+/// already enforces, that row is the last (first) key under the prefix: the
+/// scan order that finds it with one seek.
+fn extreme_order(
+    key_columns: &[usize],
+    prefix: &[u64],
+    filter: &ScanFilter,
+) -> Option<IterationOrder> {
+    let extreme = filter.extreme?;
+    let pinned = &key_columns[..prefix.len()];
+    let all_enforced = filter
+        .bounds
+        .iter()
+        .all(|(column, bound)| matches!(bound, ColumnBound::Eq(_)) && pinned.contains(column));
+    if !all_enforced || key_columns.get(prefix.len()) != Some(&extreme.column) {
+        return None;
+    }
+    Some(if extreme.largest {
+        IterationOrder::Descending
+    } else {
+        IterationOrder::Ascending
+    })
+}
+
 impl StoreTxn {
     fn writer(&mut self) -> StorageResult<&mut WriteTxn> {
         match &mut self.access {
@@ -200,20 +248,50 @@ impl StoreTxn {
         }
     }
 
-    async fn relation_map(&mut self) -> StorageResult<&mut HashMap<(String, String), Relation>> {
+    async fn relation_map(&mut self) -> StorageResult<&RelationMap> {
         if self.relations.is_none() {
-            let list = match &self.access {
-                Access::Read(txn) => txn.relations().await,
-                Access::Write(txn) => txn.relations().await,
-            }
-            .map_err(to_sql)?;
-            self.relations = Some(
-                list.into_iter()
-                    .map(|r| ((r.schema.clone(), r.name.clone()), r))
-                    .collect(),
-            );
+            self.relations = Some(self.load_relations().await?);
         }
-        Ok(self.relations.as_mut().expect("loaded above"))
+        Ok(self.relations.as_deref().expect("loaded above"))
+    }
+
+    /// The relation map for a change by this transaction (copied from the
+    /// shared one on first change).
+    async fn relation_map_mut(&mut self) -> StorageResult<&mut RelationMap> {
+        self.relation_map().await?;
+        Ok(Arc::make_mut(
+            self.relations.as_mut().expect("loaded above"),
+        ))
+    }
+
+    /// The registry at this transaction's snapshot: from the cache when its
+    /// version matches, otherwise scanned (and cached if newer).
+    async fn load_relations(&self) -> StorageResult<Arc<RelationMap>> {
+        let version = match &self.access {
+            Access::Read(txn) => txn.registry_version().await,
+            Access::Write(txn) => txn.registry_version().await,
+        }
+        .map_err(to_sql)?;
+        if let Some((cached, map)) = &*self.registry.latest.lock().expect("registry cache") {
+            if *cached == version {
+                return Ok(map.clone());
+            }
+        }
+        let list = match &self.access {
+            Access::Read(txn) => txn.relations().await,
+            Access::Write(txn) => txn.relations().await,
+        }
+        .map_err(to_sql)?;
+        let map: Arc<RelationMap> = Arc::new(
+            list.into_iter()
+                .map(|r| ((r.schema.clone(), r.name.clone()), r))
+                .collect(),
+        );
+        let mut latest = self.registry.latest.lock().expect("registry cache");
+        if latest.as_ref().is_none_or(|(cached, _)| *cached < version) {
+            *latest = Some((version, map.clone()));
+        }
+        Ok(map)
     }
 
     async fn resolve(&mut self, def: &RelationDef) -> StorageResult<Relation> {
@@ -230,8 +308,8 @@ impl StoreTxn {
             })
     }
 
-    fn remembered(&self, relation: &Relation, id: RowId) -> StorageResult<StoredRow> {
-        self.rows
+    fn remembered(&self, relation: &Relation, id: RowId) -> StorageResult<Vec<u8>> {
+        self.row_keys
             .get(&(relation.relation_id, id.0))
             .cloned()
             .ok_or_else(|| {
@@ -274,7 +352,7 @@ impl StorageTxn for StoreTxn {
             .map_err(to_sql)?;
         match created {
             Some(relation) => {
-                self.relation_map()
+                self.relation_map_mut()
                     .await?
                     .insert((relation.schema.clone(), relation.name.clone()), relation);
                 Ok(true)
@@ -296,8 +374,9 @@ impl StorageTxn for StoreTxn {
             .map_err(to_sql)?;
         if dropped {
             let key = (schema.to_string(), name.to_string());
-            if let Some(relation) = self.relation_map().await?.remove(&key) {
-                self.rows.retain(|(id, _), _| *id != relation.relation_id);
+            if let Some(relation) = self.relation_map_mut().await?.remove(&key) {
+                self.row_keys
+                    .retain(|(id, _), _| *id != relation.relation_id);
             }
         }
         Ok(dropped)
@@ -324,20 +403,28 @@ impl StorageTxn for StoreTxn {
         filter: &ScanFilter,
     ) -> StorageResult<Vec<SqlRow>> {
         let relation = self.resolve(relation).await?;
-        let prefix = key_prefix(&relation, filter);
-        let rows = match &self.access {
-            Access::Read(txn) => txn.rows(&relation, &prefix).await,
-            Access::Write(txn) => txn.rows(&relation, &prefix).await,
+        let key_columns = key_columns(relation.layout());
+        let prefix = key_prefix(&key_columns, filter);
+        let rows = match extreme_order(&key_columns, &prefix, filter) {
+            Some(order) => match &self.access {
+                Access::Read(txn) => txn.edge_row(&relation, &prefix, order).await,
+                Access::Write(txn) => txn.edge_row(&relation, &prefix, order).await,
+            }
+            .map(|row| row.into_iter().collect()),
+            None => match &self.access {
+                Access::Read(txn) => txn.rows(&relation, &prefix).await,
+                Access::Write(txn) => txn.rows(&relation, &prefix).await,
+            },
         }
         .map_err(to_sql)?;
         let mut out = Vec::with_capacity(rows.len());
         for stored in rows {
+            self.row_keys
+                .insert((relation.relation_id, stored.row_seq), stored.key);
             out.push(SqlRow {
                 id: RowId(stored.row_seq),
-                row: stored.row.clone(),
+                row: stored.row,
             });
-            self.rows
-                .insert((relation.relation_id, stored.row_seq), stored);
         }
         Ok(out)
     }
@@ -350,7 +437,8 @@ impl StorageTxn for StoreTxn {
             stored.push(writer.insert(&relation, row).await.map_err(to_sql)?);
         }
         for row in stored {
-            self.rows.insert((relation.relation_id, row.row_seq), row);
+            self.row_keys
+                .insert((relation.relation_id, row.row_seq), row.key);
         }
         Ok(())
     }
@@ -362,21 +450,21 @@ impl StorageTxn for StoreTxn {
         new_row: Row,
     ) -> StorageResult<()> {
         let relation = self.resolve(relation).await?;
-        let old = self.remembered(&relation, id)?;
+        let old_key = self.remembered(&relation, id)?;
         let new = self
             .writer()?
-            .update(&relation, &old, new_row)
+            .update(&relation, &old_key, id.0, new_row)
             .await
             .map_err(to_sql)?;
-        self.rows.insert((relation.relation_id, id.0), new);
+        self.row_keys.insert((relation.relation_id, id.0), new.key);
         Ok(())
     }
 
     async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()> {
         let relation = self.resolve(relation).await?;
-        let old = self.remembered(&relation, id)?;
-        self.writer()?.delete(&old).map_err(to_sql)?;
-        self.rows.remove(&(relation.relation_id, id.0));
+        let old_key = self.remembered(&relation, id)?;
+        self.writer()?.delete(&old_key).map_err(to_sql)?;
+        self.row_keys.remove(&(relation.relation_id, id.0));
         Ok(())
     }
 

@@ -55,6 +55,17 @@ macro_rules! read_methods {
             self.reads().rows(relation, prefix_fields).await
         }
 
+        /// The first (`Ascending`) or last (`Descending`) row of `relation` in key
+        /// order among those whose key fields start with `prefix_fields`.
+        pub async fn edge_row(
+            &self,
+            relation: &Relation,
+            prefix_fields: &[u64],
+            order: slatedb::IterationOrder,
+        ) -> StoreResult<Option<StoredRow>> {
+            self.reads().edge_row(relation, prefix_fields, order).await
+        }
+
         /// Rows of a versioned catalog table visible at `snapshot`, filtered by key
         /// order (see [`crate::reader`]).
         pub async fn visible_rows(
@@ -66,6 +77,16 @@ macro_rules! read_methods {
             self.reads()
                 .visible_rows(relation, prefix_fields, snapshot)
                 .await
+        }
+
+        /// The registry version this transaction sees (see
+        /// [`Counter::RegistryVersion`]); 0 before the first DDL.
+        pub async fn registry_version(&self) -> StoreResult<u64> {
+            Ok(self
+                .reads()
+                .get_u64(&Counter::RegistryVersion.key())
+                .await?
+                .unwrap_or(0))
         }
 
         /// The latest committed snapshot as recorded in the hot key, if any.
@@ -160,6 +181,8 @@ pub struct WriteTxn {
     wrote: bool,
     unique_keys: Vec<InsertedKey>,
     snapshot_insert: Option<SnapshotInsert>,
+    /// Whether this transaction created or dropped a relation or schema.
+    registry_changed: bool,
 }
 
 fn key_description(relation: &Relation, columns: &[usize], row: &[Datum]) -> (String, String) {
@@ -189,6 +212,7 @@ impl WriteTxn {
             wrote: false,
             unique_keys: Vec::new(),
             snapshot_insert: None,
+            registry_changed: false,
         })
     }
 
@@ -244,6 +268,7 @@ impl WriteTxn {
         }
         .encode_to_vec();
         self.put(&encode_key(Tag::Namespace, &[id]), &value)?;
+        self.registry_changed = true;
         Ok(true)
     }
 
@@ -295,6 +320,7 @@ impl WriteTxn {
             )));
         }
         self.put(&relation.registry_key(), &relation.encode())?;
+        self.registry_changed = true;
         Ok(Some(relation))
     }
 
@@ -347,6 +373,7 @@ impl WriteTxn {
             self.remove(&key)?;
         }
         self.remove(&relation.registry_key())?;
+        self.registry_changed = true;
         Ok(true)
     }
 
@@ -461,20 +488,22 @@ impl WriteTxn {
         }
     }
 
-    /// Replaces `old` (as read in this transaction) by `new_row`, keeping its row
-    /// sequence. A change of key columns moves the row to its new key.
+    /// Replaces the row stored under `old_key` (as read in this transaction) by
+    /// `new_row`, keeping its row sequence `row_seq`. A change of key columns
+    /// moves the row to its new key.
     pub async fn update(
         &mut self,
         relation: &Relation,
-        old: &StoredRow,
+        old_key: &[u8],
+        row_seq: u64,
         new_row: Row,
     ) -> StoreResult<StoredRow> {
-        let key = relation.row_key(&new_row, old.row_seq)?;
-        if key != old.key {
+        let key = relation.row_key(&new_row, row_seq)?;
+        if key != old_key {
             self.check_unique(relation, &key, &new_row).await?;
-            self.remove(&old.key)?;
+            self.remove(old_key)?;
         }
-        let value = relation.row_value(&new_row, old.row_seq)?;
+        let value = relation.row_value(&new_row, row_seq)?;
         self.put(&key, &value)?;
         if let RowLayout::Catalog(table) = relation.layout() {
             if table.tag == Tag::Snapshot {
@@ -483,14 +512,14 @@ impl WriteTxn {
         }
         Ok(StoredRow {
             key,
-            row_seq: old.row_seq,
+            row_seq,
             row: new_row,
         })
     }
 
-    /// Deletes `old` (as read in this transaction).
-    pub fn delete(&mut self, old: &StoredRow) -> StoreResult<()> {
-        self.remove(&old.key)
+    /// Deletes the row stored under `key` (as read in this transaction).
+    pub fn delete(&mut self, key: &[u8]) -> StoreResult<()> {
+        self.remove(key)
     }
 
     /// Commits atomically and durably: every row written, the counters and the
@@ -547,6 +576,16 @@ impl WriteTxn {
             )
         })
         .collect();
+        if self.registry_changed {
+            let current = latest
+                .get_u64(&Counter::RegistryVersion.key())
+                .await?
+                .unwrap_or(0);
+            puts.push((
+                Counter::RegistryVersion.key(),
+                (current + 1).to_be_bytes().to_vec(),
+            ));
+        }
         if let Some(snapshot) = self.snapshot_insert {
             let current = latest
                 .get_u64(&Counter::NextSnapshotId.key())

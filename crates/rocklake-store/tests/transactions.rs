@@ -150,7 +150,8 @@ async fn concurrent_updates_of_one_row_conflict() {
     let row_b = b.rows(&rel, &[1]).await.unwrap().remove(0);
     a.update(
         &rel,
-        &row_a,
+        &row_a.key,
+        row_a.row_seq,
         vec![
             Datum::Int8(1),
             Datum::Int8(10),
@@ -162,7 +163,8 @@ async fn concurrent_updates_of_one_row_conflict() {
     .unwrap();
     b.update(
         &rel,
-        &row_b,
+        &row_b.key,
+        row_b.row_seq,
         vec![
             Datum::Int8(1),
             Datum::Int8(20),
@@ -223,7 +225,10 @@ async fn updates_that_change_key_columns_move_the_row() {
     let mut txn = store.write().unwrap();
     let mut moved = data_file_row(3, 1, 2);
     moved[1] = Datum::Int8(9);
-    let new = txn.update(&rel, &stored, moved.clone()).await.unwrap();
+    let new = txn
+        .update(&rel, &stored.key, stored.row_seq, moved.clone())
+        .await
+        .unwrap();
     assert_eq!(
         new.row_seq, stored.row_seq,
         "row identity survives the move"

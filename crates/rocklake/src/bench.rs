@@ -166,7 +166,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         let old = txn.rows(&rels[2], &[1]).await?.remove(0);
         let mut new_row = old.row.clone();
         new_row[1] = Datum::Int8(i + 1);
-        txn.update(&rels[2], &old, new_row).await?;
+        txn.update(&rels[2], &old.key, old.row_seq, new_row).await?;
         txn.commit().await?;
         commit_samples.push(start.elapsed());
     }

@@ -1,0 +1,198 @@
+//! The SQL engine over the real store: scans that the key order answers with
+//! one seek (`max`/`min` of a key column) give the same results as full scans,
+//! inside and outside a write transaction.
+
+mod common;
+
+use std::sync::Arc;
+
+use rocklake_codec::datum::Datum;
+use rocklake_sql::output::QueryOutput;
+use rocklake_sql::Session;
+use rocklake_store::StoreStorage;
+
+const CREATE_SNAPSHOT: &str = "CREATE TABLE \"public\".\"ducklake_snapshot\"(\"snapshot_id\" BIGINT PRIMARY KEY, \
+    \"snapshot_time\" TIMESTAMP WITH TIME ZONE, \"schema_version\" BIGINT, \"next_catalog_id\" BIGINT, \
+    \"next_file_id\" BIGINT)";
+
+/// The rows of the last statement of `sql`, which must all succeed.
+async fn query(session: &mut Session, sql: &str) -> Vec<Vec<Datum>> {
+    let mut results = session.execute(sql).await;
+    let last = results.pop().expect("a result");
+    for earlier in results {
+        earlier.unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+    }
+    match last.unwrap_or_else(|e| panic!("{sql}: {e:?}")) {
+        QueryOutput::Rows { rows, .. } | QueryOutput::CopyOut { rows, .. } => rows,
+        other => panic!("{sql}: no rows but {other:?}"),
+    }
+}
+
+fn one(value: i64) -> Vec<Vec<Datum>> {
+    vec![vec![Datum::Int8(value)]]
+}
+
+#[tokio::test]
+async fn max_and_min_of_a_key_column_seek_the_ends_of_the_key_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = common::open(dir.path()).await;
+    let mut s = Session::new(Arc::new(StoreStorage::new(store.clone())));
+    query(&mut s, &format!("{CREATE_SNAPSHOT}; SELECT 1")).await;
+    let empty = query(
+        &mut s,
+        "SELECT MAX(snapshot_id) FROM public.ducklake_snapshot",
+    )
+    .await;
+    assert_eq!(empty, vec![vec![Datum::Null]], "max of no rows is NULL");
+
+    // Ids 3..=40 out of order, so key order and insertion order differ.
+    for id in (3..=40).rev().step_by(2).chain((3..=40).step_by(2)) {
+        query(
+            &mut s,
+            &format!(
+                "INSERT INTO public.ducklake_snapshot VALUES ({id}, NOW(), {id}, 0, 0); SELECT 1"
+            ),
+        )
+        .await;
+    }
+    let latest = "SELECT snapshot_id, schema_version FROM public.ducklake_snapshot \
+                  WHERE snapshot_id = (SELECT MAX(snapshot_id) FROM public.ducklake_snapshot)";
+    assert_eq!(
+        query(&mut s, latest).await,
+        vec![vec![Datum::Int8(40), Datum::Int8(40)]]
+    );
+    assert_eq!(
+        query(
+            &mut s,
+            "SELECT min(snapshot_id) FROM public.ducklake_snapshot"
+        )
+        .await,
+        one(3)
+    );
+
+    // Inside a write transaction the seek sees the transaction's own rows,
+    // and another session does not.
+    query(
+        &mut s,
+        "BEGIN; INSERT INTO public.ducklake_snapshot VALUES (41, NOW(), 41, 0, 0); \
+         INSERT INTO public.ducklake_snapshot VALUES (2, NOW(), 2, 0, 0); SELECT 1",
+    )
+    .await;
+    assert_eq!(
+        query(
+            &mut s,
+            "SELECT max(snapshot_id) FROM public.ducklake_snapshot"
+        )
+        .await,
+        one(41)
+    );
+    assert_eq!(
+        query(
+            &mut s,
+            "SELECT min(snapshot_id) FROM public.ducklake_snapshot"
+        )
+        .await,
+        one(2)
+    );
+    let mut other = Session::new(Arc::new(StoreStorage::new(store.clone())));
+    assert_eq!(
+        query(
+            &mut other,
+            "SELECT max(snapshot_id) FROM public.ducklake_snapshot"
+        )
+        .await,
+        one(40)
+    );
+    // A deleted last row is not found by the seek.
+    query(
+        &mut s,
+        "DELETE FROM public.ducklake_snapshot WHERE snapshot_id = 41; SELECT 1",
+    )
+    .await;
+    assert_eq!(
+        query(
+            &mut s,
+            "SELECT max(snapshot_id) FROM public.ducklake_snapshot"
+        )
+        .await,
+        one(40)
+    );
+    query(&mut s, "COMMIT; SELECT 1").await;
+
+    // Where the key order cannot answer, the full scan still does.
+    assert_eq!(
+        query(
+            &mut s,
+            "SELECT max(snapshot_id) FROM public.ducklake_snapshot WHERE schema_version < 10"
+        )
+        .await,
+        one(9)
+    );
+    assert_eq!(
+        query(
+            &mut s,
+            "SELECT max(schema_version) FROM public.ducklake_snapshot"
+        )
+        .await,
+        one(40)
+    );
+    assert_eq!(
+        query(
+            &mut s,
+            "SELECT max(snapshot_id), count(*) FROM public.ducklake_snapshot"
+        )
+        .await,
+        vec![vec![Datum::Int8(40), Datum::Int8(39)]]
+    );
+}
+
+#[tokio::test]
+async fn sessions_sharing_the_registry_cache_see_every_create_and_drop() {
+    use rocklake_codec::keys::Counter;
+    let dir = tempfile::tempdir().unwrap();
+    let store = common::open(dir.path()).await;
+    let storage: Arc<StoreStorage> = Arc::new(StoreStorage::new(store.clone()));
+    let mut a = Session::new(storage.clone());
+    let mut b = Session::new(storage.clone());
+    assert_eq!(
+        query(
+            &mut b,
+            "SELECT count(*) FROM pg_catalog.pg_class WHERE relname = 't1'"
+        )
+        .await,
+        one(0)
+    );
+    query(
+        &mut a,
+        "CREATE TABLE t1 (id BIGINT); INSERT INTO t1 VALUES (5); SELECT 1",
+    )
+    .await;
+    let version = store.counter(Counter::RegistryVersion).await.unwrap();
+    assert_eq!(version, Some(1), "one DDL commit, one bump");
+    assert_eq!(query(&mut b, "SELECT id FROM t1").await, one(5));
+
+    // A transaction that began before the DROP keeps seeing the table.
+    query(&mut b, "BEGIN; SELECT id FROM t1").await;
+    query(&mut a, "DROP TABLE t1; SELECT 1").await;
+    assert_eq!(query(&mut b, "SELECT id FROM t1").await, one(5));
+    query(&mut b, "COMMIT; SELECT 1").await;
+    let err = b
+        .execute("SELECT id FROM t1")
+        .await
+        .pop()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code, "42P01", "{err:?}");
+
+    // A schema created elsewhere is visible at once.
+    query(
+        &mut a,
+        "CREATE SCHEMA s2; CREATE TABLE s2.t2 (v VARCHAR); SELECT 1",
+    )
+    .await;
+    assert_eq!(query(&mut b, "SELECT count(*) FROM s2.t2").await, one(0));
+    assert_eq!(
+        store.counter(Counter::RegistryVersion).await.unwrap(),
+        Some(3)
+    );
+}
