@@ -243,7 +243,9 @@ pub fn decode_message(buf: &mut BytesMut) -> Result<Option<FrontendMessage>, Pro
     }
     let total = 1 + len as usize;
     if buf.len() < total {
-        buf.reserve(total - buf.len());
+        // Grow towards the declared size in steps, so a bogus huge length
+        // does not allocate it all up front.
+        buf.reserve((total - buf.len()).min(1 << 20));
         return Ok(None);
     }
     let mut frame = buf.split_to(total).freeze();
