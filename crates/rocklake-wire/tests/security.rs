@@ -131,8 +131,7 @@ async fn wrong_password_and_unknown_user_get_28p01() {
     let (server, ca) = secure_server(true, true).await;
     let error = connect_tls(server.port, &ca, USER, Some("wrong"))
         .await
-        .err()
-        .expect("a wrong password must be refused");
+        .expect_err("a wrong password must be refused");
     assert_eq!(
         server_error(&error),
         (
@@ -142,8 +141,7 @@ async fn wrong_password_and_unknown_user_get_28p01() {
     );
     let error = connect_tls(server.port, &ca, "nobody", Some(PASSWORD))
         .await
-        .err()
-        .expect("an unknown user must be refused");
+        .expect_err("an unknown user must be refused");
     assert_eq!(
         server_error(&error),
         (
@@ -163,8 +161,7 @@ async fn no_password_is_an_error() {
     let (server, ca) = secure_server(true, true).await;
     let error = connect_tls(server.port, &ca, USER, None)
         .await
-        .err()
-        .expect("a client without a password must not get in");
+        .expect_err("a client without a password must not get in");
     // tokio-postgres refuses locally ("invalid configuration: password
     // missing") once the server asks for SASL, and closes.
     assert!(format!("{error:?}").contains("password"), "{error:?}");
@@ -175,8 +172,7 @@ async fn required_tls_refuses_plaintext_with_28000() {
     let (server, ca) = secure_server(true, true).await;
     let error = connect_plain(server.port, USER, Some(PASSWORD))
         .await
-        .err()
-        .expect("plaintext must be refused");
+        .expect_err("plaintext must be refused");
     let (code, message) = server_error(&error);
     assert_eq!(code, SqlState::INVALID_AUTHORIZATION_SPECIFICATION);
     assert_eq!(
