@@ -433,6 +433,15 @@ mod tests {
     }
 
     #[test]
+    fn huge_declared_length_does_not_allocate_it_up_front() {
+        // A 1 GiB Query header with no body: wait for more input, but grow
+        // the buffer in bounded steps.
+        let mut buf = BytesMut::from(&[b'Q', 0x3F, 0xFF, 0xFF, 0xFF][..]);
+        assert_eq!(decode_message(&mut buf).unwrap(), None);
+        assert!(buf.capacity() <= 2 << 20, "{}", buf.capacity());
+    }
+
+    #[test]
     fn malformed_messages_are_violations() {
         // Parse body without its parameter count.
         assert!(decode_message(&mut frame(b'P', b"\0select\0")).is_err());

@@ -272,3 +272,59 @@ async fn malformed_sasl_messages_are_fatal_protocol_violations() {
         assert!(client.recv().await.is_none(), "connection must close");
     }
 }
+
+#[tokio::test]
+async fn oversized_sasl_message_is_refused_at_once() {
+    // Before authentication a password message may not exceed PostgreSQL's
+    // 65535-byte token limit: a client declaring 1 MiB is told off at once
+    // instead of being buffered.
+    let (server, _) = secure_server(false, false).await;
+    let mut client = RawClient::connect(server.port).await;
+    assert!(matches!(
+        client.recv().await,
+        Some(M::Authentication(Authentication::SASL(_)))
+    ));
+    client.send_raw(&[b'p', 0, 0x10, 0, 0]).await;
+    let error = client.recv().await.expect("an error");
+    assert_eq!(error_field(&error, b'C').as_deref(), Some("08P01"));
+    assert!(client.recv().await.is_none());
+}
+
+#[tokio::test]
+async fn stalled_authentication_is_cut_off_by_the_startup_timeout() {
+    let config = ServerConfig {
+        auth: users(),
+        startup_timeout: std::time::Duration::from_millis(300),
+        ..ServerConfig::default()
+    };
+    let server = start(config).await;
+    let mut client = RawClient::connect(server.port).await;
+    assert!(matches!(
+        client.recv().await,
+        Some(M::Authentication(Authentication::SASL(_)))
+    ));
+    // Say nothing more: the server hangs up (recv fails after 5 s).
+    assert!(client.recv().await.is_none());
+}
+
+#[tokio::test]
+async fn plaintext_sent_after_ssl_request_is_refused() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (server, _) = secure_server(true, false).await;
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    // SSLRequest and a StartupMessage in one write: the plaintext could have
+    // been injected before the TLS handshake, so no `S` and a close.
+    let mut bytes = vec![0, 0, 0, 8, 0x04, 0xD2, 0x16, 0x2F];
+    bytes.extend_from_slice(&[0, 0, 0, 9, 0, 3, 0, 0, 0]);
+    stream.write_all(&bytes).await.unwrap();
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        stream.read_to_end(&mut answer),
+    )
+    .await
+    .expect("the server must close");
+    assert!(read.is_err() || answer.is_empty(), "{answer:?}");
+}
