@@ -120,7 +120,7 @@ where
                     // packet of protocol 1234.5679.
                     send_fatal(
                         transport,
-                        codes::PROTOCOL_VIOLATION,
+                        codes::FEATURE_NOT_SUPPORTED,
                         "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.0",
                     );
                     return Ok(Handshake::Done);

@@ -328,3 +328,46 @@ async fn plaintext_sent_after_ssl_request_is_refused() {
     .expect("the server must close");
     assert!(read.is_err() || answer.is_empty(), "{answer:?}");
 }
+
+#[tokio::test]
+async fn ssl_request_inside_tls_is_refused() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (server, ca) = secure_server(true, true).await;
+    let mut tcp = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    let ssl_request = [0, 0, 0, 8, 0x04, 0xD2, 0x16, 0x2F];
+    tcp.write_all(&ssl_request).await.unwrap();
+    let mut answer = [0u8; 1];
+    tcp.read_exact(&mut answer).await.unwrap();
+    assert_eq!(answer[0], b'S');
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(ca).unwrap();
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let name = rustls_pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let mut tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(name, tcp)
+        .await
+        .unwrap();
+    tls.write_all(&ssl_request).await.unwrap();
+    let mut reply = Vec::new();
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        tls.read_to_end(&mut reply),
+    )
+    .await
+    .expect("the server must answer and close");
+    assert_eq!(reply.first(), Some(&b'E'), "{reply:?}");
+    let text = String::from_utf8_lossy(&reply);
+    assert!(text.contains("C0A000"), "{text}");
+    assert!(
+        text.contains("unsupported frontend protocol 1234.5679"),
+        "{text}"
+    );
+}
