@@ -144,7 +144,10 @@ async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) -> Res
     else {
         return Ok(());
     };
-    tracing::debug!(%peer, user = %client.user, database = %client.database, tls = transport.get_ref().is_tls(), "session started");
+    let tls = transport.get_ref().is_tls();
+    tracing::debug!(
+        %peer, user = %client.user, database = %client.database, tls, "session started"
+    );
     Connection::new(transport, session)
         .run()
         .await
