@@ -243,7 +243,9 @@ pub fn decode_message(buf: &mut BytesMut) -> Result<Option<FrontendMessage>, Pro
     }
     let total = 1 + len as usize;
     if buf.len() < total {
-        buf.reserve(total - buf.len());
+        // Grow towards the declared size in steps, so a bogus huge length
+        // does not allocate it all up front.
+        buf.reserve((total - buf.len()).min(1 << 20));
         return Ok(None);
     }
     let mut frame = buf.split_to(total).freeze();
@@ -428,6 +430,15 @@ mod tests {
                 result_formats: vec![1],
             })
         );
+    }
+
+    #[test]
+    fn huge_declared_length_does_not_allocate_it_up_front() {
+        // A 1 GiB Query header with no body: wait for more input, but grow
+        // the buffer in bounded steps.
+        let mut buf = BytesMut::from(&[b'Q', 0x3F, 0xFF, 0xFF, 0xFF][..]);
+        assert_eq!(decode_message(&mut buf).unwrap(), None);
+        assert!(buf.capacity() <= 2 << 20, "{}", buf.capacity());
     }
 
     #[test]

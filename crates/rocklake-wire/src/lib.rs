@@ -8,7 +8,10 @@
 //!
 //! Modules, from the socket inwards:
 //! - [`server`]: accept loop, session cap, per-connection task;
-//! - [`startup`]: SSL refusal, StartupMessage, authentication, ParameterStatus;
+//! - [`startup`]: SSL/TLS negotiation, StartupMessage, authentication,
+//!   ParameterStatus;
+//! - [`tls`]: certificates and the plain-or-TLS client stream;
+//! - [`scram`]: SCRAM-SHA-256 verifiers and message exchange;
 //! - [`transport`]: buffered message I/O over any async stream;
 //! - [`frontend`] / [`backend`]: decoding client messages, encoding server ones;
 //! - [`connection`]: simple and extended query protocol, COPY in and out;
@@ -29,12 +32,17 @@ pub mod copy_binary;
 pub mod engine;
 pub mod frontend;
 pub mod numeric;
+pub mod scram;
 pub mod server;
 pub mod session;
 pub mod startup;
 pub mod text_format;
+pub mod tls;
 pub mod transport;
 
 pub use engine::EngineSessions;
+pub use scram::{ScramUsers, ScramVerifier};
 pub use server::{serve, serve_until, ServerConfig};
 pub use session::{SessionFactory, SqlSession};
+pub use startup::AuthMethod;
+pub use tls::TlsConfig;

@@ -12,11 +12,12 @@ use std::time::Duration;
 
 use rocklake_sql::error::codes;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::connection::Connection;
-use crate::session::SessionFactory;
-use crate::startup::{self, AuthMethod, Handshake};
+use crate::session::{SessionFactory, SqlSession};
+use crate::startup::{self, AuthMethod, ClientParams, Encryption, Handshake};
+use crate::tls::{ClientStream, TlsConfig};
 use crate::transport::Transport;
 
 /// Server settings.
@@ -29,9 +30,12 @@ pub struct ServerConfig {
     pub server_version: String,
     /// How clients authenticate.
     pub auth: AuthMethod,
-    /// A client that has not sent its StartupMessage within this time is
-    /// disconnected (PostgreSQL's `authentication_timeout`).
+    /// A client that has not completed TLS, its StartupMessage and
+    /// authentication within this time is disconnected (PostgreSQL's
+    /// `authentication_timeout`).
     pub startup_timeout: Duration,
+    /// TLS certificate and policy; `None` answers `N` to SSLRequest.
+    pub tls: Option<TlsConfig>,
 }
 
 impl Default for ServerConfig {
@@ -41,6 +45,7 @@ impl Default for ServerConfig {
             server_version: "15.18".to_string(),
             auth: AuthMethod::Trust,
             startup_timeout: Duration::from_secs(60),
+            tls: None,
         }
     }
 }
@@ -114,33 +119,94 @@ impl Shared {
     }
 }
 
+/// A connection that completed startup and authentication.
+struct Started {
+    transport: Transport<ClientStream>,
+    session: Box<dyn SqlSession>,
+    client: ClientParams,
+    _permit: OwnedSemaphorePermit,
+}
+
 async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
     let _ = stream.set_nodelay(true);
-    let mut transport = Transport::new(stream);
-    let negotiated = tokio::time::timeout(
-        shared.config.startup_timeout,
-        startup::negotiate(&mut transport),
-    )
-    .await;
-    let client = match negotiated {
-        Ok(Ok(Handshake::Startup(client))) => client,
-        Ok(Ok(Handshake::Done)) => {
-            transport.shutdown().await;
-            return Ok(());
-        }
-        Ok(Err(e)) => {
-            transport.shutdown().await;
-            return Err(format!("startup failed: {e}"));
-        }
-        Err(_) => {
-            transport.shutdown().await;
-            return Err(format!(
-                "no startup packet within {:?}",
-                shared.config.startup_timeout
-            ));
+    let timeout = shared.config.startup_timeout;
+    // On timeout the future, and with it the socket, is dropped: the client
+    // sees the connection close, as with PostgreSQL's authentication_timeout.
+    let started = tokio::time::timeout(timeout, start(stream, peer, &shared))
+        .await
+        .map_err(|_| format!("startup not completed within {timeout:?}"))??;
+    let Some(Started {
+        transport,
+        session,
+        client,
+        _permit,
+    }) = started
+    else {
+        return Ok(());
+    };
+    let tls = transport.get_ref().is_tls();
+    tracing::debug!(
+        %peer, user = %client.user, database = %client.database, tls, "session started"
+    );
+    Connection::new(transport, session)
+        .run()
+        .await
+        .map_err(|e| format!("{e} (user {}, database {})", client.user, client.database))
+}
+
+/// Negotiates encryption, reads the StartupMessage, applies the TLS policy
+/// and the session cap, and authenticates; `Ok(None)` when the connection
+/// ended cleanly before a session started.
+async fn start(
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: &Shared,
+) -> Result<Option<Started>, String> {
+    let tls = shared.config.tls.as_ref();
+    let mut transport = Transport::new(ClientStream::Plain(stream));
+    let mut encryption = match tls {
+        Some(_) => Encryption::Available,
+        None => Encryption::Unavailable,
+    };
+    let client = loop {
+        match startup::negotiate(&mut transport, encryption).await {
+            Ok(Handshake::Startup(client)) => break client,
+            Ok(Handshake::StartTls) => {
+                let (Some(tls), ClientStream::Plain(tcp)) = (tls, transport.into_inner()) else {
+                    return Err("TLS requested on a stream that cannot start it".to_string());
+                };
+                let stream = tls
+                    .accept(tcp)
+                    .await
+                    .map_err(|e| format!("TLS handshake failed: {e}"))?;
+                transport = Transport::new(stream);
+                encryption = Encryption::Active;
+            }
+            Ok(Handshake::Done) => {
+                transport.shutdown().await;
+                return Ok(None);
+            }
+            Err(e) => {
+                transport.shutdown().await;
+                return Err(format!("startup failed: {e}"));
+            }
         }
     };
-    let Ok(_permit) = Arc::clone(&shared.limiter).try_acquire_owned() else {
+    if tls.is_some_and(|t| t.require) && encryption != Encryption::Active {
+        startup::send_fatal(
+            &mut transport,
+            startup::INVALID_AUTHORIZATION,
+            format!(
+                "no pg_hba.conf entry for host \"{}\", user \"{}\", database \"{}\", no encryption",
+                peer.ip(),
+                client.user,
+                client.database
+            ),
+        );
+        transport.shutdown().await;
+        return Err(format!("refused {}: TLS is required", client.user));
+    }
+    let Ok(permit) = Arc::clone(&shared.limiter).try_acquire_owned() else {
         startup::send_fatal(
             &mut transport,
             codes::TOO_MANY_CONNECTIONS,
@@ -163,20 +229,20 @@ async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) -> Res
         Ok::<_, crate::transport::ConnectionError>(Some(session))
     }
     .await;
-    let session = match started {
-        Ok(Some(session)) => session,
+    match started {
+        Ok(Some(session)) => Ok(Some(Started {
+            transport,
+            session,
+            client,
+            _permit: permit,
+        })),
         Ok(None) => {
             transport.shutdown().await;
-            return Err(format!("authentication failed for user {}", client.user));
+            Err(format!("authentication failed for user {}", client.user))
         }
         Err(e) => {
             transport.shutdown().await;
-            return Err(format!("startup failed: {e}"));
+            Err(format!("startup failed: {e}"))
         }
-    };
-    tracing::debug!(%peer, user = %client.user, database = %client.database, "session started");
-    Connection::new(transport, session)
-        .run()
-        .await
-        .map_err(|e| format!("{e} (user {}, database {})", client.user, client.database))
+    }
 }

@@ -2,9 +2,10 @@
 //! authentication, and the ParameterStatus / BackendKeyData that PostgreSQL 15
 //! sends before the first ReadyForQuery.
 //!
-//! Each step is its own function so TLS (answer `S` to SSLRequest and wrap the
-//! stream) and SCRAM (an [`AuthMethod`] variant with its exchange in
-//! [`authenticate`]) can be added without touching query processing.
+//! Each step is its own function: [`negotiate`] answers SSLRequest (`S` when
+//! TLS is configured, the server then wraps the stream and negotiates again),
+//! [`authenticate`] runs the [`AuthMethod`]'s exchange, and
+//! [`send_session_start`] reports the session parameters.
 
 use bytes::BufMut;
 use pgwire::messages::startup::{
@@ -14,9 +15,19 @@ use rocklake_sql::error::{codes, SqlError};
 use rocklake_sql::output::TxStatus;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use std::sync::Arc;
+
+use bytes::{Buf, Bytes};
+
 use crate::backend::{self, Severity};
-use crate::frontend::{ProtocolViolation, StartupPacket};
+use crate::frontend::{FrontendMessage, ProtocolViolation, StartupPacket};
+use crate::scram::{self, Exchange, ScramError, ScramUsers};
 use crate::transport::{ConnectionError, Transport};
+
+/// SQLSTATE `28000 invalid_authorization_specification`.
+pub const INVALID_AUTHORIZATION: &str = "28000";
+/// SQLSTATE `28P01 invalid_password`.
+pub const INVALID_PASSWORD: &str = "28P01";
 
 /// How clients prove who they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,6 +36,21 @@ pub enum AuthMethod {
     /// PostgreSQL's `trust`.
     #[default]
     Trust,
+    /// SCRAM-SHA-256 against these users' verifiers, as with PostgreSQL's
+    /// `scram-sha-256`.
+    ScramSha256(Arc<ScramUsers>),
+}
+
+/// Whether the connection can be, or already is, encrypted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encryption {
+    /// No TLS configured: SSLRequest is answered `N`.
+    Unavailable,
+    /// TLS configured: SSLRequest is answered `S` and [`negotiate`] returns
+    /// [`Handshake::StartTls`].
+    Available,
+    /// TLS is already running on this connection.
+    Active,
 }
 
 /// What the client asked for in its StartupMessage.
@@ -46,6 +72,9 @@ pub struct ClientParams {
 pub enum Handshake {
     /// A StartupMessage arrived.
     Startup(ClientParams),
+    /// The client asked for TLS and was answered `S`: the caller runs the
+    /// TLS handshake on the stream and negotiates again over it.
+    StartTls,
     /// The client hung up, sent a CancelRequest, or was refused; nothing more
     /// to do on this connection.
     Done,
@@ -63,8 +92,12 @@ where
     );
 }
 
-/// Reads packets until a StartupMessage, refusing SSL and GSS encryption.
-pub async fn negotiate<S>(transport: &mut Transport<S>) -> Result<Handshake, ConnectionError>
+/// Reads packets until a StartupMessage or an SSLRequest that is accepted;
+/// GSS encryption is always refused.
+pub async fn negotiate<S>(
+    transport: &mut Transport<S>,
+    encryption: Encryption,
+) -> Result<Handshake, ConnectionError>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send,
 {
@@ -81,7 +114,22 @@ where
                     )
                     .into());
                 }
-                // TLS goes here: answer `S`, wrap the stream, continue.
+                let is_ssl = packet == StartupPacket::SslRequest;
+                if is_ssl && encryption == Encryption::Active {
+                    // PostgreSQL reads a second SSLRequest as a startup
+                    // packet of protocol 1234.5679.
+                    send_fatal(
+                        transport,
+                        codes::FEATURE_NOT_SUPPORTED,
+                        "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.0",
+                    );
+                    return Ok(Handshake::Done);
+                }
+                if is_ssl && encryption == Encryption::Available {
+                    transport.out.put_u8(b'S');
+                    transport.flush().await?;
+                    return Ok(Handshake::StartTls);
+                }
                 transport.out.put_u8(b'N');
                 transport.flush().await?;
             }
@@ -153,6 +201,109 @@ where
         AuthMethod::Trust => {
             let _ = backend::put(&mut transport.out, &Authentication::Ok);
             Ok(true)
+        }
+        AuthMethod::ScramSha256(users) => scram_exchange(transport, users, &client.user).await,
+    }
+}
+
+/// The next SASL message of the client; `None` (with the error queued) if it
+/// sent something else or hung up.
+async fn read_sasl<S>(transport: &mut Transport<S>) -> Result<Option<Bytes>, ConnectionError>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send,
+{
+    match transport.read_auth_message().await {
+        Ok(Some(FrontendMessage::Password(body))) => Ok(Some(body)),
+        // A client that hangs up instead of answering (e.g. it has no
+        // password) is not told anything, as in PostgreSQL.
+        Ok(_) => Ok(None),
+        Err(ConnectionError::Protocol(violation)) => {
+            send_fatal(transport, codes::PROTOCOL_VIOLATION, violation.0);
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Splits SASLInitialResponse into mechanism and client-first-message.
+fn parse_initial_response(mut body: Bytes) -> Option<(String, Bytes)> {
+    let end = body.iter().position(|b| *b == 0)?;
+    let mechanism = String::from_utf8(body.split_to(end).to_vec()).ok()?;
+    body.advance(1);
+    if body.remaining() < 4 {
+        return None;
+    }
+    let len = body.get_i32();
+    (usize::try_from(len).ok()? == body.remaining()).then_some((mechanism, body))
+}
+
+/// Runs SCRAM-SHA-256: AuthenticationSASL, SASLInitialResponse,
+/// AuthenticationSASLContinue, SASLResponse, AuthenticationSASLFinal and
+/// AuthenticationOk.
+async fn scram_exchange<S>(
+    transport: &mut Transport<S>,
+    users: &ScramUsers,
+    user: &str,
+) -> Result<bool, ConnectionError>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send,
+{
+    let _ = backend::put(
+        &mut transport.out,
+        &Authentication::SASL(vec![scram::MECHANISM.into()]),
+    );
+    transport.flush().await?;
+    let Some(initial) = read_sasl(transport).await? else {
+        return Ok(false);
+    };
+    let Some((mechanism, client_first)) = parse_initial_response(initial) else {
+        send_fatal(
+            transport,
+            codes::PROTOCOL_VIOLATION,
+            "malformed SASL initial response",
+        );
+        return Ok(false);
+    };
+    if mechanism != scram::MECHANISM {
+        send_fatal(
+            transport,
+            codes::PROTOCOL_VIOLATION,
+            "client selected an invalid SASL authentication mechanism",
+        );
+        return Ok(false);
+    }
+    let result = match Exchange::start(users, user, &client_first) {
+        Ok(exchange) => {
+            let first = Bytes::from(exchange.server_first().to_string());
+            let _ = backend::put(&mut transport.out, &Authentication::SASLContinue(first));
+            transport.flush().await?;
+            let Some(client_final) = read_sasl(transport).await? else {
+                return Ok(false);
+            };
+            exchange.finish(&client_final)
+        }
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(server_final) => {
+            let _ = backend::put(
+                &mut transport.out,
+                &Authentication::SASLFinal(server_final.into()),
+            );
+            let _ = backend::put(&mut transport.out, &Authentication::Ok);
+            Ok(true)
+        }
+        Err(ScramError::Protocol(error)) => {
+            backend::put_error(&mut transport.out, &error, Severity::Fatal);
+            Ok(false)
+        }
+        Err(ScramError::Failed) => {
+            send_fatal(
+                transport,
+                INVALID_PASSWORD,
+                format!("password authentication failed for user \"{user}\""),
+            );
+            Ok(false)
         }
     }
 }

@@ -12,6 +12,9 @@ use crate::frontend::{self, FrontendMessage, ProtocolViolation, StartupPacket};
 /// Output is written to the socket once this much is buffered, even before
 /// the next flush point (keeps memory bounded for large results).
 const FLUSH_THRESHOLD: usize = 64 * 1024;
+/// Largest password / SASL message body accepted during authentication
+/// (PostgreSQL's `PG_MAX_AUTH_TOKEN_LENGTH`), plus the length word.
+const MAX_AUTH_LEN: i32 = 65_535 + 4;
 
 /// Why a connection ended abnormally.
 #[derive(Debug)]
@@ -96,6 +99,46 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Transport<S> {
                 return Ok(None);
             }
         }
+    }
+
+    /// Next message during authentication: only password / SASL messages
+    /// of at most PostgreSQL's `PG_MAX_AUTH_TOKEN_LENGTH` are framed, so an
+    /// unauthenticated client cannot make the server buffer a large message.
+    pub async fn read_auth_message(&mut self) -> Result<Option<FrontendMessage>, ConnectionError> {
+        loop {
+            if self.input.len() >= 5 {
+                let len = i32::from_be_bytes([
+                    self.input[1],
+                    self.input[2],
+                    self.input[3],
+                    self.input[4],
+                ]);
+                if self.input[0] != b'p' {
+                    return Err(ProtocolViolation(format!(
+                        "expected SASL response, got message type {}",
+                        self.input[0]
+                    ))
+                    .into());
+                }
+                if !(4..=MAX_AUTH_LEN).contains(&len) {
+                    return Err(ProtocolViolation(format!(
+                        "invalid message length {len} for message type 0x70"
+                    ))
+                    .into());
+                }
+            }
+            if let Some(message) = frontend::decode_message(&mut self.input)? {
+                return Ok(Some(message));
+            }
+            if !self.fill().await? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The stream (e.g. to ask whether it is encrypted).
+    pub fn get_ref(&self) -> &S {
+        &self.stream
     }
 
     /// True when input bytes beyond the last decoded message are buffered

@@ -2,6 +2,7 @@
 
 mod bench;
 mod keys;
+mod security;
 mod serve;
 
 use clap::{Parser, Subcommand};

@@ -14,13 +14,15 @@ pub struct ServeArgs {
     /// Catalog location: a local directory (created if missing) or s3://bucket/prefix.
     #[arg(default_value = "./lake")]
     location: String,
-    /// Address to listen on. Only loopback addresses are accepted until password
-    /// authentication and TLS are available.
+    /// Address to listen on. A non-loopback address needs password
+    /// authentication and TLS (see below).
     #[arg(long, default_value = "127.0.0.1:5432")]
     listen: SocketAddr,
     /// Most client connections served at once.
     #[arg(long, default_value_t = 100)]
     max_sessions: usize,
+    #[command(flatten)]
+    security: crate::security::SecurityArgs,
 }
 
 /// Resolves when the process gets Ctrl-C or SIGTERM.
@@ -43,12 +45,7 @@ async fn shutdown_signal() {
 
 /// Runs the server.
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
-    if !args.listen.ip().is_loopback() {
-        anyhow::bail!(
-            "refusing to listen on {}: RockLake has no password authentication or TLS yet, so it only listens on loopback addresses",
-            args.listen
-        );
-    }
+    let security = args.security.configure(args.listen)?;
     let location = StoreLocation::parse(&args.location)?;
     let store = CatalogStore::open(&location, StoreOptions::default())
         .await
@@ -66,6 +63,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     ))));
     let config = ServerConfig {
         max_sessions: args.max_sessions,
+        auth: security.auth,
+        tls: security.tls,
         ..ServerConfig::default()
     };
     rocklake_wire::serve_until(listener, sessions, config, shutdown_signal()).await?;

@@ -337,6 +337,16 @@ impl RawClient {
         self.stream.write_all(&frame).await.unwrap();
     }
 
+    /// Sends raw bytes.
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.unwrap();
+    }
+
+    /// Closes the sending side; the server sees end of stream.
+    pub async fn close_write(&mut self) {
+        let _ = self.stream.shutdown().await;
+    }
+
     /// Sends a simple Query.
     pub async fn query(&mut self, sql: &str) {
         let mut body = sql.as_bytes().to_vec();
