@@ -5,12 +5,14 @@
 pub mod error;
 pub mod location;
 pub mod reader;
+pub mod replica;
 pub mod store;
 pub mod txn;
 
 pub use error::{StoreError, StoreResult};
 pub use location::StoreLocation;
 pub use reader::{catalog_relation, StoredRow};
+pub use replica::{CatalogReplica, ReplicaOptions};
 pub use store::{CatalogStore, StoreOptions, FORMAT_VERSION};
 pub use txn::{ReadTxn, WriteTxn};
 pub mod sql_storage;

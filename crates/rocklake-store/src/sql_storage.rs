@@ -22,6 +22,7 @@ use rocklake_sql::storage::{
 use slatedb::IterationOrder;
 
 use crate::error::StoreError;
+use crate::replica::CatalogReplica;
 use crate::store::CatalogStore;
 use crate::txn::{ReadTxn, WriteTxn};
 
@@ -36,9 +37,17 @@ struct RegistryCache {
     latest: Mutex<Option<(u64, Arc<RelationMap>)>>,
 }
 
-/// [`Storage`] backed by a [`CatalogStore`].
+/// Where a [`StoreStorage`] reads and writes.
+enum Source {
+    /// The catalog's writer.
+    Writer(CatalogStore),
+    /// A read replica: every transaction is read-only.
+    Replica(CatalogReplica),
+}
+
+/// [`Storage`] backed by a [`CatalogStore`] or a [`CatalogReplica`].
 pub struct StoreStorage {
-    store: CatalogStore,
+    source: Source,
     registry: Arc<RegistryCache>,
 }
 
@@ -46,7 +55,16 @@ impl StoreStorage {
     /// Serves `store` to the SQL engine.
     pub fn new(store: CatalogStore) -> Self {
         StoreStorage {
-            store,
+            source: Source::Writer(store),
+            registry: Arc::default(),
+        }
+    }
+
+    /// Serves a read replica to the SQL engine: reads work, and every write
+    /// fails with SQLSTATE 25006 as on a PostgreSQL hot standby.
+    pub fn replica(replica: CatalogReplica) -> Self {
+        StoreStorage {
+            source: Source::Replica(replica),
             registry: Arc::default(),
         }
     }
@@ -55,10 +73,10 @@ impl StoreStorage {
 #[async_trait]
 impl Storage for StoreStorage {
     async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>> {
-        let access = if read_only {
-            Access::Read(self.store.read().map_err(to_sql)?)
-        } else {
-            Access::Write(Box::new(self.store.write().map_err(to_sql)?))
+        let access = match &self.source {
+            Source::Replica(replica) => Access::Read(replica.read()),
+            Source::Writer(store) if read_only => Access::Read(store.read().map_err(to_sql)?),
+            Source::Writer(store) => Access::Write(Box::new(store.write().map_err(to_sql)?)),
         };
         Ok(Box::new(StoreTxn {
             access,

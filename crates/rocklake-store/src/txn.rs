@@ -16,16 +16,19 @@ use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tables::KeyField;
 use rocklake_codec::tags::Tag;
 use rocklake_codec::values::pb;
-use slatedb::{DbSnapshot, DbTransaction, IsolationLevel};
+use slatedb::{DbTransaction, IsolationLevel};
 
 use crate::error::{StoreError, StoreResult};
 use crate::reader::{Reads, StoredRow};
+use crate::replica::ReadView;
 use crate::store::StoreInner;
 
-/// A read-only transaction on one consistent snapshot of the catalog.
+/// A read-only transaction: on one consistent snapshot of the catalog when
+/// opened from its writer, on the replayed state when opened from a replica
+/// (see [`crate::replica`]).
 pub struct ReadTxn {
-    inner: Arc<StoreInner>,
-    snapshot: Arc<DbSnapshot>,
+    view: ReadView,
+    epoch: u64,
 }
 
 macro_rules! read_methods {
@@ -110,13 +113,17 @@ impl ReadTxn {
             .db
             .snapshot()
             .map_err(|e| StoreError::storage("taking a snapshot", e, inner.epoch))?;
-        Ok(ReadTxn { inner, snapshot })
+        Ok(ReadTxn::over(ReadView::Snapshot(snapshot), inner.epoch))
     }
 
-    fn reads(&self) -> Reads<'_, DbSnapshot> {
+    pub(crate) fn over(view: ReadView, epoch: u64) -> ReadTxn {
+        ReadTxn { view, epoch }
+    }
+
+    fn reads(&self) -> Reads<'_, ReadView> {
         Reads {
-            source: &self.snapshot,
-            epoch: self.inner.epoch,
+            source: &self.view,
+            epoch: self.epoch,
         }
     }
 

@@ -3,9 +3,12 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
-use rocklake_store::{CatalogStore, StoreLocation, StoreOptions, StoreStorage};
+use rocklake_store::{
+    CatalogReplica, CatalogStore, ReplicaOptions, StoreLocation, StoreOptions, StoreStorage,
+};
 use rocklake_wire::{EngineSessions, ServerConfig};
 
 /// Settings of `rocklake serve`.
@@ -21,6 +24,14 @@ pub struct ServeArgs {
     /// Most client connections served at once.
     #[arg(long, default_value_t = 100)]
     max_sessions: usize,
+    /// Serve a read replica: follow the catalog another `rocklake serve`
+    /// writes, without fencing it. Reads (including time travel) work; writes
+    /// fail with SQLSTATE 25006. Any number of replicas may run.
+    #[arg(long)]
+    read_only: bool,
+    /// How often a read replica looks for new commits, in milliseconds.
+    #[arg(long, default_value_t = 100, requires = "read_only")]
+    poll_ms: u64,
     #[command(flatten)]
     security: crate::security::SecurityArgs,
 }
@@ -47,20 +58,40 @@ async fn shutdown_signal() {
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let security = args.security.configure(args.listen)?;
     let location = StoreLocation::parse(&args.location)?;
-    let store = CatalogStore::open(&location, StoreOptions::default())
-        .await
-        .with_context(|| format!("opening catalog {location}"))?;
+    let catalog = if args.read_only {
+        let options = ReplicaOptions {
+            poll_interval: Duration::from_millis(args.poll_ms),
+        };
+        Catalog::Replica(
+            CatalogReplica::open(&location, options)
+                .await
+                .with_context(|| format!("opening catalog {location} read-only"))?,
+        )
+    } else {
+        Catalog::Writer(
+            CatalogStore::open(&location, StoreOptions::default())
+                .await
+                .with_context(|| format!("opening catalog {location}"))?,
+        )
+    };
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
+    let (role, storage) = match &catalog {
+        Catalog::Writer(store) => (
+            format!("writer epoch {}", store.epoch()),
+            StoreStorage::new(store.clone()),
+        ),
+        Catalog::Replica(replica) => (
+            "read-only replica".to_string(),
+            StoreStorage::replica(replica.clone()),
+        ),
+    };
     eprintln!(
-        "rocklake: serving catalog {location} (writer epoch {}) on {}",
-        store.epoch(),
+        "rocklake: serving catalog {location} ({role}) on {}",
         listener.local_addr()?
     );
-    let sessions = Arc::new(EngineSessions::new(Arc::new(StoreStorage::new(
-        store.clone(),
-    ))));
+    let sessions = Arc::new(EngineSessions::new(Arc::new(storage)));
     let config = ServerConfig {
         max_sessions: args.max_sessions,
         auth: security.auth,
@@ -69,6 +100,15 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     rocklake_wire::serve_until(listener, sessions, config, shutdown_signal()).await?;
     eprintln!("rocklake: shutting down");
-    store.close().await?;
+    match catalog {
+        Catalog::Writer(store) => store.close().await?,
+        Catalog::Replica(replica) => replica.close().await?,
+    }
     Ok(())
+}
+
+/// The catalog a server serves.
+enum Catalog {
+    Writer(CatalogStore),
+    Replica(CatalogReplica),
 }

@@ -1,0 +1,158 @@
+//! Read replicas: a catalog opened without writing, following its writer.
+//!
+//! A replica is a SlateDB [`DbReader`]: it never takes the writer epoch, so
+//! any number of replicas can serve one catalog next to its writer. It polls
+//! the writer's manifest and replays new WAL every `poll_interval`, so it sees
+//! a commit about that long after the writer acknowledged it.
+//!
+//! SlateDB readers have no snapshots. A replica transaction therefore reads
+//! the state replayed when each read runs. DuckLake reads pin a snapshot id
+//! and filter every versioned row by it, so a transaction that sees a newer
+//! replay still answers for the snapshot it chose; only rows that DuckLake
+//! deletes outright (snapshot expiry, file cleanup) can vanish under it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use rocklake_codec::keys::SystemKey;
+use slatedb::config::{DbReaderOptions, ReadOptions, ScanOptions};
+use slatedb::{DbIterator, DbReadOps, DbReader, DbReaderMode, DbSnapshot, KeyValue};
+
+use crate::error::{StoreError, StoreResult};
+use crate::location::StoreLocation;
+use crate::reader::Reads;
+use crate::store::FORMAT_VERSION;
+use crate::txn::ReadTxn;
+
+/// How a replica follows its writer.
+#[derive(Debug, Clone)]
+pub struct ReplicaOptions {
+    /// How often the replica polls the manifest and replays new WAL.
+    pub poll_interval: Duration,
+}
+
+impl Default for ReplicaOptions {
+    fn default() -> Self {
+        ReplicaOptions {
+            poll_interval: Duration::from_millis(100),
+        }
+    }
+}
+
+/// A read-only view of a catalog that another process writes.
+#[derive(Clone)]
+pub struct CatalogReplica {
+    reader: Arc<DbReader>,
+    location: StoreLocation,
+}
+
+impl CatalogReplica {
+    /// Opens the catalog at `location` read-only. The catalog must exist (a
+    /// writer must have opened it once); its format version must match.
+    pub async fn open(location: &StoreLocation, options: ReplicaOptions) -> StoreResult<Self> {
+        let (object_store, path) = location.open_object_store()?;
+        let reader_options = DbReaderOptions {
+            manifest_poll_interval: options.poll_interval,
+            ..DbReaderOptions::default()
+        };
+        let reader = DbReader::open(
+            path,
+            object_store,
+            DbReaderMode::FollowLatest,
+            reader_options,
+        )
+        .await
+        .map_err(|e| StoreError::storage(format!("opening {location} read-only"), e, 0))?;
+        let reads = Reads {
+            source: &reader,
+            epoch: 0,
+        };
+        match reads.get_u64(&SystemKey::FormatVersion.key()).await? {
+            Some(FORMAT_VERSION) => {}
+            Some(found) => {
+                return Err(StoreError::FormatVersion {
+                    found,
+                    supported: FORMAT_VERSION,
+                })
+            }
+            None => {
+                return Err(StoreError::Location {
+                    location: location.to_string(),
+                    reason: "no catalog here yet: start a writer (`rocklake serve`) on it first"
+                        .to_string(),
+                })
+            }
+        }
+        Ok(CatalogReplica {
+            reader: Arc::new(reader),
+            location: location.clone(),
+        })
+    }
+
+    /// Where the catalog lives.
+    pub fn location(&self) -> &StoreLocation {
+        &self.location
+    }
+
+    /// A read transaction over the replayed state.
+    pub fn read(&self) -> ReadTxn {
+        ReadTxn::over(ReadView::Replica(self.reader.clone()), 0)
+    }
+
+    /// Stops following the writer.
+    pub async fn close(&self) -> StoreResult<()> {
+        self.reader
+            .close()
+            .await
+            .map_err(|e| StoreError::storage("closing the replica", e, 0))
+    }
+}
+
+/// What a read transaction reads: a writer's consistent snapshot or a
+/// replica's replayed state.
+pub(crate) enum ReadView {
+    /// A snapshot of the writer's database.
+    Snapshot(Arc<DbSnapshot>),
+    /// A replica's reader.
+    Replica(Arc<DbReader>),
+}
+
+#[async_trait::async_trait]
+impl DbReadOps for ReadView {
+    async fn get_with_options<K: AsRef<[u8]> + Send>(
+        &self,
+        key: K,
+        options: &ReadOptions,
+    ) -> Result<Option<Bytes>, slatedb::Error> {
+        match self {
+            ReadView::Snapshot(s) => s.get_with_options(key, options).await,
+            ReadView::Replica(r) => r.get_with_options(key, options).await,
+        }
+    }
+
+    async fn get_key_value_with_options<K: AsRef<[u8]> + Send>(
+        &self,
+        key: K,
+        options: &ReadOptions,
+    ) -> Result<Option<KeyValue>, slatedb::Error> {
+        match self {
+            ReadView::Snapshot(s) => s.get_key_value_with_options(key, options).await,
+            ReadView::Replica(r) => r.get_key_value_with_options(key, options).await,
+        }
+    }
+
+    async fn scan_with_options<T>(
+        &self,
+        range: T,
+        options: &ScanOptions,
+    ) -> Result<DbIterator, slatedb::Error>
+    where
+        T: slatedb::ByteRangeBounds + Send,
+    {
+        match self {
+            ReadView::Snapshot(s) => s.scan_with_options(range, options).await,
+            ReadView::Replica(r) => r.scan_with_options(range, options).await,
+        }
+    }
+}
