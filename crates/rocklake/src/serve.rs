@@ -50,6 +50,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         );
     }
     let location = StoreLocation::parse(&args.location)?;
+    location.check_reachable().await?;
     let store = CatalogStore::open(&location, StoreOptions::default())
         .await
         .with_context(|| format!("opening catalog {location}"))?;
