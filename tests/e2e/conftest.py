@@ -452,10 +452,12 @@ class RockLakeS3Backend(RockLakeBackend):
     writes the data files to s3://BUCKET/data/<name of the local data dir>/."""
     name = "rocklake-s3"
 
-    def __init__(self, workdir: pathlib.Path, s3: S3Emulator, **kwargs):
+    def __init__(self, workdir: pathlib.Path, s3: S3Emulator, bucket: str | None = None,
+                 **kwargs):
+        """A new bucket, or `bucket` to serve the same catalog as another backend."""
         super().__init__(workdir, **kwargs)
         self.s3 = s3
-        self.bucket = s3.new_bucket()
+        self.bucket = bucket or s3.new_bucket()
 
     @property
     def location(self) -> str:
