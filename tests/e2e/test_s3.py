@@ -7,11 +7,13 @@ marker in conftest.py.)
 from __future__ import annotations
 
 import subprocess
+import time
 
 import duckdb
 import pytest
 
-from conftest import ROCKLAKE_BIN, RockLakeS3Backend, free_port
+from conftest import ROCKLAKE_BIN, RockLakeS3Backend, duckdb_connect, free_port
+from test_crash import Writer
 
 
 @pytest.mark.rocklake
@@ -66,6 +68,48 @@ def test_second_server_fences_the_first(s3_server, duck, data_dir, tmp_path, mon
         con_b2.execute(b.attach_sql("l", data))
         (count,) = con_b2.execute("SELECT count(*) FROM l.t").fetchone()
         assert count == len(acked) + 1
+    finally:
+        a.stop()
+        b.stop()
+
+
+@pytest.mark.rocklake
+def test_fencing_while_writers_commit(s3_server, data_dir, tmp_path):
+    """B opens the catalog while two DuckDB writers commit through A in a loop:
+    they stop at their first error, and B has every commit A acknowledged."""
+    a = RockLakeS3Backend(tmp_path / "a", s3_server)
+    b = RockLakeS3Backend(tmp_path / "b", s3_server, bucket=a.bucket)
+    tables = ["t0", "t1"]
+    try:
+        a.start()
+        data = data_dir("fenced")
+        con = duckdb_connect()
+        con.execute(a.attach_sql("l", data))
+        for table in tables:
+            con.execute(f"CREATE TABLE l.{table} (writer INTEGER, v BIGINT)")
+        con.close()
+        writers = [Writer(a.attach_sql("l", data), who, 0, table)
+                   for who, table in enumerate(tables)]
+        for w in writers:
+            w.start()
+        deadline = time.monotonic() + 60
+        while any(len(w.acked) < 3 and w.is_alive() for w in writers):
+            assert time.monotonic() < deadline, "writers made no commit in 60 s"
+            time.sleep(0.01)
+        b.start()  # fences A while the writers commit
+        for w in writers:
+            w.join(60)
+            assert not w.is_alive(), f"{w.name} still commits through the fenced server"
+            assert "fenced by a newer writer" in (w.error or ""), w.error
+
+        con = duckdb_connect()
+        con.execute(b.attach_sql("l", data))
+        for w in writers:
+            rows = [r[0] for r in con.execute(f"SELECT v FROM l.{w.table}").fetchall()]
+            assert len(rows) == len(set(rows)), "duplicate rows"
+            assert set(w.acked) <= set(rows), "B lost commits A acknowledged"
+            assert set(rows) <= set(w.acked) | set(w.unknown), "rows nobody committed"
+        con.close()
     finally:
         a.stop()
         b.stop()
