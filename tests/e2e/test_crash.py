@@ -2,8 +2,9 @@
 
 Each round starts four writer threads (each with its own DuckDB instance) that
 commit autocommit INSERTs of distinct values in a loop, two into one shared
-table and two into a table of their own; every eighth commit is large enough to
-go to a Parquet file instead of being inlined in the catalog. Every INSERT that
+table and two into a table of their own; one commit in eight (starting with the
+second) is large enough to go to a Parquet file instead of being inlined in the
+catalog. Every INSERT that
 returns is acknowledged.  At a random moment the server gets SIGKILL (no
 shutdown, no flush); the writers see their connection die and stop.  The
 server is restarted on the same catalog and a new DuckDB checks:
@@ -34,7 +35,7 @@ from conftest import duckdb_connect
 ROUNDS = int(os.environ.get("ROCKLAKE_CRASH_ROUNDS", "20"))
 WRITERS = 4
 TABLES = ["shared", "shared", "own2", "own3"]  # writer -> its table
-PARQUET_EVERY = 8  # every 8th commit inserts PARQUET_ROWS rows (a Parquet file)
+PARQUET_EVERY = 8  # one commit in 8 inserts PARQUET_ROWS rows (a Parquet file)
 PARQUET_ROWS = 50
 # Time for writers to commit before the kill: at least one commit each, then
 # a random extra delay up to this many seconds.
@@ -58,6 +59,7 @@ class Writer(threading.Thread):
         self.acked: list[int] = []
         self.unknown: list[int] = []
         self.error: str | None = None
+        self.failed_at: float | None = None  # time.monotonic() of the error
         self.stop = threading.Event()
 
     def run(self):
@@ -73,11 +75,14 @@ class Writer(threading.Thread):
             con.execute("SET ducklake_retry_wait_ms = 5")
             con.execute("SET ducklake_retry_backoff = 1.1")
             pause = random.Random(self.base)
-            n = 0
+            n = 0  # values used so far
+            commits = 0
             while not self.stop.wait(pause.uniform(0, 0.01)):
-                count = PARQUET_ROWS if n % PARQUET_EVERY == PARQUET_EVERY - 1 else 1
+                # the second commit of every eight is a Parquet file
+                count = PARQUET_ROWS if commits % PARQUET_EVERY == 1 else 1
                 values = list(range(self.base + n, self.base + n + count))
                 n += count
+                commits += 1
                 try:
                     con.execute(f"INSERT INTO l.{self.table} SELECT {self.who}, v "
                                 f"FROM range({values[0]}, {values[-1] + 1}) r(v)")
@@ -86,6 +91,7 @@ class Writer(threading.Thread):
                     raise
                 self.acked.extend(values)
         except Exception as exc:  # the server died under us: stop
+            self.failed_at = time.monotonic()
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
             if con is not None:
@@ -152,6 +158,7 @@ def test_sigkill_loses_no_acknowledged_commit(rocklake, data_dir):
             assert time.monotonic() < deadline, "writers made no commit in 60 s"
             time.sleep(0.01)
         time.sleep(rng.uniform(0, MAX_EXTRA_DELAY))
+        killed_at = time.monotonic()
         rocklake.kill(f"crash round {round_no}")
         rocklake.wait_exit()
         for w in writers:
@@ -163,8 +170,10 @@ def test_sigkill_loses_no_acknowledged_commit(rocklake, data_dir):
             attempted[w.table].update(w.unknown)
             if w.unknown:
                 unknown.append((w.table, w.unknown[0]))
-        errors = [w.error for w in writers if w.error]
-        assert errors, "no writer noticed the server dying"
+        early = [f"{w.name}: {w.error}" for w in writers
+                 if w.failed_at is not None and w.failed_at < killed_at]
+        assert not early, f"round {round_no}: writers failed before the kill:\n" + "\n".join(early)
+        assert any(w.error for w in writers), "no writer noticed the server dying"
 
         rocklake.restart()
         con = duckdb_connect()
@@ -180,6 +189,12 @@ def test_sigkill_loses_no_acknowledged_commit(rocklake, data_dir):
             con.close()
     total = sum(len(v) for v in acked.values())
     assert total > rounds * WRITERS, f"too few commits to mean anything: {total}"
+    con = duckdb_connect()
+    con.execute(attach)
+    files = sum(con.execute(f"SELECT count(*) FROM ducklake_list_files('l', '{table}')").fetchone()[0]
+                for table in sorted(set(TABLES)))
+    con.close()
+    assert files > 0, "no commit went to a Parquet file"
     landed = sum(1 for table, v in unknown if v in history[table])
     print(f"{rounds} rounds: {total} acknowledged rows; {len(unknown)} commits cut off by the "
           f"kill, {landed} of them committed")
