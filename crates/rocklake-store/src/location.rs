@@ -90,8 +90,8 @@ impl StoreLocation {
 
     /// Checks that the location can be reached before it is opened, so that a
     /// wrong endpoint, a missing bucket or bad credentials give one clear error
-    /// at once instead of SlateDB retrying for a minute. A local directory is
-    /// always reachable (it is created on open).
+    /// at once instead of a silent hang while SlateDB retries. A local
+    /// directory is always reachable (it is created on open).
     pub async fn check_reachable(&self) -> StoreResult<()> {
         let StoreLocation::S3 { bucket, prefix } = self else {
             return Ok(());
