@@ -54,6 +54,11 @@ def test_second_server_fences_the_first(s3_server, duck, data_dir, tmp_path, mon
         log_a = a.log_path.read_text(errors="replace")
         assert "code=57P01 error=this writer was fenced" in log_a, log_a
 
+        # `rocklake keys` reads the catalog on S3 without fencing B
+        keys = subprocess.run([ROCKLAKE_BIN, "keys", b.location, "--tag", "system"],
+                              env=b.env(), capture_output=True, text=True, timeout=60)
+        assert keys.returncode == 0 and "'writer-epoch'" in keys.stdout, keys.stderr
+
         con_b = duck()
         con_b.execute(b.attach_sql("l", data))
         rows = [r[0] for r in con_b.execute("SELECT i FROM l.t ORDER BY i").fetchall()]
