@@ -5,8 +5,8 @@
 # reference DuckLake catalogs (a DuckDB file and a real PostgreSQL 15).
 #
 # Idempotent; installs what it needs (Python venv with the DuckDB wheels,
-# PostgreSQL from Debian for the reference). Set ROCKLAKE_PG_REFERENCE=0 to
-# skip the PostgreSQL reference.
+# the s3s-fs S3 emulator into .tools/, PostgreSQL from Debian for the
+# reference). Set ROCKLAKE_PG_REFERENCE=0 to skip the PostgreSQL reference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +31,12 @@ export ROCKLAKE_PG_REFERENCE="${ROCKLAKE_PG_REFERENCE:-1}"
 if [ "$ROCKLAKE_PG_REFERENCE" = "1" ] && [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
   step "PostgreSQL 15 for the reference catalog"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+fi
+
+S3S_FS_VERSION="0.14.1"  # 0.17 needs rustc 1.96
+if [ "$(.tools/bin/s3s-fs --version 2>/dev/null || true)" != "s3s-fs ${S3S_FS_VERSION}" ]; then
+  step "S3 emulator for the end-to-end tests (s3s-fs ${S3S_FS_VERSION} into .tools/)"
+  cargo install --locked --root .tools "s3s-fs@${S3S_FS_VERSION}" --features binary
 fi
 
 step "build the server for the end-to-end tests"

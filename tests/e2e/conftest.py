@@ -3,7 +3,13 @@
 Backends (all expose `attach_sql(alias, data_path)`):
   * DuckDBFileBackend  - reference: `ducklake:<dir>/meta.ducklake`, needs no server;
   * PostgresBackend    - reference on a real PostgreSQL (only with ROCKLAKE_PG_REFERENCE=1);
-  * RockLakeBackend    - the server under test, started from ROCKLAKE_BIN.
+  * RockLakeBackend    - the server under test, started from ROCKLAKE_BIN;
+  * RockLakeS3Backend  - the same server with its catalog at s3://BUCKET/lake and
+                         DuckDB's DATA_PATH at s3://BUCKET/data/..., both in an S3
+                         emulator (s3s-fs) started once per session.
+
+Tests marked `@pytest.mark.storages("local", "s3")` run once per storage: the
+`rocklake` fixture is then a RockLakeBackend or a RockLakeS3Backend.
 
 Environment:
   ROCKLAKE_BIN            server binary (default: <repo>/target/debug/rocklake)
@@ -13,6 +19,8 @@ Environment:
   ROCKLAKE_STEP_TIMEOUT   seconds one statement may take before the server is killed (120)
   ROCKLAKE_PG_REFERENCE=1 also use a real PostgreSQL catalog as a reference
   DUCKDB_EXTENSION_DIR    extension directory (default: <repo>/.venv/duckdb-ext)
+  ROCKLAKE_S3S_FS         S3 emulator binary (default: <repo>/.tools/bin/s3s-fs, which
+                          scripts/test.sh installs)
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ sys.path.insert(0, str(HERE))
 # The RockLake command line and connection string: the one place to adjust.
 # Placeholders: {catalog_dir}, {host}, {port}.
 # ---------------------------------------------------------------------------
+# {catalog_dir} is the catalog location: a directory, or s3://bucket/prefix.
 SERVE_ARGS = os.environ.get("ROCKLAKE_SERVE_ARGS",
                             "serve {catalog_dir} --listen {host}:{port}")
 ROCKLAKE_DSN = os.environ.get("ROCKLAKE_DSN",
@@ -59,11 +68,20 @@ START_TIMEOUT = float(os.environ.get("ROCKLAKE_START_TIMEOUT", "30"))
 STEP_TIMEOUT = float(os.environ.get("ROCKLAKE_STEP_TIMEOUT", "120"))
 
 EXTENSION_DIR = os.environ.get("DUCKDB_EXTENSION_DIR", str(REPO_ROOT / ".venv" / "duckdb-ext"))
+S3S_FS_BIN = _resolve_bin(os.environ.get("ROCKLAKE_S3S_FS", ".tools/bin/s3s-fs"))
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "rocklake: needs the RockLake server binary")
     config.addinivalue_line("markers", "reference: runs only against reference backends")
+    config.addinivalue_line("markers", "storages(*names): run the test once per RockLake "
+                            "storage ('local', 's3'); the rocklake fixture follows")
+
+
+def pytest_generate_tests(metafunc):
+    marker = metafunc.definition.get_closest_marker("storages")
+    if marker is not None and "rocklake" in metafunc.fixturenames:
+        metafunc.parametrize("rocklake", list(marker.args), indirect=True)
 
 
 # ---------------------------------------------------------------------------
@@ -241,8 +259,17 @@ class RockLakeBackend(Backend):
         self.log_path: pathlib.Path | None = None
         self.kill_reason: str | None = None
 
+    @property
+    def location(self) -> str:
+        """The catalog location given to `rocklake serve`."""
+        return str(self.catalog_dir)
+
+    def env(self) -> dict[str, str]:
+        """The server's environment."""
+        return dict(os.environ)
+
     def command(self) -> list[str]:
-        args = [a.format(catalog_dir=self.catalog_dir, host=self.host, port=self.port)
+        args = [a.format(catalog_dir=self.location, host=self.host, port=self.port)
                 for a in shlex.split(SERVE_ARGS)]
         return [self.binary, *args]
 
@@ -270,7 +297,7 @@ class RockLakeBackend(Backend):
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, cwd=self.workdir,
-                                         start_new_session=True)
+                                         env=self.env(), start_new_session=True)
         err = wait_for_port(self.host, self.port, START_TIMEOUT, self.proc)
         if err:
             self.stop()
@@ -319,6 +346,12 @@ class RockLakeBackend(Backend):
                 pass
             proc.wait(timeout=timeout)
 
+    def wait_exit(self, timeout: float = 10) -> int | None:
+        """Wait for the server process to end (after kill()); its exit code."""
+        if self.proc is None:
+            return None
+        return self.proc.wait(timeout=timeout)
+
     def restart(self):
         self.stop()
         # The port is reused so attach strings stay valid; wait until it is free.
@@ -340,9 +373,126 @@ class RockLakeBackend(Backend):
         return f"rocklake ({state}; {shlex.join(self.command())})"
 
 
+class S3Emulator:
+    """An S3-compatible server (s3s-fs) on a loopback port.  Buckets are the
+    directories of `root` and objects are files under them, so tests can check
+    what landed in the bucket directly on disk."""
+    access_key = "test"
+    secret_key = "test"
+    region = "us-east-1"
+
+    def __init__(self, root: pathlib.Path, binary: str = S3S_FS_BIN, host: str = "127.0.0.1"):
+        self.root = pathlib.Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.binary = binary
+        self.host = host
+        self.port = free_port(host)
+        self.proc: subprocess.Popen | None = None
+        self.log_path = self.root.parent / f"{self.root.name}-s3s-fs.log"
+        self._buckets = 0
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self):
+        if not pathlib.Path(self.binary).is_file():
+            pytest.fail(f"S3 emulator not found: {self.binary}\n"
+                        "Install it with scripts/test.sh (cargo install --locked --root .tools "
+                        "s3s-fs@0.14.1 --features binary) or set ROCKLAKE_S3S_FS.", pytrace=False)
+        cmd = [self.binary, "--host", self.host, "--port", str(self.port),
+               "--access-key", self.access_key, "--secret-key", self.secret_key, str(self.root)]
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        err = wait_for_port(self.host, self.port, START_TIMEOUT, self.proc)
+        if err:
+            self.stop()
+            pytest.fail(f"S3 emulator did not start: {err}\ncommand: {shlex.join(cmd)}\n"
+                        f"{self.log_path.read_text(errors='replace')}", pytrace=False)
+
+    def stop(self):
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def new_bucket(self, prefix: str = "lake") -> str:
+        """A fresh, empty bucket (a new directory of the root)."""
+        self._buckets += 1
+        name = f"{prefix}-{self._buckets}"
+        (self.root / name).mkdir()
+        return name
+
+    def bucket_dir(self, bucket: str) -> pathlib.Path:
+        return self.root / bucket
+
+    def server_env(self) -> dict[str, str]:
+        """The AWS_* variables that point RockLake at this emulator."""
+        return {
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_ACCESS_KEY_ID": self.access_key,
+            "AWS_SECRET_ACCESS_KEY": self.secret_key,
+            "AWS_REGION": self.region,
+        }
+
+    def duckdb_secret_sql(self, name: str = "rocklake_s3") -> str:
+        """The DuckDB secret through which httpfs reaches this emulator."""
+        return (f"CREATE OR REPLACE SECRET {name} (TYPE s3, KEY_ID '{self.access_key}', "
+                f"SECRET '{self.secret_key}', REGION '{self.region}', "
+                f"ENDPOINT '{self.host}:{self.port}', URL_STYLE 'path', USE_SSL false)")
+
+
+class RockLakeS3Backend(RockLakeBackend):
+    """RockLake with its catalog at s3://BUCKET/lake in the S3 emulator; DuckDB
+    writes the data files to s3://BUCKET/data/<name of the local data dir>/."""
+    name = "rocklake-s3"
+
+    def __init__(self, workdir: pathlib.Path, s3: S3Emulator, bucket: str | None = None,
+                 **kwargs):
+        """A new bucket, or `bucket` to serve the same catalog as another backend."""
+        super().__init__(workdir, **kwargs)
+        self.s3 = s3
+        self.bucket = bucket or s3.new_bucket()
+
+    @property
+    def location(self) -> str:
+        return f"s3://{self.bucket}/lake"
+
+    @property
+    def bucket_dir(self) -> pathlib.Path:
+        return self.s3.bucket_dir(self.bucket)
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+        env.update(self.s3.server_env())
+        return env
+
+    def data_url(self, data_path) -> str:
+        """The S3 DATA_PATH standing in for a local data directory."""
+        return f"s3://{self.bucket}/data/{pathlib.PurePath(str(data_path)).name}/"
+
+    def attach_sql(self, alias, data_path):
+        return (f"{self.s3.duckdb_secret_sql()}; "
+                f"ATTACH 'ducklake:postgres:{self.dsn()}' AS {alias} "
+                f"(DATA_PATH '{self.data_url(data_path)}')")
+
+
 # ---------------------------------------------------------------------------
 # Fixtures
 # ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """One S3 emulator for the whole session; each S3 backend gets its own bucket."""
+    server = S3Emulator(tmp_path_factory.mktemp("s3") / "root")
+    server.start()
+    yield server
+    server.stop()
 
 @pytest.fixture(scope="session")
 def pg_server():
@@ -371,10 +521,17 @@ def reference(request, tmp_path):
 
 
 @pytest.fixture
-def rocklake(tmp_path):
+def rocklake(request, tmp_path):
     """A RockLake backend, not started yet: call .start() in the test (so a
-    server that cannot start shows as a test failure with its output)."""
-    backend = RockLakeBackend(tmp_path / "rocklake")
+    server that cannot start shows as a test failure with its output).
+    Local by default; parametrized by the `storages` marker."""
+    storage = getattr(request, "param", "local")
+    if storage == "s3":
+        backend = RockLakeS3Backend(tmp_path / "rocklake", request.getfixturevalue("s3_server"))
+    elif storage == "local":
+        backend = RockLakeBackend(tmp_path / "rocklake")
+    else:
+        raise ValueError(f"unknown RockLake storage {storage!r}")
     yield backend
     backend.stop()
 

@@ -3,7 +3,8 @@
 DuckLake detects concurrent commits through the catalog: a second insert of the
 same ducklake_snapshot id must fail the way PostgreSQL fails it (23505, unique
 constraint message), and DuckLake then retries. Every commit must land exactly
-once, and readers must only ever see committed snapshots.
+once, and readers must only ever see committed snapshots. Runs with the
+catalog in a local directory and with catalog and data in an S3 bucket.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def _spawn(tmp_path: pathlib.Path, role: str, attach: str, who: int, count: int,
 
 
 @pytest.mark.rocklake
+@pytest.mark.storages("local", "s3")
 @pytest.mark.parametrize("tables", ["same_table", "own_table"])
 def test_four_writers_fifty_commits_each(rocklake, duck, data_dir, tmp_path, monkeypatch, tables):
     """Four writers commit 50 times each, all into one table or each into its own

@@ -24,6 +24,10 @@ from conftest import DuckDBFileBackend, PostgresBackend
 from test_workload import assert_same, errors_of
 from workload import compare, run_steps
 
+# Every RockLake test here runs twice: catalog in a local directory, and catalog
+# plus data files in an S3 bucket (the session's S3 emulator).
+pytestmark = pytest.mark.storages("local", "s3")
+
 # (group, step) -> why the DuckDB-file catalog differs from PostgreSQL there.
 FILE_CATALOG_DIFFERS: dict[tuple[str, str], str] = {
     ("types", "time_ns_fails"):

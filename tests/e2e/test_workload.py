@@ -11,7 +11,12 @@ import pathlib
 
 import pytest
 
+from conftest import RockLakeS3Backend
 from workload import EXTRAS, PART1, PART2, WORKLOAD, by_name, compare, run_steps
+
+# Every RockLake test here runs twice: catalog in a local directory, and catalog
+# plus data files in an S3 bucket (the session's S3 emulator).
+pytestmark = pytest.mark.storages("local", "s3")
 
 def dump(results, path: pathlib.Path):
     path.write_text("\n".join(json.dumps({"name": r.name, "sql": r.sql, "ok": r.ok,
@@ -135,13 +140,28 @@ def test_reference_reattach_from_new_instance(reference, duck, data_dir):
 # RockLake against the reference
 # ---------------------------------------------------------------------------
 
+def assert_stored_in_bucket(backend: RockLakeS3Backend, local_data: pathlib.Path):
+    """The SlateDB catalog and DuckDB's Parquet files are objects in the
+    emulator's bucket (files under its root), and nothing went to local disk."""
+    catalog = backend.bucket_dir / "lake" / "catalog"
+    assert list((catalog / "manifest").glob("*.manifest")), f"no SlateDB manifest under {catalog}"
+    assert list((catalog / "wal").glob("*.sst")), f"no SlateDB WAL under {catalog}"
+    parquet = list((backend.bucket_dir / "data" / local_data.name).rglob("*.parquet"))
+    assert parquet, f"no Parquet file under s3://{backend.bucket}/data/{local_data.name}/"
+    assert not any(local_data.iterdir()), "data files were written to the local directory"
+    assert not any(backend.catalog_dir.iterdir()), "catalog files were written locally"
+
+
 @pytest.mark.rocklake
 def test_rocklake_workload_matches_reference(reference, rocklake, duck, data_dir, tmp_path):
     expected = run_reference(reference, duck, data_dir, WORKLOAD)
     assert not errors_of(expected), "reference failed:\n" + "\n".join(errors_of(expected))
     rocklake.start()
-    actual = rocklake.run(duck(), WORKLOAD, rocklake.attach_sql("l", data_dir("rocklake-data")))
+    data = data_dir("rocklake-data")
+    actual = rocklake.run(duck(), WORKLOAD, rocklake.attach_sql("l", data))
     assert_same(expected, actual, rocklake, tmp_path, "workload")
+    if isinstance(rocklake, RockLakeS3Backend):
+        assert_stored_in_bucket(rocklake, data)
 
 
 @pytest.mark.rocklake

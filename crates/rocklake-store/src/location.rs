@@ -1,11 +1,14 @@
 //! Where a catalog lives: a local directory (the default) or an S3 prefix.
 
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
-use slatedb::object_store::aws::AmazonS3Builder;
+use slatedb::object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use slatedb::object_store::local::LocalFileSystem;
-use slatedb::object_store::ObjectStore;
+use slatedb::object_store::path::Path as ObjectPath;
+use slatedb::object_store::{ClientConfigKey, ObjectStore, RetryConfig};
 
 use crate::error::{StoreError, StoreResult};
 
@@ -17,7 +20,11 @@ pub enum StoreLocation {
     /// `s3://bucket/prefix`. Endpoint, region and credentials come from the
     /// standard `AWS_*` environment variables (`AWS_ENDPOINT_URL`,
     /// `AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
-    /// `AWS_ALLOW_HTTP`).
+    /// `AWS_ALLOW_HTTP`). A plain-HTTP endpoint is accepted without
+    /// `AWS_ALLOW_HTTP` when it is a loopback address (a local S3 emulator).
+    /// Writer fencing relies on conditional PUT (`If-None-Match` / `If-Match`,
+    /// object_store's default `AWS_CONDITIONAL_PUT=etag`), which S3 and the
+    /// usual emulators support.
     S3 {
         /// Bucket name.
         bucket: String,
@@ -72,22 +79,95 @@ impl StoreLocation {
                 Ok((Arc::new(store), "catalog".to_string()))
             }
             StoreLocation::S3 { bucket, prefix } => {
-                let store = AmazonS3Builder::from_env()
-                    .with_bucket_name(bucket)
+                let store = self
+                    .s3_builder(bucket)?
                     .build()
-                    .map_err(|e| StoreError::Location {
-                        location: format!("s3://{bucket}/{prefix}"),
-                        reason: e.to_string(),
-                    })?;
-                let path = if prefix.is_empty() {
-                    "catalog".to_string()
-                } else {
-                    format!("{prefix}/catalog")
-                };
-                Ok((Arc::new(store), path))
+                    .map_err(|e| self.s3_error(e.to_string()))?;
+                Ok((Arc::new(store), Self::catalog_path(prefix)))
             }
         }
     }
+
+    /// Checks that the location can be reached before it is opened, so that a
+    /// wrong endpoint, a missing bucket or bad credentials give one clear error
+    /// at once instead of a silent hang while SlateDB retries. A local
+    /// directory is always reachable (it is created on open).
+    pub async fn check_reachable(&self) -> StoreResult<()> {
+        let StoreLocation::S3 { bucket, prefix } = self else {
+            return Ok(());
+        };
+        let builder = self.s3_builder(bucket)?;
+        let endpoint = builder
+            .get_config_value(&AmazonS3ConfigKey::Endpoint)
+            .unwrap_or_else(|| "the default AWS endpoint".to_string());
+        let probe = builder
+            .with_retry(RetryConfig {
+                max_retries: 1,
+                retry_timeout: Duration::from_secs(10),
+                ..RetryConfig::default()
+            })
+            .build()
+            .map_err(|e| self.s3_error(e.to_string()))?;
+        let path = ObjectPath::from(Self::catalog_path(prefix));
+        probe
+            .list_with_delimiter(Some(&path))
+            .await
+            .map_err(|e| self.s3_error(format!("cannot list the bucket at {endpoint}: {e}")))?;
+        Ok(())
+    }
+
+    /// The SlateDB database path inside the bucket.
+    fn catalog_path(prefix: &str) -> String {
+        if prefix.is_empty() {
+            "catalog".to_string()
+        } else {
+            format!("{prefix}/catalog")
+        }
+    }
+
+    fn s3_error(&self, reason: String) -> StoreError {
+        StoreError::Location {
+            location: self.to_string(),
+            reason,
+        }
+    }
+
+    /// The S3 client settings: the `AWS_*` environment, the bucket, and plain
+    /// HTTP allowed for a loopback endpoint.
+    fn s3_builder(&self, bucket: &str) -> StoreResult<AmazonS3Builder> {
+        let builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
+        let allow_http = builder
+            .get_config_value(&AmazonS3ConfigKey::Client(ClientConfigKey::AllowHttp))
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        match builder.get_config_value(&AmazonS3ConfigKey::Endpoint) {
+            Some(endpoint) if !allow_http && endpoint.starts_with("http://") => {
+                if is_loopback_http(&endpoint) {
+                    Ok(builder.with_allow_http(true))
+                } else {
+                    Err(self.s3_error(format!(
+                        "endpoint {endpoint} is plain HTTP: use https, or set AWS_ALLOW_HTTP=true"
+                    )))
+                }
+            }
+            _ => Ok(builder),
+        }
+    }
+}
+
+/// True for `http://` URLs whose host is a loopback address or `localhost`.
+fn is_loopback_http(endpoint: &str) -> bool {
+    let Some(rest) = endpoint.strip_prefix("http://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(bracketed) = host_port.strip_prefix('[') {
+        bracketed.split_once(']').map_or("", |(h, _)| h)
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 impl std::fmt::Display for StoreLocation {
@@ -118,5 +198,31 @@ mod tests {
         );
         assert!(StoreLocation::parse("s3:///x").is_err());
         assert!(StoreLocation::parse("gs://x").is_err());
+    }
+
+    /// Regression: a local S3 emulator on `http://127.0.0.1:PORT` was refused
+    /// unless `AWS_ALLOW_HTTP=true` was also set.
+    #[test]
+    fn loopback_http_endpoints() {
+        for url in [
+            "http://127.0.0.1:9000",
+            "http://127.0.0.1:9000/",
+            "http://localhost:9000",
+            "http://LOCALHOST",
+            "http://[::1]:9000",
+            "http://127.1.2.3",
+        ] {
+            assert!(is_loopback_http(url), "{url}");
+        }
+        for url in [
+            "https://127.0.0.1:9000",
+            "http://10.0.0.1:9000",
+            "http://s3.example.com",
+            "http://127.0.0.1.example.com",
+            "http://[::2]:9000",
+            "127.0.0.1:9000",
+        ] {
+            assert!(!is_loopback_http(url), "{url}");
+        }
     }
 }

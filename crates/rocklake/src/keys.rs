@@ -25,7 +25,9 @@ pub async fn dump_keys(
         ),
         None => None,
     };
-    let entries = CatalogStore::dump_read_only(&StoreLocation::parse(location)?).await?;
+    let location = StoreLocation::parse(location)?;
+    location.check_reachable().await?;
+    let entries = CatalogStore::dump_read_only(&location).await?;
     let mut printed = 0;
     for (key, value) in &entries {
         if let Some(tag) = wanted {

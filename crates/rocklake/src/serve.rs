@@ -58,6 +58,7 @@ async fn shutdown_signal() {
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let security = args.security.configure(args.listen)?;
     let location = StoreLocation::parse(&args.location)?;
+    location.check_reachable().await?;
     let catalog = if args.read_only {
         let options = ReplicaOptions {
             poll_interval: Duration::from_millis(args.poll_ms),
