@@ -52,6 +52,16 @@ impl CatalogReplica {
     /// writer must have opened it once); its format version must match.
     pub async fn open(location: &StoreLocation, options: ReplicaOptions) -> StoreResult<Self> {
         let (object_store, path) = location.open_object_store()?;
+        let manifests = object_store
+            .list_with_delimiter(Some(&format!("{path}/manifest").into()))
+            .await
+            .map_err(|e| StoreError::Location {
+                location: location.to_string(),
+                reason: format!("cannot list the catalog's manifests: {e}"),
+            })?;
+        if manifests.objects.is_empty() {
+            return Err(no_catalog(location));
+        }
         let reader_options = DbReaderOptions {
             manifest_poll_interval: options.poll_interval,
             ..DbReaderOptions::default()
@@ -76,13 +86,7 @@ impl CatalogReplica {
                     supported: FORMAT_VERSION,
                 })
             }
-            None => {
-                return Err(StoreError::Location {
-                    location: location.to_string(),
-                    reason: "no catalog here yet: start a writer (`rocklake serve`) on it first"
-                        .to_string(),
-                })
-            }
+            None => return Err(no_catalog(location)),
         }
         Ok(CatalogReplica {
             reader: Arc::new(reader),
@@ -106,6 +110,13 @@ impl CatalogReplica {
             .close()
             .await
             .map_err(|e| StoreError::storage("closing the replica", e, 0))
+    }
+}
+
+fn no_catalog(location: &StoreLocation) -> StoreError {
+    StoreError::Location {
+        location: location.to_string(),
+        reason: "no catalog here yet: start a writer (`rocklake serve`) on it first".to_string(),
     }
 }
 
