@@ -137,4 +137,10 @@ pub mod codes {
     pub const TOO_MANY_CONNECTIONS: &str = "53300";
     /// Admin shutdown / fenced writer.
     pub const ADMIN_SHUTDOWN: &str = "57P01";
+    /// `snapshot_too_old`: the snapshot asked for is below the retention floor.
+    pub const SNAPSHOT_TOO_OLD: &str = "72000";
+    /// `active_sql_transaction`: the statement cannot run in a transaction block.
+    pub const ACTIVE_SQL_TRANSACTION: &str = "25001";
+    /// `invalid_parameter_value`.
+    pub const INVALID_PARAMETER_VALUE: &str = "22023";
 }

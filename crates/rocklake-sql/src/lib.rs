@@ -30,6 +30,7 @@ pub mod ddl;
 pub mod dml;
 pub mod error;
 pub mod expr;
+pub mod maintenance;
 pub mod memory;
 pub mod numeric;
 pub mod output;

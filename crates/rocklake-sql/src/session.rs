@@ -20,6 +20,7 @@ use crate::copy_text::TextCopyFormat;
 use crate::ddl;
 use crate::dml::{self, assign, complete_rows, copy_targets, prefetch, resolve_target, StmtEnv};
 use crate::error::{codes, SqlError};
+use crate::maintenance;
 use crate::output::{BatchResult, Notice, QueryOutput, TxStatus};
 use crate::pg_catalog::{Catalog, DEFAULT_SETTINGS};
 use crate::plan::OutCol;
@@ -327,6 +328,16 @@ impl Session {
                     _ => {}
                 }
                 Ok(command("RESET"))
+            }
+            Statement::Call(function) if maintenance::parse_call(function)?.is_some() => {
+                let command = maintenance::parse_call(function)?.expect("checked above");
+                if !matches!(self.state, TxState::Idle) {
+                    return Err(SqlError::new(
+                        codes::ACTIVE_SQL_TRANSACTION,
+                        format!("{stmt} cannot run inside a transaction block"),
+                    ));
+                }
+                maintenance::run(self.storage.as_ref(), command).await
             }
             Statement::ShowVariable { variable } => {
                 let name = variable.iter().map(fold).collect::<Vec<_>>().join(" ");

@@ -186,4 +186,22 @@ pub trait Storage: Send + Sync {
     /// Begins a transaction on a consistent snapshot. `read_only` transactions
     /// reject writes with SQLSTATE 25006.
     async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>>;
+
+    /// Runs a catalog maintenance command in its own transaction and returns
+    /// what it did as `(item, value)` pairs. Storage without retention rejects
+    /// every command as unsupported.
+    async fn maintain(&self, command: Maintenance) -> StorageResult<Vec<(String, String)>> {
+        Err(SqlError::unsupported(format!(
+            "{command:?} is not supported by this storage"
+        )))
+    }
+}
+
+/// A catalog maintenance command (see [`crate::maintenance`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Maintenance {
+    /// Advance the retention floor: a snapshot id, or an age such as `7d`.
+    RetainFrom(String),
+    /// Delete every row the retention floor gave up.
+    Excise,
 }

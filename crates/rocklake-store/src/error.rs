@@ -55,6 +55,9 @@ pub enum StoreError {
     /// The request is valid SQL but RockLake does not support it.
     #[error("{0}")]
     Unsupported(String),
+    /// A maintenance request that cannot be carried out as asked.
+    #[error("{0}")]
+    InvalidRequest(String),
     /// A row could not be encoded or a stored value decoded.
     #[error(transparent)]
     Value(#[from] ValueError),
@@ -75,7 +78,9 @@ pub enum StoreError {
         supported: u64,
     },
     /// A snapshot older than the retention floor was requested.
-    #[error("snapshot {requested} is older than the retention floor {retain_from}")]
+    #[error(
+        "snapshot {requested} is older than the retention floor: snapshots before {retain_from} were given up (rocklake gc --retain-from)"
+    )]
     BelowRetention {
         /// Snapshot asked for.
         requested: u64,

@@ -6,6 +6,7 @@ pub mod error;
 pub mod location;
 pub mod reader;
 pub mod replica;
+pub mod retention;
 pub mod store;
 pub mod txn;
 
@@ -13,6 +14,7 @@ pub use error::{StoreError, StoreResult};
 pub use location::StoreLocation;
 pub use reader::{catalog_relation, StoredRow};
 pub use replica::{CatalogReplica, ReplicaOptions};
+pub use retention::{ExciseReport, RetainOutcome, RetainSpec};
 pub use store::{CatalogStore, StoreOptions, FORMAT_VERSION};
 pub use txn::{ReadTxn, WriteTxn};
 pub mod sql_storage;

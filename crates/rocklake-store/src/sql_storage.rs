@@ -13,16 +13,18 @@ use async_trait::async_trait;
 use rocklake_codec::datum::{Datum, Row};
 use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tables::KeyField;
+use rocklake_codec::tags::Tag;
 use rocklake_codec::values::ValueError;
 use rocklake_sql::error::{codes, SqlError};
 use rocklake_sql::storage::{
-    ColumnBound, RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn,
+    ColumnBound, Maintenance, RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn,
     StoredRow as SqlRow,
 };
 use slatedb::IterationOrder;
 
 use crate::error::StoreError;
 use crate::replica::CatalogReplica;
+use crate::retention::RetainSpec;
 use crate::store::CatalogStore;
 use crate::txn::{ReadTxn, WriteTxn};
 
@@ -83,7 +85,40 @@ impl Storage for StoreStorage {
             registry: self.registry.clone(),
             relations: None,
             row_keys: HashMap::new(),
+            retain_from: None,
         }))
+    }
+
+    async fn maintain(&self, command: Maintenance) -> StorageResult<Vec<(String, String)>> {
+        let Source::Writer(store) = &self.source else {
+            return Err(to_sql(StoreError::ReadOnly));
+        };
+        let now = std::time::SystemTime::now();
+        match command {
+            Maintenance::RetainFrom(spec) => {
+                let spec: RetainSpec = spec
+                    .parse()
+                    .map_err(|e: String| SqlError::new(codes::INVALID_PARAMETER_VALUE, e))?;
+                let outcome = store.retain_from(spec, now).await.map_err(to_sql)?;
+                Ok(vec![
+                    ("previous_retain_from".into(), outcome.previous.to_string()),
+                    ("retain_from".into(), outcome.floor.to_string()),
+                    ("latest_snapshot".into(), outcome.latest.to_string()),
+                ])
+            }
+            Maintenance::Excise => {
+                let report = store.excise(now).await.map_err(to_sql)?;
+                let mut rows = vec![("retain_from".to_string(), report.floor.to_string())];
+                rows.extend(report.removed.iter().map(|(table, count)| {
+                    (format!("rows removed from {table}"), count.to_string())
+                }));
+                rows.push((
+                    "files scheduled for deletion".into(),
+                    report.scheduled_files.to_string(),
+                ));
+                Ok(rows)
+            }
+        }
     }
 }
 
@@ -102,6 +137,8 @@ struct StoreTxn {
     /// Keys of the rows this transaction has read or written, by (relation id,
     /// row id), so updates and deletes can find them.
     row_keys: HashMap<(u64, u64), Vec<u8>>,
+    /// The retention floor, read on the first scan of `ducklake_snapshot`.
+    retain_from: Option<u64>,
 }
 
 /// Maps a store error to the PostgreSQL error a client would get.
@@ -153,6 +190,12 @@ pub fn to_sql(error: StoreError) -> SqlError {
             format!("relation \"{name}\" does not exist"),
         ),
         StoreError::Unsupported(message) => SqlError::unsupported(message),
+        StoreError::InvalidRequest(message) => {
+            SqlError::new(codes::INVALID_PARAMETER_VALUE, message)
+        }
+        StoreError::BelowRetention { .. } => {
+            SqlError::new(codes::SNAPSHOT_TOO_OLD, error.to_string())
+        }
         StoreError::Value(value) => match &value {
             ValueError::NotNull { column, .. } | ValueError::NullKey { column, .. } => {
                 SqlError::new(
@@ -172,6 +215,16 @@ pub fn to_sql(error: StoreError) -> SqlError {
         StoreError::Storage { .. } => SqlError::new(codes::IO_ERROR, error.to_string()),
         other => SqlError::internal(other.to_string()),
     }
+}
+
+/// Column index of `snapshot_id` in `ducklake_snapshot`.
+const SNAPSHOT_ID_COLUMN: usize = 0;
+
+/// Whether a `ducklake_snapshot` row is below the retention floor.
+fn snapshot_id_below(row: &[Datum], floor: u64) -> bool {
+    row.get(SNAPSHOT_ID_COLUMN)
+        .and_then(Datum::as_i64)
+        .is_some_and(|id| id >= 0 && (id as u64) < floor)
 }
 
 fn definition(relation: &Relation) -> RelationDef {
@@ -326,6 +379,46 @@ impl StoreTxn {
             })
     }
 
+    /// The retention floor for a scan of `ducklake_snapshot`; fails with
+    /// [`StoreError::BelowRetention`] when the filter pins only snapshots
+    /// below it (time travel to a snapshot that was given up).
+    async fn snapshot_floor(&mut self, filter: &ScanFilter) -> StorageResult<u64> {
+        let floor = match self.retain_from {
+            Some(floor) => floor,
+            None => {
+                let floor = match &self.access {
+                    Access::Read(txn) => txn.retain_from().await,
+                    Access::Write(txn) => txn.retain_from().await,
+                }
+                .map_err(to_sql)?;
+                self.retain_from = Some(floor);
+                floor
+            }
+        };
+        if floor == 0 {
+            return Ok(0);
+        }
+        for (column, bound) in &filter.bounds {
+            if *column != SNAPSHOT_ID_COLUMN {
+                continue;
+            }
+            let pinned: Vec<i64> = match bound {
+                ColumnBound::Eq(value) => value.as_i64().into_iter().collect(),
+                ColumnBound::In(values) => values.iter().filter_map(Datum::as_i64).collect(),
+                ColumnBound::Range { .. } => continue,
+            };
+            if let Some(&requested) = pinned.iter().max() {
+                if requested >= 0 && (requested as u64) < floor {
+                    return Err(to_sql(StoreError::BelowRetention {
+                        requested: requested as u64,
+                        retain_from: floor,
+                    }));
+                }
+            }
+        }
+        Ok(floor)
+    }
+
     fn remembered(&self, relation: &Relation, id: RowId) -> StorageResult<Vec<u8>> {
         self.row_keys
             .get(&(relation.relation_id, id.0))
@@ -421,9 +514,17 @@ impl StorageTxn for StoreTxn {
         filter: &ScanFilter,
     ) -> StorageResult<Vec<SqlRow>> {
         let relation = self.resolve(relation).await?;
+        let floor = match relation.layout() {
+            RowLayout::Catalog(table) if table.tag == Tag::Snapshot => {
+                self.snapshot_floor(filter).await?
+            }
+            _ => 0,
+        };
         let key_columns = key_columns(relation.layout());
         let prefix = key_prefix(&key_columns, filter);
-        let rows = match extreme_order(&key_columns, &prefix, filter) {
+        let order = extreme_order(&key_columns, &prefix, filter)
+            .filter(|order| floor == 0 || matches!(order, IterationOrder::Descending));
+        let rows = match order {
             Some(order) => match &self.access {
                 Access::Read(txn) => txn.edge_row(&relation, &prefix, order).await,
                 Access::Write(txn) => txn.edge_row(&relation, &prefix, order).await,
@@ -437,6 +538,9 @@ impl StorageTxn for StoreTxn {
         .map_err(to_sql)?;
         let mut out = Vec::with_capacity(rows.len());
         for stored in rows {
+            if floor > 0 && snapshot_id_below(&stored.row, floor) {
+                continue;
+            }
             self.row_keys
                 .insert((relation.relation_id, stored.row_seq), stored.key);
             out.push(SqlRow {

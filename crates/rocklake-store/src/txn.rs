@@ -92,6 +92,16 @@ macro_rules! read_methods {
                 .unwrap_or(0))
         }
 
+        /// The retention floor (`retain-from` system key): the oldest snapshot
+        /// still readable; 0 when nothing was ever given up.
+        pub async fn retain_from(&self) -> StoreResult<u64> {
+            Ok(self
+                .reads()
+                .get_u64(&SystemKey::RetainFrom.key())
+                .await?
+                .unwrap_or(0))
+        }
+
         /// The latest committed snapshot as recorded in the hot key, if any.
         pub async fn hot_key(&self) -> StoreResult<Option<pb::HotKey>> {
             let Some(bytes) = self.reads().get(&SystemKey::HotKey.key()).await? else {
@@ -223,7 +233,7 @@ impl WriteTxn {
         })
     }
 
-    fn reads(&self) -> Reads<'_, DbTransaction> {
+    pub(crate) fn reads(&self) -> Reads<'_, DbTransaction> {
         Reads {
             source: &self.txn,
             epoch: self.inner.epoch,
@@ -236,7 +246,7 @@ impl WriteTxn {
         StoreError::storage(context, error, self.inner.epoch)
     }
 
-    fn put(&mut self, key: &[u8], value: &[u8]) -> StoreResult<()> {
+    pub(crate) fn put(&mut self, key: &[u8], value: &[u8]) -> StoreResult<()> {
         self.wrote = true;
         self.txn.put(key, value).map_err(|e| {
             StoreError::storage(
@@ -247,7 +257,7 @@ impl WriteTxn {
         })
     }
 
-    fn remove(&mut self, key: &[u8]) -> StoreResult<()> {
+    pub(crate) fn remove(&mut self, key: &[u8]) -> StoreResult<()> {
         self.wrote = true;
         self.txn.delete(key).map_err(|e| {
             StoreError::storage(

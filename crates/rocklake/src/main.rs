@@ -2,6 +2,7 @@
 
 mod bench;
 mod keys;
+mod maintain;
 mod security;
 mod serve;
 
@@ -29,14 +30,21 @@ enum Command {
     },
     /// Benchmark the catalog store: commit latency and scan throughput.
     BenchStore(bench::BenchArgs),
+    /// Advance the retention floor of a running server: snapshots before it
+    /// can no longer be read (nothing is deleted; see `excise`).
+    Gc(maintain::GcArgs),
+    /// Physically delete, on a running server, every catalog row the
+    /// retention floor gave up, and schedule the removed files for deletion.
+    Excise(maintain::ServerArgs),
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("warn,rocklake_store::retention=info")
+            }),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
@@ -49,6 +57,8 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::BenchStore(args) => bench::run(args).await?,
         Command::Serve(args) => serve::run(args).await?,
+        Command::Gc(args) => maintain::gc(args).await?,
+        Command::Excise(args) => maintain::excise(args).await?,
     }
     Ok(())
 }

@@ -1,0 +1,71 @@
+//! Catalog maintenance statements: `CALL rocklake_retain_from('<spec>')` and
+//! `CALL rocklake_excise()`, which `rocklake gc` and `rocklake excise` send.
+//!
+//! They are procedures in PostgreSQL's `CALL` syntax so any PostgreSQL client
+//! can run them; each runs in its own catalog transaction and so, like
+//! `VACUUM`, cannot run inside a transaction block.
+
+use rocklake_codec::datum::{ColumnDef, Datum, PgType};
+use sqlparser::ast::{Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Value};
+
+use crate::error::{codes, SqlError};
+use crate::output::QueryOutput;
+use crate::storage::{Maintenance, Storage};
+
+/// The maintenance command `function` names, `None` for any other procedure.
+pub fn parse_call(function: &Function) -> Result<Option<Maintenance>, SqlError> {
+    let name = function
+        .name
+        .0
+        .last()
+        .map(|part| part.to_string().trim_matches('"').to_lowercase())
+        .unwrap_or_default();
+    let args = match &function.args {
+        FunctionArguments::None => Vec::new(),
+        FunctionArguments::List(list) if list.clauses.is_empty() => list.args.clone(),
+        _ => return Err(bad_call(function)),
+    };
+    match name.as_str() {
+        "rocklake_retain_from" => {
+            let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value)))] = args.as_slice()
+            else {
+                return Err(bad_call(function));
+            };
+            let spec = match &value.value {
+                Value::SingleQuotedString(s) => s.clone(),
+                Value::Number(n, _) => n.clone(),
+                _ => return Err(bad_call(function)),
+            };
+            Ok(Some(Maintenance::RetainFrom(spec)))
+        }
+        "rocklake_excise" if args.is_empty() => Ok(Some(Maintenance::Excise)),
+        "rocklake_excise" => Err(bad_call(function)),
+        _ => Ok(None),
+    }
+}
+
+fn bad_call(function: &Function) -> SqlError {
+    SqlError::new(
+        codes::UNDEFINED_FUNCTION,
+        format!(
+            "procedure {function} does not exist: use rocklake_retain_from('<snapshot id or age such as 7d>') or rocklake_excise()"
+        ),
+    )
+}
+
+/// Runs `command` on `storage` and shows what it did as `(item, value)` rows.
+pub async fn run(storage: &dyn Storage, command: Maintenance) -> Result<QueryOutput, SqlError> {
+    let rows = storage
+        .maintain(command)
+        .await?
+        .into_iter()
+        .map(|(item, value)| vec![Datum::Text(item), Datum::Text(value)])
+        .collect();
+    Ok(QueryOutput::Rows {
+        columns: vec![
+            ColumnDef::new("item", PgType::Text),
+            ColumnDef::new("value", PgType::Text),
+        ],
+        rows,
+    })
+}

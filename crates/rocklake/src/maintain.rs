@@ -1,0 +1,104 @@
+//! `rocklake gc` and `rocklake excise`: maintenance through the running server.
+//!
+//! The catalog has a single writer (a second one would fence the server), so
+//! these commands do not open the catalog themselves: they connect to the
+//! server like any PostgreSQL client and call its maintenance procedures
+//! (`CALL rocklake_retain_from(...)`, `CALL rocklake_excise()`), which any
+//! PostgreSQL client such as psql can also call.
+
+use clap::Args;
+use tokio_postgres::{NoTls, SimpleQueryMessage};
+
+/// Where the running server is.
+#[derive(Args, Debug)]
+pub struct ServerArgs {
+    /// Connection string of the running server (libpq key=value form). A
+    /// password may be given in it or in ROCKLAKE_PASSWORD; the connection is
+    /// not encrypted, so over TLS-only listeners use psql with the same CALL.
+    #[arg(
+        long,
+        default_value = "host=127.0.0.1 port=5432 user=rocklake dbname=lake"
+    )]
+    pub dsn: String,
+}
+
+/// Arguments of `rocklake gc`.
+#[derive(Args, Debug)]
+pub struct GcArgs {
+    /// Oldest snapshot to keep readable: a snapshot id (e.g. 120) or an age
+    /// (e.g. 30m, 12h, 7d: keep what was current that long ago and since).
+    #[arg(long)]
+    pub retain_from: String,
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+/// `rocklake gc --retain-from SPEC`: advances the retention floor.
+pub async fn gc(args: GcArgs) -> anyhow::Result<()> {
+    let spec = args.retain_from.replace('\'', "''");
+    let rows = call(
+        &args.server,
+        &format!("CALL rocklake_retain_from('{spec}')"),
+    )
+    .await?;
+    print_rows(&rows);
+    Ok(())
+}
+
+/// `rocklake excise`: deletes what the retention floor gave up.
+pub async fn excise(args: ServerArgs) -> anyhow::Result<()> {
+    let rows = call(&args, "CALL rocklake_excise()").await?;
+    print_rows(&rows);
+    Ok(())
+}
+
+/// Runs one statement on the server and returns its (item, value) rows.
+async fn call(server: &ServerArgs, statement: &str) -> anyhow::Result<Vec<(String, String)>> {
+    let mut config: tokio_postgres::Config = server
+        .dsn
+        .parse()
+        .map_err(|e| anyhow::anyhow!("invalid --dsn {:?}: {e}", server.dsn))?;
+    if config.get_user().is_none() {
+        // libpq's default: the operating-system user name.
+        config.user(std::env::var("USER").unwrap_or_else(|_| "rocklake".to_string()));
+    }
+    if config.get_password().is_none() {
+        if let Ok(password) = std::env::var("ROCKLAKE_PASSWORD") {
+            config.password(password);
+        }
+    }
+    let (client, connection) = config.connect(NoTls).await.map_err(|e| {
+        anyhow::anyhow!("cannot reach the RockLake server at {:?}: {e}", server.dsn)
+    })?;
+    let driver = tokio::spawn(connection);
+    let messages = client
+        .simple_query(statement)
+        .await
+        .map_err(|e| match e.as_db_error() {
+            Some(db) => anyhow::anyhow!(
+                "{statement} failed: {} (SQLSTATE {})",
+                db.message(),
+                db.code().code()
+            ),
+            None => anyhow::anyhow!("{statement} failed: {e}"),
+        })?;
+    drop(client);
+    let _ = driver.await;
+    Ok(messages
+        .into_iter()
+        .filter_map(|message| match message {
+            SimpleQueryMessage::Row(row) => Some((
+                row.get(0).unwrap_or_default().to_string(),
+                row.get(1).unwrap_or_default().to_string(),
+            )),
+            _ => None,
+        })
+        .collect())
+}
+
+fn print_rows(rows: &[(String, String)]) {
+    let width = rows.iter().map(|(item, _)| item.len()).max().unwrap_or(0);
+    for (item, value) in rows {
+        println!("{item:<width$}  {value}");
+    }
+}
