@@ -263,31 +263,46 @@ pub fn run_from(fp: &FromPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Ro
 
 /// Runs one SELECT, returning projection rows (visible and hidden columns).
 pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, SqlError> {
-    let input = run_from(&sp.from, ctx, env)?;
-    let mut rows = Vec::with_capacity(input.len());
+    // A plain scan is read in place: only the rows the filter keeps are
+    // touched again, and only the projected values are copied out.
+    let owned;
+    let input: &[Row] = match &sp.from {
+        FromPlan::Scan(id) => ctx.data.get(*id).map(Vec::as_slice).unwrap_or(&[]),
+        other => {
+            owned = run_from(other, ctx, env)?;
+            &owned
+        }
+    };
+    let mut kept: Vec<&Row> = Vec::with_capacity(input.len());
     for r in input {
         let keep = match &sp.filter {
-            Some(f) => truthy(&eval(f, ctx, &with_row(env, &r))?),
+            Some(f) => truthy(&eval(f, ctx, &with_row(env, r))?),
             None => true,
         };
         if keep {
-            rows.push(r);
+            kept.push(r);
         }
     }
-    if let Some(agg) = &sp.agg {
-        rows = aggregate(agg, rows, ctx, env)?;
-        if let Some(h) = &sp.having {
-            let mut kept = Vec::new();
-            for r in rows {
-                if truthy(&eval(h, ctx, &with_row(env, &r))?) {
-                    kept.push(r);
+    let grouped;
+    let rows: Vec<&Row> = match &sp.agg {
+        Some(agg) => {
+            let mut groups = aggregate(agg, kept.into_iter().cloned().collect(), ctx, env)?;
+            if let Some(h) = &sp.having {
+                let mut having = Vec::new();
+                for r in groups {
+                    if truthy(&eval(h, ctx, &with_row(env, &r))?) {
+                        having.push(r);
+                    }
                 }
+                groups = having;
             }
-            rows = kept;
+            grouped = groups;
+            grouped.iter().collect()
         }
-    }
+        None => kept,
+    };
     let mut out = Vec::with_capacity(rows.len());
-    for r in &rows {
+    for r in rows {
         let e = with_row(env, r);
         let mut o = Vec::with_capacity(sp.projection.len());
         for p in &sp.projection {

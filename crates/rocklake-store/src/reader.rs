@@ -60,7 +60,7 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         let context = || format!("scanning prefix {}", hex_key(prefix));
         let mut iter = self
             .source
-            .scan_prefix_with_options(prefix, .., &scan_options(IterationOrder::Ascending))
+            .scan_prefix_with_options(prefix, .., &full_scan_options())
             .await
             .map_err(|e| StoreError::storage(context(), e, self.epoch))?;
         let mut out = Vec::new();
@@ -235,13 +235,27 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
     }
 }
 
-/// Scan settings of every catalog read: blocks read from SSTs stay in the block
-/// cache (the catalog is small and read over and over), ascending or not.
+/// Scan settings of a one-row (edge) read: blocks read from SSTs stay in the
+/// block cache (the catalog is small and read over and over).
 fn scan_options(order: IterationOrder) -> ScanOptions {
     ScanOptions {
         cache_blocks: true,
         order,
         ..ScanOptions::default()
+    }
+}
+
+/// Blocks fetched together by a scan that reads every row under a prefix.
+/// SlateDB runs each fetch as a task, cached block or not; one block (4 KiB)
+/// per fetch made a 10,000-row scan spend most of its time waking threads.
+/// Fetches never go past the blocks of the scanned range.
+const SCAN_READ_AHEAD_BYTES: usize = 256 * 1024;
+
+/// Scan settings of a read of every row under a prefix.
+fn full_scan_options() -> ScanOptions {
+    ScanOptions {
+        read_ahead_bytes: SCAN_READ_AHEAD_BYTES,
+        ..scan_options(IterationOrder::Ascending)
     }
 }
 
