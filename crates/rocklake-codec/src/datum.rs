@@ -9,6 +9,16 @@ use std::fmt;
 /// Microseconds between 1970-01-01 and 2000-01-01, the PostgreSQL epoch.
 pub const PG_EPOCH_OFFSET_MICROS: i64 = 946_684_800_000_000;
 
+/// `time` as a `timestamptz` value: microseconds since 2000-01-01 UTC (times
+/// before 1970 count as 1970).
+pub fn timestamptz_micros(time: std::time::SystemTime) -> i64 {
+    let unix = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0);
+    unix - PG_EPOCH_OFFSET_MICROS
+}
+
 /// A PostgreSQL column type, identified on the wire by its OID.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PgType {

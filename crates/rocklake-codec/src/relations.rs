@@ -81,6 +81,11 @@ fn parse_ids(rest: &str) -> Option<Vec<u64>> {
 }
 
 impl Relation {
+    /// Index of the column named `name`.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
     /// The key layout of this relation's rows.
     pub fn layout(&self) -> RowLayout {
         if let Some(table) = CatalogTable::by_name(&self.name) {

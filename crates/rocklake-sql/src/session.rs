@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
-use rocklake_codec::datum::{ColumnDef, Datum, PgType, Row, PG_EPOCH_OFFSET_MICROS};
+use rocklake_codec::datum::{timestamptz_micros, ColumnDef, Datum, PgType, Row};
 use sqlparser::ast::{
     CopyLegacyOption, CopyOption, CopySource, CopyTarget, DiscardObject, ObjectType, Query,
     SetExpr, Statement, TransactionAccessMode, TransactionMode,
@@ -62,11 +62,7 @@ pub struct Session {
 }
 
 fn now_micros() -> i64 {
-    let us = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_micros() as i64)
-        .unwrap_or(0);
-    us - PG_EPOCH_OFFSET_MICROS
+    timestamptz_micros(SystemTime::now())
 }
 
 fn command(tag: &str) -> QueryOutput {

@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rocklake_codec::datum::{Datum, PG_EPOCH_OFFSET_MICROS};
+use rocklake_codec::datum::{timestamptz_micros, Datum};
 use rocklake_codec::keys::SystemKey;
 use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tags::Tag;
@@ -106,15 +106,6 @@ pub struct ExciseReport {
     pub scheduled_files: u64,
 }
 
-/// Microseconds since 2000-01-01 UTC (a `timestamptz` value) of `time`.
-fn pg_micros(time: SystemTime) -> i64 {
-    let unix = time
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_micros() as i64)
-        .unwrap_or(0);
-    unix - PG_EPOCH_OFFSET_MICROS
-}
-
 impl CatalogStore {
     /// Advances the retention floor to what `spec` asks for, as of `now`. The
     /// floor never moves back (a smaller request leaves it where it is) and
@@ -144,7 +135,7 @@ impl CatalogStore {
             }
             RetainSpec::Snapshot(id) => id,
             RetainSpec::Age(age) => {
-                let cutoff = pg_micros(now.checked_sub(age).unwrap_or(UNIX_EPOCH));
+                let cutoff = timestamptz_micros(now.checked_sub(age).unwrap_or(UNIX_EPOCH));
                 rows.iter()
                     .filter(|r| matches!(r.row.get(1), Some(Datum::TimestampTz(t)) if *t <= cutoff))
                     .filter_map(|r| snapshot_id(&r.row))
@@ -185,7 +176,7 @@ impl CatalogStore {
             catalog,
             report: &mut report,
         };
-        excision.run(floor, pg_micros(now)).await?;
+        excision.run(floor, timestamptz_micros(now)).await?;
         txn.commit().await?;
         for (table, count) in &report.removed {
             tracing::info!(table = %table, rows = count, floor, "excised");
@@ -225,10 +216,6 @@ fn snapshot_id(row: &[Datum]) -> Option<u64> {
     row.first()
         .and_then(Datum::as_i64)
         .and_then(|v| u64::try_from(v).ok())
-}
-
-fn column(relation: &Relation, name: &str) -> Option<usize> {
-    relation.columns.iter().position(|c| c.name == name)
 }
 
 fn int_at(row: &[Datum], index: usize) -> Option<i64> {
@@ -279,12 +266,8 @@ impl Excision<'_> {
         let floor_i64 = i64::try_from(floor).unwrap_or(i64::MAX);
         // Snapshots and their change records below the floor.
         for name in ["ducklake_snapshot", "ducklake_snapshot_changes"] {
-            self.remove_where(name, |relation, row| {
-                column(relation, "snapshot_id")
-                    .and_then(|i| int_at(row, i))
-                    .is_some_and(|id| id < floor_i64)
-            })
-            .await?;
+            self.remove_where(name, "snapshot_id", |id| id < floor_i64)
+                .await?;
         }
         // Versioned rows that ended at or before the floor, in every catalog
         // and inlined-data table.
@@ -293,14 +276,8 @@ impl Excision<'_> {
         let mut names: Vec<String> = self.catalog.keys().cloned().collect();
         names.sort();
         for name in &names {
-            let relation = &self.catalog[name];
-            let Some(end) = column(relation, "end_snapshot") else {
-                continue;
-            };
             let removed = self
-                .remove_where(name, |_, row| {
-                    int_at(row, end).is_some_and(|end| end <= floor_i64)
-                })
+                .remove_where(name, "end_snapshot", |end| end <= floor_i64)
                 .await?;
             self.note_removed(name, &removed, &paths, &mut removed_ids, &mut scheduled);
         }
@@ -316,11 +293,7 @@ impl Excision<'_> {
             }
             for child in *children {
                 let removed = self
-                    .remove_where(child, |relation, row| {
-                        column(relation, id_column)
-                            .and_then(|i| int_at(row, i))
-                            .is_some_and(|id| gone.contains(&id))
-                    })
+                    .remove_where(child, id_column, |id| gone.contains(&id))
                     .await?;
                 self.note_removed(child, &removed, &paths, &mut removed_ids, &mut scheduled);
             }
@@ -345,7 +318,7 @@ impl Excision<'_> {
             return;
         };
         if let Some((parent, id_column, _)) = CHILDREN.iter().find(|(p, _, _)| *p == name) {
-            if let Some(i) = column(relation, id_column) {
+            if let Some(i) = relation.column_index(id_column) {
                 removed_ids
                     .entry(*parent)
                     .or_default()
@@ -358,10 +331,10 @@ impl Excision<'_> {
             _ => return,
         };
         let (Some(id), Some(table), Some(path), Some(relative)) = (
-            column(relation, id_column),
-            column(relation, "table_id"),
-            column(relation, "path"),
-            column(relation, "path_is_relative"),
+            relation.column_index(id_column),
+            relation.column_index("table_id"),
+            relation.column_index("path"),
+            relation.column_index("path_is_relative"),
         ) else {
             return;
         };
@@ -377,13 +350,18 @@ impl Excision<'_> {
         }
     }
 
-    /// Deletes the rows of `name` for which `doomed` holds; returns them.
+    /// Deletes the rows of `name` whose integer column `column` holds a value
+    /// for which `doomed` holds (rows where it is NULL stay); returns them.
     async fn remove_where(
         &mut self,
         name: &str,
-        doomed: impl Fn(&Relation, &[Datum]) -> bool,
+        column: &str,
+        doomed: impl Fn(i64) -> bool,
     ) -> StoreResult<Vec<StoredRow>> {
         let Some(relation) = self.catalog.get(name) else {
+            return Ok(Vec::new());
+        };
+        let Some(index) = relation.column_index(column) else {
             return Ok(Vec::new());
         };
         let removed: Vec<StoredRow> = self
@@ -391,7 +369,7 @@ impl Excision<'_> {
             .rows(relation, &[])
             .await?
             .into_iter()
-            .filter(|r| doomed(relation, &r.row))
+            .filter(|r| int_at(&r.row, index).is_some_and(&doomed))
             .collect();
         for row in &removed {
             self.txn.delete(&row.key)?;
@@ -407,7 +385,7 @@ impl Excision<'_> {
         let Some(relation) = self.catalog.get(name) else {
             return Ok(HashSet::new());
         };
-        let Some(index) = column(relation, id_column) else {
+        let Some(index) = relation.column_index(id_column) else {
             return Ok(HashSet::new());
         };
         Ok(self
@@ -428,12 +406,8 @@ impl Excision<'_> {
             .map(|(name, _)| name.clone())
             .collect();
         for name in names {
-            self.remove_where(&name, |relation, row| {
-                column(relation, "file_id")
-                    .and_then(|i| int_at(row, i))
-                    .is_some_and(|id| gone.contains(&id))
-            })
-            .await?;
+            self.remove_where(&name, "file_id", |id| gone.contains(&id))
+                .await?;
         }
         Ok(())
     }
@@ -474,7 +448,8 @@ impl Excision<'_> {
         let mut schemas: HashMap<i64, (String, bool)> = HashMap::new();
         let mut tables: HashMap<i64, (i64, String, bool)> = HashMap::new();
         if let Some(relation) = self.catalog.get("ducklake_schema") {
-            let columns = ["schema_id", "path", "path_is_relative"].map(|c| column(relation, c));
+            let columns =
+                ["schema_id", "path", "path_is_relative"].map(|c| relation.column_index(c));
             if let [Some(id), Some(path), Some(relative)] = columns {
                 for row in self.txn.rows(relation, &[]).await? {
                     if let (Some(schema_id), Some(Datum::Text(p))) =
@@ -488,8 +463,8 @@ impl Excision<'_> {
             }
         }
         if let Some(relation) = self.catalog.get("ducklake_table") {
-            let columns =
-                ["table_id", "schema_id", "path", "path_is_relative"].map(|c| column(relation, c));
+            let columns = ["table_id", "schema_id", "path", "path_is_relative"]
+                .map(|c| relation.column_index(c));
             if let [Some(id), Some(schema), Some(path), Some(relative)] = columns {
                 for row in self.txn.rows(relation, &[]).await? {
                     if let (Some(table_id), Some(schema_id), Some(Datum::Text(p))) = (
