@@ -7,6 +7,8 @@ pub mod location;
 pub mod reader;
 pub mod replica;
 pub mod retention;
+mod row_keys;
+mod scan_cache;
 pub mod store;
 pub mod txn;
 

@@ -147,17 +147,14 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         Ok(names)
     }
 
-    /// Rows of `relation` whose key fields after the relation's own prefix start
-    /// with `prefix_fields`.
-    pub(crate) async fn rows(
+    /// Rows of `relation` whose key starts with `prefix` (the relation's own
+    /// key prefix and more fields), decoded.
+    pub(crate) async fn rows_under(
         &self,
         relation: &Relation,
-        prefix_fields: &[u64],
+        prefix: &[u8],
     ) -> StoreResult<Vec<StoredRow>> {
-        let (tag, mut fields) = relation.row_prefix();
-        fields.extend_from_slice(prefix_fields);
-        let prefix = encode_key(tag, &fields);
-        let entries = self.scan_prefix(&prefix).await?;
+        let entries = self.scan_prefix(prefix).await?;
         let layout = relation.layout();
         entries
             .into_iter()

@@ -25,6 +25,7 @@ use slatedb::IterationOrder;
 use crate::error::StoreError;
 use crate::replica::CatalogReplica;
 use crate::retention::RetainSpec;
+use crate::row_keys::RowKeys;
 use crate::store::CatalogStore;
 use crate::txn::{ReadTxn, WriteTxn};
 
@@ -84,7 +85,7 @@ impl Storage for StoreStorage {
             access,
             registry: self.registry.clone(),
             relations: None,
-            row_keys: HashMap::new(),
+            row_keys: RowKeys::default(),
             retain_from: None,
         }))
     }
@@ -134,9 +135,9 @@ struct StoreTxn {
     /// Relations by (schema, name) as this transaction sees them: shared with
     /// the cache until this transaction creates or drops one.
     relations: Option<Arc<RelationMap>>,
-    /// Keys of the rows this transaction has read or written, by (relation id,
-    /// row id), so updates and deletes can find them.
-    row_keys: HashMap<(u64, u64), Vec<u8>>,
+    /// Keys of the rows this transaction has read or written, so updates and
+    /// deletes can find them.
+    row_keys: RowKeys,
     /// The retention floor, read on the first scan of `ducklake_snapshot`.
     retain_from: Option<u64>,
 }
@@ -419,10 +420,10 @@ impl StoreTxn {
         Ok(floor)
     }
 
-    fn remembered(&self, relation: &Relation, id: RowId) -> StorageResult<Vec<u8>> {
+    fn remembered(&mut self, relation: &Relation, id: RowId) -> StorageResult<Vec<u8>> {
         self.row_keys
-            .get(&(relation.relation_id, id.0))
-            .cloned()
+            .get(relation.relation_id, id.0)
+            .map(<[u8]>::to_vec)
             .ok_or_else(|| {
                 SqlError::internal(format!(
                     "row {} of \"{}\" was not read in this transaction",
@@ -486,8 +487,7 @@ impl StorageTxn for StoreTxn {
         if dropped {
             let key = (schema.to_string(), name.to_string());
             if let Some(relation) = self.relation_map_mut().await?.remove(&key) {
-                self.row_keys
-                    .retain(|(id, _), _| *id != relation.relation_id);
+                self.row_keys.forget_relation(relation.relation_id);
             }
         }
         Ok(dropped)
@@ -524,30 +524,42 @@ impl StorageTxn for StoreTxn {
         let prefix = key_prefix(&key_columns, filter);
         let order = extreme_order(&key_columns, &prefix, filter)
             .filter(|order| floor == 0 || matches!(order, IterationOrder::Descending));
-        let rows = match order {
-            Some(order) => match &self.access {
+        if let Some(order) = order {
+            let row = match &self.access {
                 Access::Read(txn) => txn.edge_row(&relation, &prefix, order).await,
                 Access::Write(txn) => txn.edge_row(&relation, &prefix, order).await,
             }
-            .map(|row| row.into_iter().collect()),
-            None => match &self.access {
-                Access::Read(txn) => txn.rows(&relation, &prefix).await,
-                Access::Write(txn) => txn.rows(&relation, &prefix).await,
-            },
+            .map_err(to_sql)?;
+            let Some(stored) = row.filter(|s| floor == 0 || !snapshot_id_below(&s.row, floor))
+            else {
+                return Ok(Vec::new());
+            };
+            self.row_keys
+                .remember(relation.relation_id, stored.row_seq, stored.key);
+            return Ok(vec![SqlRow {
+                id: RowId(stored.row_seq),
+                row: stored.row,
+            }]);
+        }
+        let rows = match &self.access {
+            Access::Read(txn) => txn.rows_shared(&relation, &prefix).await,
+            Access::Write(txn) => txn.rows_shared(&relation, &prefix).await,
         }
         .map_err(to_sql)?;
         let mut out = Vec::with_capacity(rows.len());
-        for stored in rows {
+        for stored in rows.iter() {
             if floor > 0 && snapshot_id_below(&stored.row, floor) {
                 continue;
             }
-            self.row_keys
-                .insert((relation.relation_id, stored.row_seq), stored.key);
+            // Room for the ctid the executor appends.
+            let mut row = Vec::with_capacity(stored.row.len() + 1);
+            row.extend_from_slice(&stored.row);
             out.push(SqlRow {
                 id: RowId(stored.row_seq),
-                row: stored.row,
+                row,
             });
         }
+        self.row_keys.remember_scan(relation.relation_id, rows);
         Ok(out)
     }
 
@@ -560,7 +572,7 @@ impl StorageTxn for StoreTxn {
         }
         for row in stored {
             self.row_keys
-                .insert((relation.relation_id, row.row_seq), row.key);
+                .remember(relation.relation_id, row.row_seq, row.key);
         }
         Ok(())
     }
@@ -578,7 +590,7 @@ impl StorageTxn for StoreTxn {
             .update(&relation, &old_key, id.0, new_row)
             .await
             .map_err(to_sql)?;
-        self.row_keys.insert((relation.relation_id, id.0), new.key);
+        self.row_keys.remember(relation.relation_id, id.0, new.key);
         Ok(())
     }
 
@@ -586,7 +598,7 @@ impl StorageTxn for StoreTxn {
         let relation = self.resolve(relation).await?;
         let old_key = self.remembered(&relation, id)?;
         self.writer()?.delete(&old_key).map_err(to_sql)?;
-        self.row_keys.remove(&(relation.relation_id, id.0));
+        self.row_keys.forget(relation.relation_id, id.0);
         Ok(())
     }
 

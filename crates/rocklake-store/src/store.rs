@@ -12,6 +12,7 @@ use slatedb::{Db, Settings};
 use crate::error::{StoreError, StoreResult};
 use crate::location::StoreLocation;
 use crate::reader::Reads;
+use crate::scan_cache::ScanCache;
 use crate::txn::{ReadTxn, WriteTxn};
 
 /// On-disk format version this build writes and reads.
@@ -52,6 +53,8 @@ pub(crate) struct StoreInner {
     pub(crate) next_namespace_id: AtomicU64,
     /// Serialises commits so counters are written in increasing order.
     pub(crate) commit_lock: tokio::sync::Mutex<()>,
+    /// Decoded rows of whole-prefix scans, kept until a commit changes them.
+    pub(crate) scan_cache: Arc<ScanCache>,
 }
 
 impl StoreInner {
@@ -141,6 +144,7 @@ impl CatalogStore {
                 next_relation_id: AtomicU64::new(counters[1]),
                 next_namespace_id: AtomicU64::new(counters[2]),
                 commit_lock: tokio::sync::Mutex::new(()),
+                scan_cache: Arc::new(ScanCache::new()),
             }),
             location: location.clone(),
         })

@@ -21,6 +21,7 @@ use slatedb::{DbTransaction, IsolationLevel};
 use crate::error::{StoreError, StoreResult};
 use crate::reader::{Reads, StoredRow};
 use crate::replica::ReadView;
+use crate::scan_cache::{CacheView, Lookup, TagSet};
 use crate::store::StoreInner;
 
 /// A read-only transaction: on one consistent snapshot of the catalog when
@@ -29,6 +30,7 @@ use crate::store::StoreInner;
 pub struct ReadTxn {
     view: ReadView,
     epoch: u64,
+    cache: Option<CacheView>,
 }
 
 macro_rules! read_methods {
@@ -55,7 +57,34 @@ macro_rules! read_methods {
             relation: &Relation,
             prefix_fields: &[u64],
         ) -> StoreResult<Vec<StoredRow>> {
-            self.reads().rows(relation, prefix_fields).await
+            Ok(Arc::unwrap_or_clone(
+                self.rows_shared(relation, prefix_fields).await?,
+            ))
+        }
+
+        /// [`Self::rows`], shared: served from the writer's scan cache when
+        /// this transaction may use it (see [`crate::scan_cache`]).
+        pub async fn rows_shared(
+            &self,
+            relation: &Relation,
+            prefix_fields: &[u64],
+        ) -> StoreResult<Arc<Vec<StoredRow>>> {
+            let (tag, mut fields) = relation.row_prefix();
+            fields.extend_from_slice(prefix_fields);
+            let prefix = encode_key(tag, &fields);
+            let lookup = match self.cache_view(tag.byte()) {
+                Some(view) => view.lookup(&prefix),
+                None => Lookup::Miss,
+            };
+            match lookup {
+                Lookup::Hit(rows) => Ok(rows),
+                Lookup::Fill(fill) => {
+                    let rows = Arc::new(self.reads().rows_under(relation, &prefix).await?);
+                    fill.store(&prefix, rows.clone());
+                    Ok(rows)
+                }
+                Lookup::Miss => Ok(Arc::new(self.reads().rows_under(relation, &prefix).await?)),
+            }
         }
 
         /// The first (`Ascending`) or last (`Descending`) row of `relation` in key
@@ -119,15 +148,29 @@ macro_rules! read_methods {
 
 impl ReadTxn {
     pub(crate) fn begin(inner: Arc<StoreInner>) -> StoreResult<ReadTxn> {
+        let ended = inner.scan_cache.before_snapshot();
         let snapshot = inner
             .db
             .snapshot()
             .map_err(|e| StoreError::storage("taking a snapshot", e, inner.epoch))?;
-        Ok(ReadTxn::over(ReadView::Snapshot(snapshot), inner.epoch))
+        Ok(ReadTxn {
+            view: ReadView::Snapshot(snapshot),
+            epoch: inner.epoch,
+            cache: inner.scan_cache.view(ended),
+        })
     }
 
+    /// A transaction over a replica's view; it never uses a scan cache.
     pub(crate) fn over(view: ReadView, epoch: u64) -> ReadTxn {
-        ReadTxn { view, epoch }
+        ReadTxn {
+            view,
+            epoch,
+            cache: None,
+        }
+    }
+
+    fn cache_view(&self, _tag: u8) -> Option<&CacheView> {
+        self.cache.as_ref()
     }
 
     fn reads(&self) -> Reads<'_, ReadView> {
@@ -200,6 +243,10 @@ pub struct WriteTxn {
     snapshot_insert: Option<SnapshotInsert>,
     /// Whether this transaction created or dropped a relation or schema.
     registry_changed: bool,
+    cache: Option<CacheView>,
+    /// Tags of the keys this transaction wrote (it must not read them from the
+    /// scan cache, and its commit makes their cached scans stale).
+    written_tags: TagSet,
 }
 
 fn key_description(relation: &Relation, columns: &[usize], row: &[Datum]) -> (String, String) {
@@ -219,10 +266,12 @@ fn key_description(relation: &Relation, columns: &[usize], row: &[Datum]) -> (St
 
 impl WriteTxn {
     pub(crate) fn begin(inner: Arc<StoreInner>) -> StoreResult<WriteTxn> {
+        let ended = inner.scan_cache.before_snapshot();
         let txn = inner
             .db
             .begin(IsolationLevel::Snapshot)
             .map_err(|e| StoreError::storage("beginning a transaction", e, inner.epoch))?;
+        let cache = inner.scan_cache.view(ended);
         Ok(WriteTxn {
             inner,
             txn,
@@ -230,7 +279,15 @@ impl WriteTxn {
             unique_keys: Vec::new(),
             snapshot_insert: None,
             registry_changed: false,
+            cache,
+            written_tags: TagSet::default(),
         })
+    }
+
+    fn cache_view(&self, tag: u8) -> Option<&CacheView> {
+        self.cache
+            .as_ref()
+            .filter(|_| !self.written_tags.contains(tag))
     }
 
     pub(crate) fn reads(&self) -> Reads<'_, DbTransaction> {
@@ -248,6 +305,7 @@ impl WriteTxn {
 
     pub(crate) fn put(&mut self, key: &[u8], value: &[u8]) -> StoreResult<()> {
         self.wrote = true;
+        self.written_tags.add_key(key);
         self.txn.put(key, value).map_err(|e| {
             StoreError::storage(
                 format!("writing key {}", rocklake_codec::keys::hex_key(key)),
@@ -259,6 +317,7 @@ impl WriteTxn {
 
     pub(crate) fn remove(&mut self, key: &[u8]) -> StoreResult<()> {
         self.wrote = true;
+        self.written_tags.add_key(key);
         self.txn.delete(key).map_err(|e| {
             StoreError::storage(
                 format!("deleting key {}", rocklake_codec::keys::hex_key(key)),
@@ -544,13 +603,20 @@ impl WriteTxn {
     /// storage. A concurrent commit of the same key fails this one with
     /// [`StoreError::UniqueViolation`] (for inserted keys) or
     /// [`StoreError::Conflict`].
-    pub async fn commit(self) -> StoreResult<()> {
+    pub async fn commit(mut self) -> StoreResult<()> {
         let inner = self.inner.clone();
         let _guard = inner.commit_lock.lock().await;
         if self.wrote {
             self.stage_counters().await?;
         }
+        // Scans cached before this commit stay valid for snapshots taken
+        // before it; the mark ends once the writes are visible (or the commit
+        // failed or was abandoned).
+        let mark = inner
+            .scan_cache
+            .commit_started(std::mem::take(&mut self.written_tags));
         let outcome = self.txn.commit().await;
+        drop(mark);
         match outcome {
             Ok(None) => Ok(()),
             Ok(Some(handle)) => {
