@@ -5,6 +5,7 @@
 //! engine, wire server) speaks in these two types.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// Microseconds between 1970-01-01 and 2000-01-01, the PostgreSQL epoch.
 pub const PG_EPOCH_OFFSET_MICROS: i64 = 946_684_800_000_000;
@@ -232,8 +233,10 @@ pub enum Datum {
     Float4(f32),
     /// `double precision`.
     Float8(f64),
-    /// `text`, `varchar`, `name`, `"char"` (one character).
-    Text(String),
+    /// `text`, `varchar`, `name`, `"char"` (one character). Shared, so
+    /// copying rows (from the scan cache, through projections) does not copy
+    /// their strings.
+    Text(Arc<str>),
     /// `bytea`.
     Bytea(Vec<u8>),
     /// `uuid`, as its 16 bytes in network order.
@@ -293,6 +296,11 @@ impl Datum {
             Datum::Oid(v) => Some(i64::from(*v)),
             _ => None,
         }
+    }
+
+    /// A [`Datum::Text`] from any string.
+    pub fn text(s: impl Into<Arc<str>>) -> Datum {
+        Datum::Text(s.into())
     }
 
     /// The value as a string slice when it is [`Datum::Text`].

@@ -375,7 +375,7 @@ fn datum_to_cell(datum: &Datum) -> pb::Cell {
         Datum::Oid(v) => V::IntValue(i64::from(*v)),
         Datum::Float4(v) => V::Float4Value(*v),
         Datum::Float8(v) => V::Float8Value(*v),
-        Datum::Text(s) => V::TextValue(s.clone()),
+        Datum::Text(s) => V::TextValue(s.to_string()),
         Datum::Bytea(b) => V::BytesValue(b.clone()),
         Datum::Uuid(u) => V::BytesValue(u.to_vec()),
         Datum::Numeric(n) => V::NumericValue(n.clone()),
@@ -428,7 +428,7 @@ fn cell_to_datum(cell: pb::Cell, pg_type: &PgType) -> Result<Datum, String> {
         (PgType::Float4, V::Float4Value(v)) => Datum::Float4(v),
         (PgType::Float8, V::Float8Value(v)) => Datum::Float8(v),
         (PgType::Text | PgType::Varchar | PgType::Name | PgType::Char, V::TextValue(s)) => {
-            Datum::Text(s)
+            Datum::Text(s.into())
         }
         (PgType::Bytea, V::BytesValue(b)) => Datum::Bytea(b),
         (PgType::Uuid, V::BytesValue(b)) => {
@@ -560,7 +560,7 @@ mod tests {
             any::<f64>()
                 .prop_filter("NaN != NaN", |v| !v.is_nan())
                 .prop_map(|v| (PgType::Float8, Datum::Float8(v))),
-            ".*".prop_map(|s| (PgType::Varchar, Datum::Text(s))),
+            ".*".prop_map(|s| (PgType::Varchar, Datum::Text(s.into()))),
             proptest::collection::vec(any::<u8>(), 0..40)
                 .prop_map(|b| (PgType::Bytea, Datum::Bytea(b))),
             any::<[u8; 16]>().prop_map(|u| (PgType::Uuid, Datum::Uuid(u))),

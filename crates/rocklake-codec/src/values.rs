@@ -314,7 +314,7 @@ mod tests {
             }
             let value = match datum {
                 Datum::Int8(v) | Datum::TimestampTz(v) => Value::I64(*v),
-                Datum::Text(s) => Value::String(s.clone()),
+                Datum::Text(s) => Value::String(s.to_string()),
                 Datum::Bool(b) => Value::Bool(*b),
                 Datum::Uuid(u) => Value::Bytes(u.to_vec().into()),
                 other => panic!("no catalog column holds {other:?}"),
@@ -338,7 +338,7 @@ mod tests {
             row[index] = match (column.ty, value.as_ref()) {
                 (CatalogType::Int8, Value::I64(v)) => Datum::Int8(*v),
                 (CatalogType::TimestampTz, Value::I64(v)) => Datum::TimestampTz(*v),
-                (CatalogType::Varchar, Value::String(s)) => Datum::Text(s.clone()),
+                (CatalogType::Varchar, Value::String(s)) => Datum::Text(s.as_str().into()),
                 (CatalogType::Bool, Value::Bool(b)) => Datum::Bool(*b),
                 (CatalogType::Uuid, Value::Bytes(b)) => Datum::Uuid(b.as_ref().try_into().unwrap()),
                 other => panic!("unexpected {other:?}"),
@@ -368,7 +368,9 @@ mod tests {
                         CatalogType::TimestampTz => {
                             any::<i64>().prop_map(Datum::TimestampTz).boxed()
                         }
-                        CatalogType::Varchar => ".{0,12}".prop_map(Datum::Text).boxed(),
+                        CatalogType::Varchar => {
+                            ".{0,12}".prop_map(|s| Datum::Text(s.into())).boxed()
+                        }
                         CatalogType::Bool => any::<bool>().prop_map(Datum::Bool).boxed(),
                         CatalogType::Uuid => any::<[u8; 16]>().prop_map(Datum::Uuid).boxed(),
                     };

@@ -163,7 +163,7 @@ pub fn field_to_datum(column: &CatalogColumn, field: &Field<'_>) -> Result<Datum
         (CatalogType::Varchar, Field::Bytes(_, b)) => Datum::Text(
             std::str::from_utf8(b)
                 .map_err(|_| format!("field {} is not valid UTF-8", column.name))?
-                .to_string(),
+                .into(),
         ),
         (CatalogType::Uuid, Field::Bytes(_, b)) => Datum::Uuid(
             (*b).try_into()

@@ -317,7 +317,7 @@ impl Binder<'_> {
                             "current_catalog" => self.cat.database.clone(),
                             _ => return Err(e),
                         };
-                        Ok((BExpr::Const(Datum::Text(value)), Some(PgType::Name)))
+                        Ok((BExpr::Const(Datum::text(value)), Some(PgType::Name)))
                     }
                     other => other,
                 }
@@ -668,8 +668,8 @@ fn bind_value(v: &Value) -> Result<(BExpr, Ty), SqlError> {
         }
         Value::SingleQuotedString(s)
         | Value::EscapedStringLiteral(s)
-        | Value::DoubleQuotedString(s) => (BExpr::Const(Datum::Text(s.clone())), None),
-        Value::DollarQuotedString(d) => (BExpr::Const(Datum::Text(d.value.clone())), None),
+        | Value::DoubleQuotedString(s) => (BExpr::Const(Datum::text(s.clone())), None),
+        Value::DollarQuotedString(d) => (BExpr::Const(Datum::text(d.value.clone())), None),
         Value::Boolean(b) => (BExpr::Const(Datum::Bool(*b)), Some(PgType::Bool)),
         Value::Null => (BExpr::Const(Datum::Null), None),
         other => {

@@ -103,10 +103,10 @@ impl Binder<'_> {
             ("now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp", 0) => {
                 konst(Datum::TimestampTz(self.now), PgType::TimestampTz)
             }
-            ("version", 0) => konst(Datum::Text(version_string()), PgType::Text),
+            ("version", 0) => konst(Datum::text(version_string()), PgType::Text),
             ("current_schema", 0) => konst(Datum::Text("public".into()), PgType::Name),
             ("current_database" | "current_catalog", 0) => {
-                konst(Datum::Text(self.cat.database.clone()), PgType::Name)
+                konst(Datum::text(self.cat.database.clone()), PgType::Name)
             }
             ("current_user" | "session_user" | "user", 0) => {
                 konst(Datum::Text("postgres".into()), PgType::Name)

@@ -45,11 +45,16 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
     use Datum as D;
     match (&d, to) {
         (D::Null, _) => Ok(D::Null),
-        (_, PgType::Text | PgType::Varchar | PgType::Name) => {
-            Ok(D::Text(text_of(&d).unwrap_or_default()))
-        }
-        (_, PgType::Char) => Ok(D::Text(
-            text_of(&d).unwrap_or_default().chars().take(1).collect(),
+        (_, PgType::Text | PgType::Varchar | PgType::Name) => Ok(match &d {
+            D::Text(_) => d.clone(),
+            _ => D::text(text_of(&d).unwrap_or_default()),
+        }),
+        (_, PgType::Char) => Ok(D::text(
+            text_of(&d)
+                .unwrap_or_default()
+                .chars()
+                .take(1)
+                .collect::<String>(),
         )),
         (D::Text(s), _) => parse_text(s, to),
         (D::Int2(_) | D::Int4(_) | D::Int8(_) | D::Oid(_), _) => {
@@ -149,7 +154,7 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlErro
         BExpr::Not(inner) => bool_datum(truth(&eval(inner, ctx, env)?).map(|b| !b)),
         BExpr::Arith(op, l, r) => arith(*op, &eval(l, ctx, env)?, &eval(r, ctx, env)?)?,
         BExpr::Concat(l, r) => match (text_of(&eval(l, ctx, env)?), text_of(&eval(r, ctx, env)?)) {
-            (Some(a), Some(b)) => Datum::Text(a + &b),
+            (Some(a), Some(b)) => Datum::text(a + &b),
             _ => Datum::Null,
         },
         BExpr::Cmp(op, l, r) => {
@@ -464,8 +469,8 @@ fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, SqlError> {
             }
             best.unwrap_or(Datum::Null)
         }
-        Func::Lower => Datum::Text(text(0).unwrap_or_default().to_lowercase()),
-        Func::Upper => Datum::Text(text(0).unwrap_or_default().to_uppercase()),
+        Func::Lower => Datum::text(text(0).unwrap_or_default().to_lowercase()),
+        Func::Upper => Datum::text(text(0).unwrap_or_default().to_uppercase()),
         Func::Length => Datum::Int4(text(0).unwrap_or_default().chars().count() as i32),
         Func::Substr => {
             let s: Vec<char> = text(0).unwrap_or_default().chars().collect();
@@ -482,8 +487,8 @@ fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, SqlError> {
             };
             let from = (start.max(1) - 1) as usize;
             let to = (end.max(1) - 1).min(s.len() as i64) as usize;
-            Datum::Text(if from < to {
-                s[from..to].iter().collect()
+            Datum::text(if from < to {
+                s[from..to].iter().collect::<String>()
             } else {
                 String::new()
             })
@@ -494,13 +499,13 @@ fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, SqlError> {
                 text(1).unwrap_or_default(),
                 text(2).unwrap_or_default(),
             );
-            Datum::Text(if from.is_empty() {
+            Datum::text(if from.is_empty() {
                 s
             } else {
                 s.replace(&from, &to)
             })
         }
-        Func::Concat => Datum::Text(vals.iter().filter_map(text_of).collect()),
+        Func::Concat => Datum::text(vals.iter().filter_map(text_of).collect::<String>()),
         Func::Abs => match &vals[0] {
             Datum::Numeric(s) => Datum::Numeric(s.trim_start_matches('-').to_string()),
             Datum::Float4(v) => Datum::Float4(v.abs()),

@@ -59,7 +59,7 @@ pub async fn run(storage: &dyn Storage, command: Maintenance) -> Result<QueryOut
         .maintain(command)
         .await?
         .into_iter()
-        .map(|(item, value)| vec![Datum::Text(item), Datum::Text(value)])
+        .map(|(item, value)| vec![Datum::text(item), Datum::text(value)])
         .collect();
     Ok(QueryOutput::Rows {
         columns: vec![

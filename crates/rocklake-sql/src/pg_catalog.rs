@@ -222,7 +222,7 @@ fn col(name: &str, t: PgType) -> ColumnDef {
 }
 
 fn text(s: &str) -> Datum {
-    Datum::Text(s.to_string())
+    Datum::text(s.to_string())
 }
 
 impl VirtualTable {

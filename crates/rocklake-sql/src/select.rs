@@ -274,9 +274,15 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
         }
     };
     let mut kept: Vec<&Row> = Vec::with_capacity(input.len());
+    // One environment for every row: the row is its last entry.
+    let mut scope: Vec<&[Datum]> = with_row(env, &[]);
+    let row_slot = scope.len() - 1;
     for r in input {
         let keep = match &sp.filter {
-            Some(f) => truthy(&eval(f, ctx, &with_row(env, r))?),
+            Some(f) => {
+                scope[row_slot] = r;
+                truthy(&eval(f, ctx, &scope)?)
+            }
             None => true,
         };
         if keep {
@@ -303,10 +309,10 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
     };
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
-        let e = with_row(env, r);
+        scope[row_slot] = r;
         let mut o = Vec::with_capacity(sp.projection.len());
         for p in &sp.projection {
-            o.push(eval(p, ctx, &e)?);
+            o.push(eval(p, ctx, &scope)?);
         }
         out.push(o);
     }

@@ -342,7 +342,7 @@ impl Session {
                         .all_settings()
                         .into_iter()
                         .map(|(n, v)| {
-                            vec![Datum::Text(n), Datum::Text(v), Datum::Text(String::new())]
+                            vec![Datum::text(n), Datum::text(v), Datum::text(String::new())]
                         })
                         .collect();
                     let columns = ["name", "setting", "description"]
@@ -359,7 +359,7 @@ impl Session {
                 })?;
                 Ok(QueryOutput::Rows {
                     columns: vec![ColumnDef::new(canonical.to_lowercase(), PgType::Text)],
-                    rows: vec![vec![Datum::Text(value)]],
+                    rows: vec![vec![Datum::text(value)]],
                 })
             }
             _ => {

@@ -20,7 +20,7 @@ pub fn datum_to_text(d: &Datum) -> Option<String> {
         Datum::Int8(v) => v.to_string(),
         Datum::Float4(v) => format_float(f64::from(*v), 6),
         Datum::Float8(v) => format_float(*v, 15),
-        Datum::Text(s) => s.clone(),
+        Datum::Text(s) => s.to_string(),
         Datum::Bytea(b) => {
             let mut s = String::with_capacity(2 + b.len() * 2);
             s.push_str("\\x");
@@ -192,8 +192,8 @@ fn parse_tid(s: &str) -> Option<(u32, u16)> {
 pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
     let name = type_display(ty);
     Ok(match ty {
-        PgType::Text | PgType::Varchar | PgType::Name => Datum::Text(s.to_string()),
-        PgType::Char => Datum::Text(s.chars().next().map(String::from).unwrap_or_default()),
+        PgType::Text | PgType::Varchar | PgType::Name => Datum::text(s.to_string()),
+        PgType::Char => Datum::text(s.chars().next().map(String::from).unwrap_or_default()),
         PgType::Bool => match s.trim().to_ascii_lowercase().as_str() {
             "t" | "true" | "yes" | "y" | "on" | "1" => Datum::Bool(true),
             "f" | "false" | "no" | "n" | "off" | "0" => Datum::Bool(false),

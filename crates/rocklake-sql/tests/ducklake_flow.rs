@@ -63,7 +63,7 @@ async fn attach_fresh(s: &mut Session) {
     .await;
     let meta: Vec<Row> = [("version", "1.0"), ("data_path", "./data/")]
         .iter()
-        .map(|(k, v)| vec![Datum::Text(k.to_string()), Datum::Text(v.to_string())])
+        .map(|(k, v)| vec![Datum::text(k.to_string()), Datum::text(v.to_string())])
         .collect();
     s.copy_in_finish(meta).await.unwrap();
     assert_eq!(s.status(), TxStatus::InBlock);

@@ -725,7 +725,7 @@ async fn settings_defaults_and_bare_functions() {
     assert_eq!(r[0][0], Datum::Text("duckdb".into()));
     ok(&mut s, "SET application_name TO DEFAULT").await;
     let (_, r) = rows(&mut s, "SHOW application_name").await;
-    assert_eq!(r[0][0], Datum::Text(String::new()));
+    assert_eq!(r[0][0], Datum::text(String::new()));
     let (cols, r) = rows(&mut s, "SHOW ALL").await;
     assert_eq!(cols.len(), 3);
     assert!(r

@@ -97,7 +97,7 @@ impl Gen {
             PgType::Bool => Datum::Bool(true),
             PgType::Uuid => Datum::Uuid([c as u8; 16]),
             PgType::TimestampTz => Datum::TimestampTz(c),
-            _ => Datum::Text(format!("v{c}")),
+            _ => Datum::text(format!("v{c}")),
         }
     }
 }

@@ -431,7 +431,7 @@ impl Excision<'_> {
                     &relation,
                     vec![
                         Datum::Int8(id),
-                        Datum::Text(path),
+                        Datum::text(path),
                         Datum::Bool(relative),
                         Datum::TimestampTz(now_micros),
                     ],
@@ -457,7 +457,7 @@ impl Excision<'_> {
                     {
                         let is_relative =
                             !matches!(row.row.get(relative), Some(Datum::Bool(false)));
-                        schemas.insert(schema_id, (p.clone(), is_relative));
+                        schemas.insert(schema_id, (p.to_string(), is_relative));
                     }
                 }
             }
@@ -474,7 +474,7 @@ impl Excision<'_> {
                     ) {
                         let is_relative =
                             !matches!(row.row.get(relative), Some(Datum::Bool(false)));
-                        tables.insert(table_id, (schema_id, p.clone(), is_relative));
+                        tables.insert(table_id, (schema_id, p.to_string(), is_relative));
                     }
                 }
             }

@@ -50,9 +50,9 @@ async fn ids(session: &mut Session, sql: &str) -> Vec<i64> {
 fn item(result: &[Vec<Datum>], name: &str) -> String {
     result
         .iter()
-        .find(|row| row[0] == Datum::Text(name.to_string()))
+        .find(|row| row[0] == Datum::text(name))
         .map(|row| match &row[1] {
-            Datum::Text(value) => value.clone(),
+            Datum::Text(value) => value.to_string(),
             other => panic!("{other:?}"),
         })
         .unwrap_or_else(|| panic!("no {name} in {result:?}"))

@@ -253,7 +253,7 @@ async fn visible_rows_follow_begin_and_end_snapshot() {
             end.map(Datum::Int8).unwrap_or(Datum::Null),
             Datum::Int8(0),
             Datum::Text(name.into()),
-            Datum::Text(format!("{name}/")),
+            Datum::text(format!("{name}/")),
             Datum::Bool(true),
         ]
     };

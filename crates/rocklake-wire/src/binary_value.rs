@@ -154,12 +154,12 @@ pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
         PgType::Float4 => Datum::Float4(f32::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Float8 => Datum::Float8(f64::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Text | PgType::Varchar | PgType::Name => {
-            Datum::Text(String::from_utf8(bytes.to_vec()).map_err(|e| {
+            Datum::text(std::str::from_utf8(bytes).map_err(|e| {
                 SqlError::new(
                     CHARACTER_NOT_IN_REPERTOIRE,
                     format!(
                         "invalid byte sequence for encoding \"UTF8\" at byte {}",
-                        e.utf8_error().valid_up_to()
+                        e.valid_up_to()
                     ),
                 )
             })?)
@@ -167,8 +167,8 @@ pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
         PgType::Char => {
             let byte = fixed::<1>(ty, bytes)?[0];
             match byte {
-                0 => Datum::Text(String::new()),
-                1..=0x7F => Datum::Text(char::from(byte).to_string()),
+                0 => Datum::text(""),
+                1..=0x7F => Datum::text(char::from(byte).to_string()),
                 _ => return Err(bad(format!("\"char\" byte {byte:#04x} is not ASCII"))),
             }
         }

@@ -26,7 +26,10 @@ pub fn format_text(datum: &Datum) -> Option<String> {
         Datum::Oid(v) => out = v.to_string(),
         Datum::Float4(v) => out = format_float4(*v),
         Datum::Float8(v) => out = format_float8(*v),
-        Datum::Text(s) => out.clone_from(s),
+        Datum::Text(s) => {
+            out.clear();
+            out.push_str(s);
+        }
         Datum::Numeric(s) => out.clone_from(s),
         Datum::Bytea(bytes) => {
             out.reserve(2 + 2 * bytes.len());

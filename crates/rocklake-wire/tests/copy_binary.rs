@@ -237,8 +237,8 @@ fn datum_for(ty: &PgType) -> BoxedStrategy<Datum> {
             .prop_filter("NaN != NaN", |v| !v.is_nan())
             .prop_map(Datum::Float8)
             .boxed(),
-        PgType::Text | PgType::Varchar | PgType::Name => "\\PC{0,12}".prop_map(Datum::Text).boxed(),
-        PgType::Char => "[\\x01-\\x7f]?".prop_map(Datum::Text).boxed(),
+        PgType::Text | PgType::Varchar | PgType::Name => "\\PC{0,12}".prop_map(Datum::text).boxed(),
+        PgType::Char => "[\\x01-\\x7f]?".prop_map(Datum::text).boxed(),
         PgType::Bytea => prop::collection::vec(any::<u8>(), 0..24)
             .prop_map(Datum::Bytea)
             .boxed(),

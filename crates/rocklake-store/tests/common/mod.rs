@@ -68,7 +68,7 @@ pub fn data_file_row(file_id: i64, table_id: i64, begin: i64) -> Row {
     row[0] = Datum::Int8(file_id);
     row[1] = Datum::Int8(table_id);
     row[2] = Datum::Int8(begin);
-    row[5] = Datum::Text(format!("data/file-{file_id}.parquet"));
+    row[5] = Datum::text(format!("data/file-{file_id}.parquet"));
     row[6] = Datum::Bool(true);
     row[8] = Datum::Int8(1000);
     row
