@@ -5,7 +5,10 @@
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let proto_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../proto");
+    // Read at run time: a build script compiled in one checkout may be run for
+    // another (a shared target directory), and `env!` would point it at the
+    // first checkout's files.
+    let proto_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("../../proto");
     let proto_file = proto_dir.join("rocklake_catalog.proto");
     println!("cargo:rerun-if-changed={}", proto_file.display());
     let descriptors = protox::compile([&proto_file], [&proto_dir])?;

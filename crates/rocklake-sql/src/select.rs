@@ -261,8 +261,49 @@ pub fn run_from(fp: &FromPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Ro
     }
 }
 
+/// The column indexes of a projection made only of the current row's plain
+/// columns, each at most once.
+fn plain_columns(projection: &[BExpr]) -> Option<Vec<usize>> {
+    let mut columns = Vec::with_capacity(projection.len());
+    for p in projection {
+        match p {
+            BExpr::Col { up: 0, idx } if !columns.contains(idx) => columns.push(*idx),
+            _ => return None,
+        }
+    }
+    Some(columns)
+}
+
+/// `row` reduced to `columns`, in that order, moving the values.
+fn take_columns(mut row: Row, columns: &[usize]) -> Result<Row, SqlError> {
+    if columns.len() == row.len() && columns.iter().enumerate().all(|(i, c)| i == *c) {
+        return Ok(row);
+    }
+    columns
+        .iter()
+        .map(|&c| {
+            row.get_mut(c)
+                .map(|d| std::mem::replace(d, Datum::Null))
+                .ok_or_else(|| SqlError::internal(format!("column {c} out of range")))
+        })
+        .collect()
+}
+
 /// Runs one SELECT, returning projection rows (visible and hidden columns).
 pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, SqlError> {
+    // Plain columns of a derived table, as in DuckDB's
+    // `COPY (SELECT a, b FROM (SELECT a, b FROM t WHERE ...))`: the inner
+    // rows belong to this SELECT, so their values are moved, not copied.
+    if let (FromPlan::Derived(_), None, None, None, false) =
+        (&sp.from, &sp.filter, &sp.agg, &sp.having, sp.distinct)
+    {
+        if let Some(columns) = plain_columns(&sp.projection) {
+            return run_from(&sp.from, ctx, env)?
+                .into_iter()
+                .map(|row| take_columns(row, &columns))
+                .collect();
+        }
+    }
     // A plain scan is read in place: only the rows the filter keeps are
     // touched again, and only the projected values are copied out.
     let owned;
@@ -445,6 +486,25 @@ mod tests {
 
     fn col(idx: usize) -> BExpr {
         BExpr::Col { up: 0, idx }
+    }
+
+    #[test]
+    fn plain_projections_move_columns() {
+        assert_eq!(plain_columns(&[col(1), col(0)]), Some(vec![1, 0]));
+        assert_eq!(
+            plain_columns(&[col(0), col(0)]),
+            None,
+            "a column twice is copied"
+        );
+        assert_eq!(plain_columns(&[BExpr::Col { up: 1, idx: 0 }]), None);
+        assert_eq!(plain_columns(&[BExpr::Const(Datum::Int8(1))]), None);
+        let row = vec![Datum::Int8(1), Datum::text("a"), Datum::Null];
+        assert_eq!(take_columns(row.clone(), &[0, 1, 2]).unwrap(), row);
+        assert_eq!(
+            take_columns(row.clone(), &[1, 0]).unwrap(),
+            vec![Datum::text("a"), Datum::Int8(1)]
+        );
+        assert!(take_columns(row, &[3]).is_err());
     }
 
     fn join_plan(equi: Vec<(usize, usize)>, kind: JoinKind) -> QueryPlan {
