@@ -177,9 +177,7 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         prefix_fields: &[u64],
         order: IterationOrder,
     ) -> StoreResult<Option<StoredRow>> {
-        let (tag, mut fields) = relation.row_prefix();
-        fields.extend_from_slice(prefix_fields);
-        let prefix = encode_key(tag, &fields);
+        let prefix = rows_prefix(relation, prefix_fields);
         let Some((key, value)) = self.scan_prefix_edge(&prefix, order).await? else {
             return Ok(None);
         };
@@ -230,6 +228,14 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         }
         Ok(out)
     }
+}
+
+/// The key prefix of the rows of `relation` whose key fields after the
+/// relation's own prefix start with `prefix_fields`; its first byte is the tag.
+pub(crate) fn rows_prefix(relation: &Relation, prefix_fields: &[u64]) -> Vec<u8> {
+    let (tag, mut fields) = relation.row_prefix();
+    fields.extend_from_slice(prefix_fields);
+    encode_key(tag, &fields)
 }
 
 /// Scan settings of a one-row (edge) read: blocks read from SSTs stay in the

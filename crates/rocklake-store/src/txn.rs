@@ -19,7 +19,7 @@ use rocklake_codec::values::pb;
 use slatedb::{DbTransaction, IsolationLevel};
 
 use crate::error::{StoreError, StoreResult};
-use crate::reader::{Reads, StoredRow};
+use crate::reader::{rows_prefix, Reads, StoredRow};
 use crate::replica::ReadView;
 use crate::scan_cache::{CacheView, Lookup, TagSet};
 use crate::store::StoreInner;
@@ -69,10 +69,8 @@ macro_rules! read_methods {
             relation: &Relation,
             prefix_fields: &[u64],
         ) -> StoreResult<Arc<Vec<StoredRow>>> {
-            let (tag, mut fields) = relation.row_prefix();
-            fields.extend_from_slice(prefix_fields);
-            let prefix = encode_key(tag, &fields);
-            let lookup = match self.cache_view(tag.byte()) {
+            let prefix = rows_prefix(relation, prefix_fields);
+            let lookup = match self.cache_view(prefix[0]) {
                 Some(view) => view.lookup(&prefix),
                 None => Lookup::Miss,
             };
@@ -436,8 +434,7 @@ impl WriteTxn {
                 name: name.to_string(),
             });
         };
-        let (tag, fields) = relation.row_prefix();
-        let prefix = encode_key(tag, &fields);
+        let prefix = rows_prefix(&relation, &[]);
         let keys: Vec<_> = self
             .reads()
             .scan_prefix(&prefix)
