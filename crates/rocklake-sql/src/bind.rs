@@ -51,8 +51,9 @@ pub struct Entry {
     pub cols: Vec<(String, Ty)>,
     /// Offset of the first column in the flat row.
     pub offset: usize,
-    /// Index of the hidden `ctid` column, for stored tables.
-    pub ctid: Option<usize>,
+    /// For stored tables: the index of the hidden `ctid` column and the scan
+    /// that reads the table.
+    pub ctid: Option<(usize, usize)>,
 }
 
 /// The FROM items of one query level.

@@ -119,6 +119,7 @@ impl Binder<'_> {
             }
         };
         let n = self.scopes.len();
+        let mut ctid_scans = Vec::new();
         for level in (0..n).rev() {
             let mut hits = Vec::new();
             let mut table_seen = false;
@@ -133,9 +134,15 @@ impl Binder<'_> {
                 if let Some(i) = e.cols.iter().position(|(c, _)| *c == col) {
                     hits.push((e.offset + i, e.cols[i].1.clone()));
                 } else if col == "ctid" {
-                    if let Some(c) = e.ctid {
+                    if let Some((c, scan)) = e.ctid {
                         hits.push((c, Some(PgType::Tid)));
+                        ctid_scans.push(scan);
                     }
+                }
+            }
+            for scan in ctid_scans.drain(..) {
+                if let Some(s) = self.scans.get_mut(scan) {
+                    s.reads_ctid = true;
                 }
             }
             if hits.len() > 1 {

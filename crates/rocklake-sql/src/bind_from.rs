@@ -91,7 +91,7 @@ impl Binder<'_> {
             if idx >= e.offset && idx < e.offset + e.cols.len() {
                 return e.cols[idx - e.offset].1.clone();
             }
-            if e.ctid == Some(idx) {
+            if e.ctid.is_some_and(|(c, _)| c == idx) {
                 return Some(PgType::Tid);
             }
         }
@@ -154,7 +154,11 @@ impl Binder<'_> {
                 let parts = name_parts(name)?;
                 let (plan, cols, ctid, schema) = self.resolve_table(&parts)?;
                 let tname = parts.last().cloned().unwrap_or_default();
-                self.add_entry(alias.as_ref(), tname, schema, cols, ctid)?;
+                let scan = match (&plan, ctid) {
+                    (FromPlan::Scan(id), true) => Some(*id),
+                    _ => None,
+                };
+                self.add_entry(alias.as_ref(), tname, schema, cols, scan)?;
                 Ok(plan)
             }
             TableFactor::Derived {
@@ -180,7 +184,7 @@ impl Binder<'_> {
                     .map(|c| (c.name.clone(), c.ty.clone()))
                     .collect();
                 let name = alias.as_ref().map(|a| fold(&a.name)).unwrap_or_default();
-                self.add_entry(alias.as_ref(), name, None, cols, false)?;
+                self.add_entry(alias.as_ref(), name, None, cols, None)?;
                 Ok(FromPlan::Derived(Box::new(plan)))
             }
             TableFactor::NestedJoin {
@@ -206,7 +210,7 @@ impl Binder<'_> {
         name: String,
         schema: Option<String>,
         mut cols: Vec<(String, Ty)>,
-        ctid: bool,
+        stored_scan: Option<usize>,
     ) -> Result<(), SqlError> {
         let alias_name = match alias {
             Some(a) => {
@@ -227,9 +231,9 @@ impl Binder<'_> {
             schema: if alias.is_some() { None } else { schema },
             cols,
             offset,
-            ctid: if ctid { Some(offset + n) } else { None },
+            ctid: stored_scan.map(|scan| (offset + n, scan)),
         });
-        scope.width += n + usize::from(ctid);
+        scope.width += n + usize::from(stored_scan.is_some());
         Ok(())
     }
 
@@ -273,6 +277,7 @@ impl Binder<'_> {
                 source: ScanSource::Table(def),
                 filter: ScanFilter::default(),
                 keyed_by: Vec::new(),
+                reads_ctid: false,
             });
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, true, Some(s)));
         }
@@ -286,6 +291,7 @@ impl Binder<'_> {
                 source: ScanSource::Virtual(v),
                 filter: ScanFilter::default(),
                 keyed_by: Vec::new(),
+                reads_ctid: false,
             });
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, false, schema));
         }

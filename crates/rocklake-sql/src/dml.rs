@@ -15,6 +15,7 @@ use crate::expr::cast_datum;
 use crate::output::QueryOutput;
 use crate::pg_catalog::{Catalog, VirtualTable};
 use crate::plan::{BExpr, FromPlan, JoinKind, ScanReq, ScanSource, SelectPlan};
+use crate::scan_data::ScanData;
 use crate::select::{run_query, run_select, run_subquery, ExecCtx};
 use crate::storage::{ColumnBound, RelationDef, RowId, ScanFilter, StorageTxn};
 use crate::value::datum_to_text;
@@ -29,19 +30,25 @@ pub struct StmtEnv<'a> {
     pub pid: i32,
 }
 
-/// Reads every scan a plan needs; stored rows get their `ctid` appended.
-/// Scans keyed by scalar subqueries (`col = (SELECT max(..) ..)`) are read
-/// last: their subqueries run over the scans read before, and each value
-/// becomes an equality bound, so storage can seek instead of reading the table.
+/// Reads every scan a plan needs. Scans keyed by scalar subqueries
+/// (`col = (SELECT max(..) ..)`) are read last: their subqueries run over the
+/// scans read before, and each value becomes an equality bound, so storage can
+/// seek instead of reading the table.
+///
+/// With `share`, a stored relation whose `ctid` the statement does not read by
+/// name may come back shared with storage (read-only statements); otherwise
+/// stored rows are copies with their `ctid` appended, which writes find by
+/// position.
 pub async fn prefetch(
     txn: &mut dyn StorageTxn,
     cat: &Catalog,
     scans: &[ScanReq],
-) -> Result<Vec<Vec<Row>>, SqlError> {
-    let mut out = vec![Vec::new(); scans.len()];
+    share: bool,
+) -> Result<Vec<ScanData>, SqlError> {
+    let mut out: Vec<ScanData> = scans.iter().map(|_| ScanData::default()).collect();
     for (slot, s) in out.iter_mut().zip(scans) {
         if s.keyed_by.is_empty() {
-            *slot = fetch(txn, cat, s, &s.filter).await?;
+            *slot = fetch(txn, cat, s, &s.filter, share).await?;
         }
     }
     for (index, s) in scans.iter().enumerate() {
@@ -64,7 +71,7 @@ pub async fn prefetch(
                 }
             }
         }
-        out[index] = fetch(txn, cat, s, &filter).await?;
+        out[index] = fetch(txn, cat, s, &filter, share).await?;
     }
     Ok(out)
 }
@@ -74,20 +81,14 @@ async fn fetch(
     cat: &Catalog,
     scan: &ScanReq,
     filter: &ScanFilter,
-) -> Result<Vec<Row>, SqlError> {
+    share: bool,
+) -> Result<ScanData, SqlError> {
     Ok(match &scan.source {
-        ScanSource::Table(def) => txn
-            .scan(def, filter)
-            .await?
-            .into_iter()
-            .map(|sr| {
-                let mut r = sr.row;
-                let (block, offset) = sr.id.to_tid();
-                r.push(Datum::Tid { block, offset });
-                r
-            })
-            .collect(),
-        ScanSource::Virtual(v) => v.rows(cat),
+        ScanSource::Table(def) if share && !scan.reads_ctid => {
+            ScanData::from_stored(txn.scan_shared(def, filter).await?)
+        }
+        ScanSource::Table(def) => ScanData::owned_stored(txn.scan(def, filter).await?),
+        ScanSource::Virtual(v) => ScanData::Owned(v.rows(cat)),
     })
 }
 
@@ -269,7 +270,7 @@ pub async fn insert(
                 }
                 bound.push(row);
             }
-            let data = prefetch(txn, env.cat, &b.scans).await?;
+            let data = prefetch(txn, env.cat, &b.scans, false).await?;
             let ctx = ExecCtx::new(&data, env.cat);
             let mut rows = Vec::with_capacity(bound.len());
             for r in &bound {
@@ -289,7 +290,7 @@ pub async fn insert(
                     "INSERT has more expressions than target columns",
                 ));
             }
-            let data = prefetch(txn, env.cat, &b.scans).await?;
+            let data = prefetch(txn, env.cat, &b.scans, false).await?;
             let ctx = ExecCtx::new(&data, env.cat);
             run_query(&plan, &ctx, &[])?
         }
@@ -436,7 +437,7 @@ pub async fn update(
         projection,
         distinct: false,
     };
-    let data = prefetch(txn, env.cat, &b.scans).await?;
+    let data = prefetch(txn, env.cat, &b.scans, false).await?;
     let rows = {
         let ctx = ExecCtx::new(&data, env.cat);
         run_select(&plan, &ctx, &[])?
@@ -505,7 +506,7 @@ pub async fn delete(
         projection: vec![ctid],
         distinct: false,
     };
-    let data = prefetch(txn, env.cat, &b.scans).await?;
+    let data = prefetch(txn, env.cat, &b.scans, false).await?;
     let rows = {
         let ctx = ExecCtx::new(&data, env.cat);
         run_select(&plan, &ctx, &[])?

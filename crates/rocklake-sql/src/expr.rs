@@ -1,6 +1,7 @@
 //! Evaluation of bound expressions with PostgreSQL's three-valued logic, and
 //! runtime casts between types.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use rocklake_codec::datum::{Datum, PgType};
@@ -137,6 +138,25 @@ fn bool_datum(b: Option<bool>) -> Datum {
     b.map(Datum::Bool).unwrap_or(Datum::Null)
 }
 
+/// Evaluates `e` like [`eval`], borrowing instead of copying when it is a
+/// column or a constant (comparisons and null tests only look at the value).
+fn eval_ref<'a>(
+    e: &'a BExpr,
+    ctx: &ExecCtx,
+    env: &[&'a [Datum]],
+) -> Result<Cow<'a, Datum>, SqlError> {
+    Ok(match e {
+        BExpr::Const(d) => Cow::Borrowed(d),
+        BExpr::Col { up, idx } => Cow::Borrowed(
+            env.get(env.len().wrapping_sub(1 + up))
+                .ok_or_else(|| SqlError::internal("bad column level"))?
+                .get(*idx)
+                .ok_or_else(|| SqlError::internal("bad column index"))?,
+        ),
+        other => Cow::Owned(eval(other, ctx, env)?),
+    })
+}
+
 /// Evaluates `e` with `env` = enclosing rows, the current row last.
 pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlError> {
     Ok(match e {
@@ -158,7 +178,7 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlErro
             _ => Datum::Null,
         },
         BExpr::Cmp(op, l, r) => {
-            let (a, b) = (eval(l, ctx, env)?, eval(r, ctx, env)?);
+            let (a, b) = (eval_ref(l, ctx, env)?, eval_ref(r, ctx, env)?);
             if a.is_null() || b.is_null() {
                 Datum::Null
             } else {
@@ -189,9 +209,9 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlErro
                 _ => None,
             })
         }
-        BExpr::IsNull(inner, neg) => Datum::Bool(eval(inner, ctx, env)?.is_null() != *neg),
+        BExpr::IsNull(inner, neg) => Datum::Bool(eval_ref(inner, ctx, env)?.is_null() != *neg),
         BExpr::IsDistinct(l, r, not_distinct) => {
-            let (a, b) = (eval(l, ctx, env)?, eval(r, ctx, env)?);
+            let (a, b) = (eval_ref(l, ctx, env)?, eval_ref(r, ctx, env)?);
             let same = match (a.is_null(), b.is_null()) {
                 (true, true) => true,
                 (false, false) => compare(&a, &b) == Ordering::Equal,
@@ -203,7 +223,7 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlErro
             Datum::Bool((truth(&eval(inner, ctx, env)?) == Some(*target)) != *neg)
         }
         BExpr::InList(x, list, neg) => {
-            let v = eval(x, ctx, env)?;
+            let v = eval_ref(x, ctx, env)?;
             let mut items = Vec::with_capacity(list.len());
             for item in list {
                 items.push(eval(item, ctx, env)?);

@@ -14,7 +14,7 @@ use rocklake_codec::datum::Row;
 
 use crate::error::{codes, SqlError};
 use crate::storage::{
-    RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn, StoredRow,
+    RelationDef, RowId, ScanFilter, ScanRows, Storage, StorageResult, StorageTxn, StoredRow,
 };
 use crate::value::datum_to_text;
 
@@ -304,6 +304,17 @@ impl StorageTxn for MemoryTxn {
                 row: row.clone(),
             })
             .collect())
+    }
+
+    /// Shares a copy, so the engine's tests run its shared-rows path too.
+    async fn scan_shared(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<ScanRows> {
+        Ok(ScanRows::Shared(Arc::new(
+            self.scan(relation, filter).await?,
+        )))
     }
 
     async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()> {

@@ -176,6 +176,9 @@ pub struct ScanReq {
     /// first and their values become equality bounds of this scan (see
     /// `dml::prefetch`).
     pub keyed_by: Vec<(usize, SubPlan)>,
+    /// Whether the statement reads this scan's `ctid` by name, so its rows
+    /// must carry it (see [`crate::scan_data::ScanData`]).
+    pub reads_ctid: bool,
 }
 
 /// Join kinds the executor implements.

@@ -15,12 +15,13 @@ use crate::pg_catalog::Catalog;
 use crate::plan::{
     AggFunc, AggPlan, BExpr, FromPlan, JoinKind, QueryPlan, SelectPlan, SetPlan, SubPlan,
 };
+use crate::scan_data::ScanData;
 use crate::value::{compare, numeric_text};
 
 /// Everything execution needs besides the plan.
 pub struct ExecCtx<'a> {
-    /// Rows of each scan of the statement (stored tables carry a trailing ctid).
-    pub data: &'a [Vec<Row>],
+    /// Rows of each scan of the statement.
+    pub data: &'a [ScanData],
     /// Catalog snapshot (for to_regclass).
     pub catalog: &'a Catalog,
     /// Results of uncorrelated subqueries, by subquery id.
@@ -29,7 +30,7 @@ pub struct ExecCtx<'a> {
 
 impl<'a> ExecCtx<'a> {
     /// A context over prefetched scan data.
-    pub fn new(data: &'a [Vec<Row>], catalog: &'a Catalog) -> Self {
+    pub fn new(data: &'a [ScanData], catalog: &'a Catalog) -> Self {
         ExecCtx {
             data,
             catalog,
@@ -196,7 +197,7 @@ fn run_set(plan: &SetPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, 
 pub fn run_from(fp: &FromPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, SqlError> {
     match fp {
         FromPlan::Empty => Ok(vec![Vec::new()]),
-        FromPlan::Scan(id) => Ok(ctx.data.get(*id).cloned().unwrap_or_default()),
+        FromPlan::Scan(id) => Ok(ctx.data.get(*id).map(ScanData::to_rows).unwrap_or_default()),
         FromPlan::Derived(q) => run_query(q, ctx, &with_row(env, &[])),
         FromPlan::Join {
             left,
@@ -307,14 +308,24 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
     // A plain scan is read in place: only the rows the filter keeps are
     // touched again, and only the projected values are copied out.
     let owned;
-    let input: &[Row] = match &sp.from {
-        FromPlan::Scan(id) => ctx.data.get(*id).map(Vec::as_slice).unwrap_or(&[]),
+    let mut kept: Vec<&[Datum]>;
+    let input: Box<dyn Iterator<Item = &[Datum]>> = match &sp.from {
+        FromPlan::Scan(id) => match ctx.data.get(*id) {
+            Some(data) => {
+                kept = Vec::with_capacity(data.len());
+                Box::new(data.iter())
+            }
+            None => {
+                kept = Vec::new();
+                Box::new(std::iter::empty())
+            }
+        },
         other => {
             owned = run_from(other, ctx, env)?;
-            &owned
+            kept = Vec::with_capacity(owned.len());
+            Box::new(owned.iter().map(Vec::as_slice))
         }
     };
-    let mut kept: Vec<&Row> = Vec::with_capacity(input.len());
     // One environment for every row: the row is its last entry.
     let mut scope: Vec<&[Datum]> = with_row(env, &[]);
     let row_slot = scope.len() - 1;
@@ -331,9 +342,9 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
         }
     }
     let grouped;
-    let rows: Vec<&Row> = match &sp.agg {
+    let rows: Vec<&[Datum]> = match &sp.agg {
         Some(agg) => {
-            let mut groups = aggregate(agg, kept.into_iter().cloned().collect(), ctx, env)?;
+            let mut groups = aggregate(agg, kept, ctx, env)?;
             if let Some(h) = &sp.having {
                 let mut having = Vec::new();
                 for r in groups {
@@ -344,7 +355,7 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
                 groups = having;
             }
             grouped = groups;
-            grouped.iter().collect()
+            grouped.iter().map(Vec::as_slice).collect()
         }
         None => kept,
     };
@@ -366,14 +377,14 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
 
 fn aggregate(
     agg: &AggPlan,
-    rows: Vec<Row>,
+    rows: Vec<&[Datum]>,
     ctx: &ExecCtx,
     env: &[&[Datum]],
 ) -> Result<Vec<Row>, SqlError> {
     let mut order: Vec<String> = Vec::new();
     let mut groups: HashMap<String, (Row, Vec<Row>)> = HashMap::new();
     for r in rows {
-        let e = with_row(env, &r);
+        let e = with_row(env, r);
         let mut key = Vec::with_capacity(agg.group.len());
         for g in &agg.group {
             key.push(eval(g, ctx, &e)?);
@@ -483,6 +494,7 @@ fn finish(func: AggFunc, vals: &[&Datum]) -> Result<Datum, SqlError> {
 mod tests {
     use super::*;
     use crate::plan::{CmpOp, OutCol, SortKey};
+    use crate::scan_data::ScanData;
 
     fn col(idx: usize) -> BExpr {
         BExpr::Col { up: 0, idx }
@@ -561,7 +573,7 @@ mod tests {
             vec![Datum::Int4(1), Datum::Null],
             vec![Datum::Int4(3), Datum::Int4(30)],
         ];
-        let data = vec![left, right];
+        let data = vec![ScanData::Owned(left), ScanData::Owned(right)];
         let cat = Catalog::default();
         let ctx = ExecCtx::new(&data, &cat);
         for kind in [JoinKind::Inner, JoinKind::Left] {

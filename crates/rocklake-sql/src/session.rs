@@ -681,7 +681,7 @@ async fn select(
 ) -> Result<(Vec<ColumnDef>, Vec<Row>), SqlError> {
     let mut b = Binder::new(env.cat, env.now, env.pid);
     let plan = b.bind_query(q)?;
-    let data = prefetch(txn, env.cat, &b.scans).await?;
+    let data = prefetch(txn, env.cat, &b.scans, true).await?;
     let rows = {
         let ctx = ExecCtx::new(&data, env.cat);
         run_query(&plan, &ctx, &[])?

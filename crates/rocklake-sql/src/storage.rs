@@ -5,6 +5,8 @@
 //! store implements this over SlateDB; [`crate::memory::MemoryStorage`] implements it
 //! in memory for the engine's own tests.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use rocklake_codec::datum::{ColumnDef, Datum, Row};
 
@@ -113,6 +115,47 @@ pub struct StoredRow {
     pub row: Row,
 }
 
+/// Rows that storage keeps decoded and hands out shared (the catalog store's
+/// scan cache, or a scan it just read): the engine reads them in place and
+/// never changes them.
+pub trait SharedRows: Send + Sync {
+    /// Number of rows.
+    fn len(&self) -> usize;
+
+    /// Whether there are no rows.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values of row `index`, one per column of the relation.
+    fn values(&self, index: usize) -> &[Datum];
+
+    /// The stable identifier of row `index`.
+    fn id(&self, index: usize) -> RowId;
+}
+
+impl SharedRows for Vec<StoredRow> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+
+    fn values(&self, index: usize) -> &[Datum] {
+        &self[index].row
+    }
+
+    fn id(&self, index: usize) -> RowId {
+        self[index].id
+    }
+}
+
+/// The rows of one scan, as [`StorageTxn::scan_shared`] returns them.
+pub enum ScanRows {
+    /// Copies the engine owns.
+    Owned(Vec<StoredRow>),
+    /// Rows shared with storage.
+    Shared(Arc<dyn SharedRows>),
+}
+
 /// One transaction's view of storage: a consistent snapshot for reads plus the
 /// transaction's own uncommitted writes. Dropping it without [`StorageTxn::commit`]
 /// discards every write.
@@ -156,6 +199,17 @@ pub trait StorageTxn: Send {
         relation: &RelationDef,
         filter: &ScanFilter,
     ) -> StorageResult<Vec<StoredRow>>;
+
+    /// Like [`StorageTxn::scan`], for a read that only looks at the rows: storage
+    /// that already holds them decoded may hand them over shared instead of
+    /// copying each one.
+    async fn scan_shared(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<ScanRows> {
+        Ok(ScanRows::Owned(self.scan(relation, filter).await?))
+    }
 
     /// Inserts rows. A primary-key duplicate (against committed rows, this
     /// transaction's rows, or rows committed concurrently, detected at the latest

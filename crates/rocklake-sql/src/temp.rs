@@ -17,7 +17,7 @@ use rocklake_codec::datum::Row;
 
 use crate::memory::MemoryStorage;
 use crate::storage::{
-    RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn, StoredRow,
+    RelationDef, RowId, ScanFilter, ScanRows, Storage, StorageResult, StorageTxn, StoredRow,
 };
 
 /// The schema temporary relations live in; unqualified names look here first.
@@ -110,6 +110,17 @@ impl StorageTxn for TempOverlay {
         self.route(&relation.schema)
             .await?
             .scan(relation, filter)
+            .await
+    }
+
+    async fn scan_shared(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<ScanRows> {
+        self.route(&relation.schema)
+            .await?
+            .scan_shared(relation, filter)
             .await
     }
 

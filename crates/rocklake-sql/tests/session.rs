@@ -850,3 +850,59 @@ async fn drop_table_if_exists_as_ducklake_sends_it() {
     let (_, r) = rows(&mut fresh, "SELECT count(*) FROM ducklake_snapshot").await;
     assert_eq!(r, vec![vec![Datum::Int8(0)]]);
 }
+
+/// Scans that never name `ctid` are read in place from rows shared with
+/// storage; every way of naming it (select list, filter, a join, a correlated
+/// subquery, a derived table) must still see each row's own ctid.
+#[tokio::test]
+async fn ctid_is_seen_wherever_it_is_named() {
+    let (_, mut s) = with_snapshot().await;
+    ok(&mut s, "INSERT INTO ducklake_snapshot VALUES (0, NULL, 10, 1, 1), (1, NULL, 11, 1, 1), (2, NULL, 12, 1, 1)").await;
+    let (_, direct) = rows(
+        &mut s,
+        "SELECT snapshot_id, ctid FROM ducklake_snapshot ORDER BY snapshot_id",
+    )
+    .await;
+    assert_eq!(direct.len(), 3);
+    let tids: Vec<Datum> = direct.iter().map(|r| r[1].clone()).collect();
+    assert!(
+        tids.iter().all(|t| matches!(t, Datum::Tid { .. })),
+        "{tids:?}"
+    );
+    let (_, plain) = rows(
+        &mut s,
+        "SELECT snapshot_id FROM ducklake_snapshot WHERE schema_version > 10 ORDER BY snapshot_id",
+    )
+    .await;
+    assert_eq!(plain, vec![vec![Datum::Int8(1)], vec![Datum::Int8(2)]]);
+    let (_, derived) = rows(&mut s, "SELECT snapshot_id, c FROM (SELECT snapshot_id, ctid AS c FROM ducklake_snapshot) AS d ORDER BY snapshot_id").await;
+    assert_eq!(
+        derived.iter().map(|r| r[1].clone()).collect::<Vec<_>>(),
+        tids
+    );
+    let (_, joined) = rows(&mut s, "SELECT a.snapshot_id, b.ctid FROM ducklake_snapshot a JOIN ducklake_snapshot b ON a.snapshot_id = b.snapshot_id ORDER BY a.snapshot_id").await;
+    assert_eq!(
+        joined.iter().map(|r| r[1].clone()).collect::<Vec<_>>(),
+        tids
+    );
+    let (_, correlated) = rows(&mut s, "SELECT snapshot_id FROM ducklake_snapshot o WHERE EXISTS (SELECT 1 FROM ducklake_snapshot i WHERE i.ctid = o.ctid AND i.snapshot_id = 1)").await;
+    assert_eq!(correlated, vec![vec![Datum::Int8(1)]]);
+    let (_, filtered) = rows(
+        &mut s,
+        &format!(
+            "SELECT snapshot_id FROM ducklake_snapshot WHERE ctid = '{}'",
+            match &tids[2] {
+                Datum::Tid { block, offset } => format!("({block},{offset})"),
+                _ => unreachable!(),
+            }
+        ),
+    )
+    .await;
+    assert_eq!(filtered, vec![vec![Datum::Int8(2)]]);
+    let (_, counted) = rows(
+        &mut s,
+        "SELECT count(*), max(schema_version) FROM ducklake_snapshot WHERE snapshot_id >= 1",
+    )
+    .await;
+    assert_eq!(counted, vec![vec![Datum::Int8(2), Datum::Int8(12)]]);
+}

@@ -17,12 +17,13 @@ use rocklake_codec::tags::Tag;
 use rocklake_codec::values::ValueError;
 use rocklake_sql::error::{codes, SqlError};
 use rocklake_sql::storage::{
-    ColumnBound, Maintenance, RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn,
-    StoredRow as SqlRow,
+    ColumnBound, Maintenance, RelationDef, RowId, ScanFilter, ScanRows, SharedRows, Storage,
+    StorageResult, StorageTxn, StoredRow as SqlRow,
 };
 use slatedb::IterationOrder;
 
 use crate::error::StoreError;
+use crate::reader::StoredRow;
 use crate::replica::CatalogReplica;
 use crate::retention::RetainSpec;
 use crate::row_keys::RowKeys;
@@ -38,6 +39,24 @@ type RelationMap = HashMap<(String, String), Relation>;
 #[derive(Default)]
 struct RegistryCache {
     latest: Mutex<Option<(u64, Arc<RelationMap>)>>,
+}
+
+/// The rows of one scan as the store read them (perhaps from the scan
+/// cache), handed to the engine without copying.
+struct SharedScan(Arc<Vec<StoredRow>>);
+
+impl SharedRows for SharedScan {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn values(&self, index: usize) -> &[Datum] {
+        &self.0[index].row
+    }
+
+    fn id(&self, index: usize) -> RowId {
+        RowId(self.0[index].row_seq)
+    }
 }
 
 /// Where a [`StoreStorage`] reads and writes.
@@ -513,6 +532,28 @@ impl StorageTxn for StoreTxn {
         relation: &RelationDef,
         filter: &ScanFilter,
     ) -> StorageResult<Vec<SqlRow>> {
+        Ok(match self.scan_shared(relation, filter).await? {
+            ScanRows::Owned(rows) => rows,
+            ScanRows::Shared(rows) => (0..rows.len())
+                .map(|index| {
+                    let values = rows.values(index);
+                    // Room for the ctid the executor appends.
+                    let mut row = Vec::with_capacity(values.len() + 1);
+                    row.extend_from_slice(values);
+                    SqlRow {
+                        id: rows.id(index),
+                        row,
+                    }
+                })
+                .collect(),
+        })
+    }
+
+    async fn scan_shared(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<ScanRows> {
         let relation = self.resolve(relation).await?;
         let floor = match relation.layout() {
             RowLayout::Catalog(table) if table.tag == Tag::Snapshot => {
@@ -532,35 +573,35 @@ impl StorageTxn for StoreTxn {
             .map_err(to_sql)?;
             let Some(stored) = row.filter(|s| floor == 0 || !snapshot_id_below(&s.row, floor))
             else {
-                return Ok(Vec::new());
+                return Ok(ScanRows::Owned(Vec::new()));
             };
             self.row_keys
                 .remember(relation.relation_id, stored.row_seq, stored.key);
-            return Ok(vec![SqlRow {
+            return Ok(ScanRows::Owned(vec![SqlRow {
                 id: RowId(stored.row_seq),
                 row: stored.row,
-            }]);
+            }]));
         }
         let rows = match &self.access {
             Access::Read(txn) => txn.rows_shared(&relation, &prefix).await,
             Access::Write(txn) => txn.rows_shared(&relation, &prefix).await,
         }
         .map_err(to_sql)?;
-        let mut out = Vec::with_capacity(rows.len());
-        for stored in rows.iter() {
-            if floor > 0 && snapshot_id_below(&stored.row, floor) {
-                continue;
-            }
-            // Room for the ctid the executor appends.
-            let mut row = Vec::with_capacity(stored.row.len() + 1);
-            row.extend_from_slice(&stored.row);
-            out.push(SqlRow {
-                id: RowId(stored.row_seq),
-                row,
-            });
+        self.row_keys
+            .remember_scan(relation.relation_id, Arc::clone(&rows));
+        if floor == 0 {
+            return Ok(ScanRows::Shared(Arc::new(SharedScan(rows))));
         }
-        self.row_keys.remember_scan(relation.relation_id, rows);
-        Ok(out)
+        // Snapshots below the retention floor are hidden: copy the others.
+        Ok(ScanRows::Owned(
+            rows.iter()
+                .filter(|stored| !snapshot_id_below(&stored.row, floor))
+                .map(|stored| SqlRow {
+                    id: RowId(stored.row_seq),
+                    row: stored.row.clone(),
+                })
+                .collect(),
+        ))
     }
 
     async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()> {
