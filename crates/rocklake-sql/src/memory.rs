@@ -96,6 +96,8 @@ type RelKey = (String, String);
 #[derive(Debug, Clone, Default)]
 struct State {
     version: u64,
+    /// Bumped by every commit that creates or drops a schema or relation.
+    catalog_version: u64,
     schemas: BTreeSet<String>,
     relations: BTreeMap<RelKey, Arc<RelState>>,
 }
@@ -136,6 +138,15 @@ enum Op {
     DropRelation(RelKey),
     Put(RelKey, u64, Row, bool),
     Delete(RelKey, u64),
+}
+
+impl Op {
+    fn changes_catalog(&self) -> bool {
+        matches!(
+            self,
+            Op::CreateSchema(_) | Op::CreateRelation(_) | Op::DropRelation(_)
+        )
+    }
 }
 
 struct MemoryTxn {
@@ -306,6 +317,13 @@ impl StorageTxn for MemoryTxn {
             .collect())
     }
 
+    async fn catalog_version(&mut self) -> StorageResult<Option<u64>> {
+        if self.ops.iter().any(Op::changes_catalog) {
+            return Ok(None);
+        }
+        Ok(Some(self.state.catalog_version))
+    }
+
     /// Shares a copy, so the engine's tests run its shared-rows path too.
     async fn scan_shared(
         &mut self,
@@ -383,6 +401,9 @@ impl StorageTxn for MemoryTxn {
             .map_err(|_| SqlError::internal("poisoned"))?;
         let mut next = shared.state.clone();
         next.version += 1;
+        if self.ops.iter().any(Op::changes_catalog) {
+            next.catalog_version += 1;
+        }
         let version = next.version;
         let conflict = || {
             SqlError::new(

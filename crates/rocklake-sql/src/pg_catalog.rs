@@ -1,6 +1,8 @@
 //! Virtual, read-only `pg_catalog` and `information_schema` tables derived from
 //! the storage's relations and schemas, with stable OIDs.
 
+use std::sync::Arc;
+
 use rocklake_codec::datum::{ColumnDef, Datum, PgType, Row};
 
 use crate::storage::RelationDef;
@@ -63,10 +65,10 @@ pub fn stable_oid(kind: &str, key: &str) -> u32 {
 /// What the engine knows of the catalog during one transaction.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
-    /// All relations.
-    pub relations: Vec<RelationDef>,
+    /// All relations (shared with the session's cached lists).
+    pub relations: Arc<Vec<RelationDef>>,
     /// All schema names.
-    pub schemas: Vec<String>,
+    pub schemas: Arc<Vec<String>>,
     /// Current database name.
     pub database: String,
     /// Session settings (name, value).
@@ -419,7 +421,7 @@ impl VirtualTable {
                 .collect(),
             V::Attribute => {
                 let mut out = Vec::new();
-                for r in &cat.relations {
+                for r in cat.relations.iter() {
                     let oid = Datum::Oid(Catalog::rel_oid(r));
                     out.push(vec![
                         oid.clone(),
@@ -481,7 +483,7 @@ impl VirtualTable {
                         ]
                     })
                     .collect();
-                for r in &cat.relations {
+                for r in cat.relations.iter() {
                     out.push(vec![
                         Datum::Oid(Catalog::rowtype_oid(r)),
                         text(&r.name),
@@ -568,7 +570,7 @@ impl VirtualTable {
                 .collect(),
             V::Columns => {
                 let mut out = Vec::new();
-                for r in &cat.relations {
+                for r in cat.relations.iter() {
                     for (i, c) in r.columns.iter().enumerate() {
                         let (p, s) = match c.pg_type {
                             PgType::Numeric(Some((p, s))) => {

@@ -59,6 +59,16 @@ pub struct Session {
     database: String,
     pid: i32,
     pending_copy: Option<PendingCopy>,
+    /// The relation and schema lists last loaded, with the storage's catalog
+    /// version they belong to (see [`StorageTxn::catalog_version`]).
+    known_catalog: Option<KnownCatalog>,
+}
+
+/// Relation and schema lists kept across transactions.
+struct KnownCatalog {
+    version: u64,
+    relations: Arc<Vec<RelationDef>>,
+    schemas: Arc<Vec<String>>,
 }
 
 fn now_micros() -> i64 {
@@ -116,6 +126,7 @@ impl Session {
             database: "rocklake".into(),
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             pending_copy: None,
+            known_catalog: None,
         }
     }
 
@@ -424,8 +435,24 @@ impl Session {
             _ => return Err(SqlError::internal("no transaction")),
         };
         if ctx.catalog.is_none() {
-            let relations = ctx.txn.relations().await?;
-            let schemas = ctx.txn.schemas().await?;
+            let version = ctx.txn.catalog_version().await?;
+            let (relations, schemas) = match (&self.known_catalog, version) {
+                (Some(known), Some(version)) if known.version == version => {
+                    (known.relations.clone(), known.schemas.clone())
+                }
+                _ => {
+                    let relations = Arc::new(ctx.txn.relations().await?);
+                    let schemas = Arc::new(ctx.txn.schemas().await?);
+                    if let Some(version) = version {
+                        self.known_catalog = Some(KnownCatalog {
+                            version,
+                            relations: relations.clone(),
+                            schemas: schemas.clone(),
+                        });
+                    }
+                    (relations, schemas)
+                }
+            };
             ctx.catalog = Some(Catalog {
                 relations,
                 schemas,

@@ -167,6 +167,15 @@ pub trait StorageTxn: Send {
     /// All relations, in a stable order.
     async fn relations(&mut self) -> StorageResult<Vec<RelationDef>>;
 
+    /// A version of the relation and schema lists this transaction sees:
+    /// while it stays the same, [`StorageTxn::relations`] and
+    /// [`StorageTxn::schemas`] return what they returned before, so a session
+    /// may keep them across transactions. `None` when storage cannot tell, or
+    /// when this transaction has changed them itself.
+    async fn catalog_version(&mut self) -> StorageResult<Option<u64>> {
+        Ok(None)
+    }
+
     /// Creates a relation. Returns `Ok(false)` without changing anything when it
     /// exists and `if_not_exists` is set; errors (SQLSTATE 42P07) when it exists
     /// otherwise.

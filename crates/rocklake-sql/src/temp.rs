@@ -70,6 +70,15 @@ impl StorageTxn for TempOverlay {
         Ok(all)
     }
 
+    /// Temporary tables live in this transaction only: with any, the lists
+    /// are this transaction's own.
+    async fn catalog_version(&mut self) -> StorageResult<Option<u64>> {
+        if self.temp.is_some() {
+            return Ok(None);
+        }
+        self.inner.catalog_version().await
+    }
+
     async fn create_relation(
         &mut self,
         def: RelationDef,

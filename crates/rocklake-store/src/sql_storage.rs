@@ -104,6 +104,8 @@ impl Storage for StoreStorage {
             access,
             registry: self.registry.clone(),
             relations: None,
+            registry_version: 0,
+            registry_changed: false,
             row_keys: RowKeys::default(),
             retain_from: None,
         }))
@@ -154,6 +156,10 @@ struct StoreTxn {
     /// Relations by (schema, name) as this transaction sees them: shared with
     /// the cache until this transaction creates or drops one.
     relations: Option<Arc<RelationMap>>,
+    /// The registry version `relations` was loaded at.
+    registry_version: u64,
+    /// Whether this transaction created or dropped a relation or schema.
+    registry_changed: bool,
     /// Keys of the rows this transaction has read or written, so updates and
     /// deletes can find them.
     row_keys: RowKeys,
@@ -341,7 +347,9 @@ impl StoreTxn {
 
     async fn relation_map(&mut self) -> StorageResult<&RelationMap> {
         if self.relations.is_none() {
-            self.relations = Some(self.load_relations().await?);
+            let (version, map) = self.load_relations().await?;
+            self.registry_version = version;
+            self.relations = Some(map);
         }
         Ok(self.relations.as_deref().expect("loaded above"))
     }
@@ -350,6 +358,7 @@ impl StoreTxn {
     /// shared one on first change).
     async fn relation_map_mut(&mut self) -> StorageResult<&mut RelationMap> {
         self.relation_map().await?;
+        self.registry_changed = true;
         Ok(Arc::make_mut(
             self.relations.as_mut().expect("loaded above"),
         ))
@@ -357,7 +366,7 @@ impl StoreTxn {
 
     /// The registry at this transaction's snapshot: from the cache when its
     /// version matches, otherwise scanned (and cached if newer).
-    async fn load_relations(&self) -> StorageResult<Arc<RelationMap>> {
+    async fn load_relations(&self) -> StorageResult<(u64, Arc<RelationMap>)> {
         let version = match &self.access {
             Access::Read(txn) => txn.registry_version().await,
             Access::Write(txn) => txn.registry_version().await,
@@ -365,7 +374,7 @@ impl StoreTxn {
         .map_err(to_sql)?;
         if let Some((cached, map)) = &*self.registry.latest.lock().expect("registry cache") {
             if *cached == version {
-                return Ok(map.clone());
+                return Ok((version, map.clone()));
             }
         }
         let list = match &self.access {
@@ -382,7 +391,7 @@ impl StoreTxn {
         if latest.as_ref().is_none_or(|(cached, _)| *cached < version) {
             *latest = Some((version, map.clone()));
         }
-        Ok(map)
+        Ok((version, map))
     }
 
     async fn resolve(&mut self, def: &RelationDef) -> StorageResult<Relation> {
@@ -465,6 +474,11 @@ impl StorageTxn for StoreTxn {
         Ok(list.into_iter().map(definition).collect())
     }
 
+    async fn catalog_version(&mut self) -> StorageResult<Option<u64>> {
+        self.relation_map().await?;
+        Ok((!self.registry_changed).then_some(self.registry_version))
+    }
+
     async fn create_relation(
         &mut self,
         def: RelationDef,
@@ -513,10 +527,13 @@ impl StorageTxn for StoreTxn {
     }
 
     async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {
-        self.writer()?
+        let created = self
+            .writer()?
             .create_namespace(name, if_not_exists)
             .await
-            .map_err(to_sql)
+            .map_err(to_sql)?;
+        self.registry_changed |= created;
+        Ok(created)
     }
 
     async fn schemas(&mut self) -> StorageResult<Vec<String>> {

@@ -195,4 +195,41 @@ async fn sessions_sharing_the_registry_cache_see_every_create_and_drop() {
         store.counter(Counter::RegistryVersion).await.unwrap(),
         Some(3)
     );
+
+    // Sessions keep the relation list across transactions while the registry
+    // version stays; a transaction's own DDL is seen at once and forgotten
+    // on rollback.
+    query(
+        &mut b,
+        "BEGIN; SELECT count(*) FROM s2.t2; CREATE TABLE t3 (id BIGINT); \
+         INSERT INTO t3 VALUES (7); CREATE SCHEMA s3; SELECT 1",
+    )
+    .await;
+    assert_eq!(query(&mut b, "SELECT id FROM t3").await, one(7));
+    assert_eq!(
+        query(
+            &mut b,
+            "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = 's3'"
+        )
+        .await,
+        one(1)
+    );
+    query(&mut b, "ROLLBACK; SELECT 1").await;
+    for sql in ["SELECT id FROM t3", "CREATE TABLE s3.t4 (id BIGINT)"] {
+        let err = b.execute(sql).await.pop().unwrap().unwrap_err();
+        assert!(
+            ["42P01", "3F000"].contains(&err.code.as_str()),
+            "{sql}: {err:?}"
+        );
+    }
+    assert_eq!(
+        query(
+            &mut b,
+            "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = 's3'"
+        )
+        .await,
+        one(0)
+    );
+    query(&mut a, "CREATE TABLE t3 (v VARCHAR); SELECT 1").await;
+    assert_eq!(query(&mut b, "SELECT count(*) FROM t3").await, one(0));
 }
