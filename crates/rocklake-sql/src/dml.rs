@@ -147,8 +147,18 @@ pub fn check_not_null(def: &RelationDef, row: &Row) -> Result<(), SqlError> {
 
 /// Conforms a value to a column type (assignment cast).
 pub fn assign(d: Datum, t: &PgType) -> Result<Datum, SqlError> {
-    let fits = matches!(
-        (&d, t),
+    if already_typed(&d, t) {
+        Ok(d)
+    } else {
+        cast_datum(d, t)
+    }
+}
+
+/// Whether `d` is already a value of type `t` as the engine holds it, so
+/// assigning it changes nothing.
+pub fn already_typed(d: &Datum, t: &PgType) -> bool {
+    matches!(
+        (d, t),
         (Datum::Null, _)
             | (
                 Datum::Text(_),
@@ -156,13 +166,15 @@ pub fn assign(d: Datum, t: &PgType) -> Result<Datum, SqlError> {
             )
             | (Datum::Int8(_), PgType::Int8)
             | (Datum::Int4(_), PgType::Int4)
+            | (Datum::Int2(_), PgType::Int2)
             | (Datum::Bool(_), PgType::Bool)
-    );
-    if fits {
-        Ok(d)
-    } else {
-        cast_datum(d, t)
-    }
+            | (Datum::Float8(_), PgType::Float8)
+            | (Datum::TimestampTz(_), PgType::TimestampTz)
+            | (Datum::Timestamp(_), PgType::Timestamp)
+            | (Datum::Date(_), PgType::Date)
+            | (Datum::Uuid(_), PgType::Uuid)
+            | (Datum::Tid { .. }, PgType::Tid)
+    )
 }
 
 /// Resolves column names of a target list to indexes.

@@ -157,6 +157,48 @@ fn eval_ref<'a>(
     })
 }
 
+/// Evaluates a condition with three-valued logic: `Some(true)`,
+/// `Some(false)`, or `None` for NULL. Connectives, comparisons and null tests
+/// are evaluated here directly, reading their operands in place, which is
+/// what a filter over many rows spends its time on.
+pub fn eval_pred(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Option<bool>, SqlError> {
+    Ok(match e {
+        BExpr::And(l, r) => {
+            let a = eval_pred(l, ctx, env)?;
+            if a == Some(false) {
+                return Ok(Some(false));
+            }
+            match (a, eval_pred(r, ctx, env)?) {
+                (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            }
+        }
+        BExpr::Or(l, r) => {
+            let a = eval_pred(l, ctx, env)?;
+            if a == Some(true) {
+                return Ok(Some(true));
+            }
+            match (a, eval_pred(r, ctx, env)?) {
+                (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            }
+        }
+        BExpr::Not(inner) => eval_pred(inner, ctx, env)?.map(|b| !b),
+        BExpr::Cmp(op, l, r) => {
+            let (a, b) = (eval_ref(l, ctx, env)?, eval_ref(r, ctx, env)?);
+            if a.is_null() || b.is_null() {
+                None
+            } else {
+                Some(cmp_holds(*op, compare(&a, &b)))
+            }
+        }
+        BExpr::IsNull(inner, neg) => Some(eval_ref(inner, ctx, env)?.is_null() != *neg),
+        other => truth(&eval(other, ctx, env)?),
+    })
+}
+
 /// Evaluates `e` with `env` = enclosing rows, the current row last.
 pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlError> {
     Ok(match e {
@@ -171,45 +213,14 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlErro
         }
         BExpr::Cast(inner, to) => cast_datum(eval(inner, ctx, env)?, to)?,
         BExpr::Neg(inner) => negate(eval(inner, ctx, env)?)?,
-        BExpr::Not(inner) => bool_datum(truth(&eval(inner, ctx, env)?).map(|b| !b)),
         BExpr::Arith(op, l, r) => arith(*op, &eval(l, ctx, env)?, &eval(r, ctx, env)?)?,
         BExpr::Concat(l, r) => match (text_of(&eval(l, ctx, env)?), text_of(&eval(r, ctx, env)?)) {
             (Some(a), Some(b)) => Datum::text(a + &b),
             _ => Datum::Null,
         },
-        BExpr::Cmp(op, l, r) => {
-            let (a, b) = (eval_ref(l, ctx, env)?, eval_ref(r, ctx, env)?);
-            if a.is_null() || b.is_null() {
-                Datum::Null
-            } else {
-                Datum::Bool(cmp_holds(*op, compare(&a, &b)))
-            }
+        BExpr::Not(_) | BExpr::Cmp(..) | BExpr::And(..) | BExpr::Or(..) | BExpr::IsNull(..) => {
+            bool_datum(eval_pred(e, ctx, env)?)
         }
-        BExpr::And(l, r) => {
-            let a = truth(&eval(l, ctx, env)?);
-            if a == Some(false) {
-                return Ok(Datum::Bool(false));
-            }
-            let b = truth(&eval(r, ctx, env)?);
-            bool_datum(match (a, b) {
-                (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
-                _ => None,
-            })
-        }
-        BExpr::Or(l, r) => {
-            let a = truth(&eval(l, ctx, env)?);
-            if a == Some(true) {
-                return Ok(Datum::Bool(true));
-            }
-            let b = truth(&eval(r, ctx, env)?);
-            bool_datum(match (a, b) {
-                (_, Some(true)) => Some(true),
-                (Some(false), Some(false)) => Some(false),
-                _ => None,
-            })
-        }
-        BExpr::IsNull(inner, neg) => Datum::Bool(eval_ref(inner, ctx, env)?.is_null() != *neg),
         BExpr::IsDistinct(l, r, not_distinct) => {
             let (a, b) = (eval_ref(l, ctx, env)?, eval_ref(r, ctx, env)?);
             let same = match (a.is_null(), b.is_null()) {

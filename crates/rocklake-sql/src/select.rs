@@ -9,7 +9,7 @@ use std::rc::Rc;
 use rocklake_codec::datum::{Datum, Row};
 
 use crate::error::{codes, SqlError};
-use crate::expr::{arith, cast_datum, eval};
+use crate::expr::{arith, cast_datum, eval, eval_pred};
 use crate::numeric;
 use crate::pg_catalog::Catalog;
 use crate::plan::{
@@ -55,10 +55,6 @@ pub fn run_subquery(
         ctx.cache.borrow_mut().insert(sub.id, rows.clone());
     }
     Ok(rows)
-}
-
-fn truthy(d: &Datum) -> bool {
-    matches!(d, Datum::Bool(true))
 }
 
 fn with_row<'r>(env: &[&'r [Datum]], row: &'r [Datum]) -> Vec<&'r [Datum]> {
@@ -243,7 +239,7 @@ pub fn run_from(fp: &FromPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Ro
                     let mut combined = l.clone();
                     combined.extend(rrows[ri].iter().cloned());
                     let ok = match on {
-                        Some(c) => truthy(&eval(c, ctx, &with_row(env, &combined))?),
+                        Some(c) => eval_pred(c, ctx, &with_row(env, &combined))? == Some(true),
                         None => true,
                     };
                     if ok {
@@ -333,7 +329,7 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
         let keep = match &sp.filter {
             Some(f) => {
                 scope[row_slot] = r;
-                truthy(&eval(f, ctx, &scope)?)
+                eval_pred(f, ctx, &scope)? == Some(true)
             }
             None => true,
         };
@@ -348,7 +344,7 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
             if let Some(h) = &sp.having {
                 let mut having = Vec::new();
                 for r in groups {
-                    if truthy(&eval(h, ctx, &with_row(env, &r))?) {
+                    if eval_pred(h, ctx, &with_row(env, &r))? == Some(true) {
                         having.push(r);
                     }
                 }
@@ -364,7 +360,15 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
         scope[row_slot] = r;
         let mut o = Vec::with_capacity(sp.projection.len());
         for p in &sp.projection {
-            o.push(eval(p, ctx, &scope)?);
+            o.push(match p {
+                // The common case, a column of the row, without the general
+                // evaluator's dispatch.
+                BExpr::Col { up: 0, idx } => r
+                    .get(*idx)
+                    .cloned()
+                    .ok_or_else(|| SqlError::internal("bad column index"))?,
+                other => eval(other, ctx, &scope)?,
+            });
         }
         out.push(o);
     }

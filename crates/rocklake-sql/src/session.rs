@@ -18,7 +18,9 @@ use sqlparser::parser::Parser;
 use crate::bind::{fold, Binder};
 use crate::copy_text::TextCopyFormat;
 use crate::ddl;
-use crate::dml::{self, assign, complete_rows, copy_targets, prefetch, resolve_target, StmtEnv};
+use crate::dml::{
+    self, already_typed, assign, complete_rows, copy_targets, prefetch, resolve_target, StmtEnv,
+};
 use crate::error::{codes, SqlError};
 use crate::maintenance;
 use crate::output::{BatchResult, Notice, QueryOutput, TxStatus};
@@ -105,15 +107,18 @@ fn out_columns(cols: &[OutCol]) -> Vec<ColumnDef> {
         .collect()
 }
 
-fn conform(columns: &[ColumnDef], rows: Vec<Row>) -> Result<Vec<Row>, SqlError> {
-    rows.into_iter()
-        .map(|r| {
-            r.into_iter()
-                .zip(columns)
-                .map(|(d, c)| assign(d, &c.pg_type))
-                .collect()
-        })
-        .collect()
+/// Gives every value its column's type, in place; values that already have
+/// it (almost all) are left alone.
+fn conform(columns: &[ColumnDef], mut rows: Vec<Row>) -> Result<Vec<Row>, SqlError> {
+    for row in &mut rows {
+        for (value, column) in row.iter_mut().zip(columns) {
+            if !already_typed(value, &column.pg_type) {
+                let taken = std::mem::replace(value, Datum::Null);
+                *value = assign(taken, &column.pg_type)?;
+            }
+        }
+    }
+    Ok(rows)
 }
 
 impl Session {

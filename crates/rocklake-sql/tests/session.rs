@@ -906,3 +906,33 @@ async fn ctid_is_seen_wherever_it_is_named() {
     .await;
     assert_eq!(counted, vec![vec![Datum::Int8(2), Datum::Int8(12)]]);
 }
+
+/// Filters use three-valued logic: a row is kept only when its condition is
+/// true, never when it is NULL, however the NULL arises.
+#[tokio::test]
+async fn filters_keep_only_rows_whose_condition_is_true() {
+    let (_, mut s) = with_snapshot().await;
+    ok(&mut s, "INSERT INTO ducklake_snapshot VALUES (0, NULL, NULL, 1, 1), (1, NULL, 1, 1, 1), (2, NULL, 2, NULL, 1)").await;
+    let ids =
+        |rows: Vec<Row>| -> Vec<i64> { rows.iter().map(|r| r[0].as_i64().unwrap()).collect() };
+    let cases: [(&str, &[i64]); 8] = [
+        ("NOT (schema_version = 1)", &[2]),
+        ("schema_version IS NULL OR schema_version > 1", &[0, 2]),
+        ("NOT (schema_version IS NULL) AND schema_version <> 2", &[1]),
+        ("schema_version = 1 OR next_catalog_id IS NULL", &[1, 2]),
+        ("NOT (schema_version = 1 OR next_catalog_id = 1)", &[]),
+        ("NOT (schema_version > 5 AND next_catalog_id = 1)", &[1, 2]),
+        ("schema_version IN (1, NULL)", &[1]),
+        ("(schema_version = 2) IS NOT TRUE", &[0, 1]),
+    ];
+    for (condition, expected) in cases {
+        let (_, r) = rows(
+            &mut s,
+            &format!(
+                "SELECT snapshot_id FROM ducklake_snapshot WHERE {condition} ORDER BY snapshot_id"
+            ),
+        )
+        .await;
+        assert_eq!(ids(r), expected, "{condition}");
+    }
+}
