@@ -21,10 +21,23 @@
 //! Transactions that cannot prove this, and reads of a tag a transaction wrote
 //! itself, scan as before. Replicas, which follow a writer they cannot see
 //! commit, never use the cache.
+//!
+//! A commit that succeeds carries its cached scans forward instead of making
+//! them stale (write-through): a cached scan of a written tag that holds the
+//! state right before the commit, and under whose prefix the commit wrote
+//! nothing, simply moves to the commit's number; one the commit wrote under is
+//! copied with the written rows decoded into it, if it is small (tables such
+//! as `ducklake_table_stats` are rewritten by nearly every commit); larger ones
+//! are dropped. This happens before the commit counts as ended, so only
+//! snapshots that hold the commit can find the new state.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+use rocklake_codec::relations::Relation;
+use rocklake_codec::values::ValueError;
 
 use crate::reader::StoredRow;
 
@@ -34,6 +47,16 @@ const MAX_ROWS_PER_ENTRY: usize = 250_000;
 const MAX_CACHED_ROWS: usize = 1_000_000;
 /// Prefixes remembered, with or without rows.
 const MAX_ENTRIES: usize = 4096;
+/// Cached scans with at most this many rows are updated by a commit that
+/// writes under them (the update copies the rows); larger ones are dropped.
+const MAX_ROWS_WRITTEN_THROUGH: usize = 1024;
+/// A transaction that writes more keys than this makes the cached scans of
+/// its tags stale instead of updating them.
+pub(crate) const MAX_WRITES_WRITTEN_THROUGH: usize = 4096;
+
+/// The keys one transaction wrote, in key order, with their last value
+/// (`None`: deleted).
+pub(crate) type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
 
 /// The shared cache of one writer.
 pub(crate) struct ScanCache {
@@ -54,11 +77,16 @@ struct Entries {
 }
 
 impl Entries {
-    fn put(&mut self, prefix: &[u8], commit: u64, rows: Option<Arc<Vec<StoredRow>>>) {
+    fn put(&mut self, prefix: &[u8], commit: u64, rows: Option<(Arc<Vec<StoredRow>>, Relation)>) {
         self.clock += 1;
+        let (rows, relation) = match rows {
+            Some((rows, relation)) => (Some(rows), Some(relation)),
+            None => (None, None),
+        };
         let entry = Entry {
             commit,
             rows,
+            relation,
             last_used: self.clock,
         };
         self.rows += entry_rows(&entry);
@@ -88,6 +116,8 @@ struct Entry {
     /// second read on, so tables written by nearly every commit (snapshots,
     /// statistics) do not pay for copies nobody reads.
     rows: Option<Arc<Vec<StoredRow>>>,
+    /// The relation the rows were decoded as, to decode written rows into them.
+    relation: Option<Relation>,
     last_used: u64,
 }
 
@@ -123,12 +153,65 @@ impl ScanCache {
 
     /// Numbers a commit. Call under the commit lock, before the commit can
     /// become visible; the returned mark ends it when dropped.
-    pub(crate) fn commit_started(self: &Arc<Self>, tags: TagSet) -> CommitMark {
+    /// `writes` are the commit's writes when it kept them all, for
+    /// write-through (see the module documentation).
+    pub(crate) fn commit_started(
+        self: &Arc<Self>,
+        tags: TagSet,
+        writes: Option<Writes>,
+    ) -> CommitMark {
         let number = self.started.fetch_add(1, Ordering::SeqCst) + 1;
         CommitMark {
             cache: self.clone(),
             number,
             tags,
+            writes,
+            succeeded: false,
+        }
+    }
+
+    /// Carries the cached scans of the tags commit `number` wrote forward to
+    /// its state. Runs before the commit's tags are recorded, so the entries
+    /// still current are those whose commit is the tag's recorded one.
+    fn write_through(&self, number: u64, tags: &TagSet, writes: &Writes) {
+        let mut entries = self.entries.lock().expect("scan cache");
+        let mut dropped = Vec::new();
+        let mut grown: isize = 0;
+        for (prefix, entry) in entries.by_prefix.iter_mut() {
+            let tag = prefix[0];
+            if !tags.contains(tag)
+                || entry.commit != self.tag_commit[usize::from(tag)].load(Ordering::SeqCst)
+            {
+                continue;
+            }
+            let mut under = writes
+                .range::<[u8], _>((Bound::Included(prefix.as_slice()), Bound::Unbounded))
+                .take_while(|(key, _)| key.starts_with(prefix))
+                .peekable();
+            if under.peek().is_none() {
+                entry.commit = number;
+                continue;
+            }
+            let updated = match (&entry.rows, &entry.relation) {
+                (Some(rows), Some(relation)) if rows.len() <= MAX_ROWS_WRITTEN_THROUGH => {
+                    apply_writes(rows, relation, under).ok()
+                }
+                _ => None,
+            };
+            match updated {
+                Some(rows) => {
+                    grown += rows.len() as isize - entry_rows(entry) as isize;
+                    entry.rows = Some(Arc::new(rows));
+                    entry.commit = number;
+                }
+                None => dropped.push(prefix.clone()),
+            }
+        }
+        entries.rows = entries.rows.saturating_add_signed(grown);
+        for prefix in dropped {
+            if let Some(old) = entries.by_prefix.remove(&prefix) {
+                entries.rows -= entry_rows(&old);
+            }
         }
     }
 
@@ -151,12 +234,12 @@ impl ScanCache {
         Err(false)
     }
 
-    fn store(&self, prefix: &[u8], commit: u64, rows: Arc<Vec<StoredRow>>) {
+    fn store(&self, prefix: &[u8], commit: u64, relation: &Relation, rows: Arc<Vec<StoredRow>>) {
         if rows.len() > MAX_ROWS_PER_ENTRY {
             return;
         }
         let mut entries = self.entries.lock().expect("scan cache");
-        entries.put(prefix, commit, Some(rows));
+        entries.put(prefix, commit, Some((rows, relation.clone())));
     }
 
     #[cfg(test)]
@@ -187,16 +270,62 @@ impl TagSet {
     }
 }
 
+/// `rows` (in key order) with `writes` (keys under the rows' prefix, in key
+/// order) applied: written keys replace or join the rows, deleted keys leave.
+fn apply_writes<'w>(
+    rows: &[StoredRow],
+    relation: &Relation,
+    writes: impl Iterator<Item = (&'w Vec<u8>, &'w Option<Vec<u8>>)>,
+) -> Result<Vec<StoredRow>, ValueError> {
+    let layout = relation.layout();
+    let mut out = rows.to_vec();
+    for (key, value) in writes {
+        let at = out.binary_search_by(|row| row.key.as_slice().cmp(key));
+        match (at, value) {
+            (found, Some(value)) => {
+                let decoded = relation.decode_row_with(layout, key, value, None)?;
+                let row = StoredRow {
+                    key: key.clone(),
+                    row_seq: decoded.row_seq,
+                    row: decoded.row,
+                };
+                match found {
+                    Ok(i) => out[i] = row,
+                    Err(i) => out.insert(i, row),
+                }
+            }
+            (Ok(i), None) => {
+                out.remove(i);
+            }
+            (Err(_), None) => {}
+        }
+    }
+    Ok(out)
+}
+
 /// A commit in flight; dropping it (after the commit, or when the commit
 /// failed or was abandoned) records its tags and ends it.
 pub(crate) struct CommitMark {
     cache: Arc<ScanCache>,
     number: u64,
     tags: TagSet,
+    writes: Option<Writes>,
+    succeeded: bool,
+}
+
+impl CommitMark {
+    /// Records that the commit's writes are visible, so dropping the mark
+    /// carries the cached scans forward instead of making them stale.
+    pub(crate) fn succeeded(&mut self) {
+        self.succeeded = true;
+    }
 }
 
 impl Drop for CommitMark {
     fn drop(&mut self) {
+        if let (true, Some(writes)) = (self.succeeded, self.writes.take()) {
+            self.cache.write_through(self.number, &self.tags, &writes);
+        }
         for tag in self.tags.tags() {
             self.cache.tag_commit[usize::from(tag)].store(self.number, Ordering::SeqCst);
         }
@@ -220,9 +349,10 @@ pub(crate) struct Fill {
 }
 
 impl Fill {
-    /// Keeps `rows`, the full scan of the prefix that missed.
-    pub(crate) fn store(self, prefix: &[u8], rows: Arc<Vec<StoredRow>>) {
-        self.cache.store(prefix, self.commit, rows);
+    /// Keeps `rows`, the full scan of the prefix that missed, decoded as
+    /// `relation`.
+    pub(crate) fn store(self, prefix: &[u8], relation: &Relation, rows: Arc<Vec<StoredRow>>) {
+        self.cache.store(prefix, self.commit, relation, rows);
     }
 }
 
@@ -261,6 +391,8 @@ impl CacheView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reader::rows_prefix;
+    use rocklake_codec::datum::Datum;
 
     fn rows(n: usize) -> Arc<Vec<StoredRow>> {
         Arc::new(
@@ -280,7 +412,7 @@ mod tests {
         let Lookup::Fill(fill) = view.lookup(&[tag]) else {
             panic!("second read of tag {tag} must fill");
         };
-        fill.store(&[tag], rows(n));
+        fill.store(&[tag], &stats_relation(), rows(n));
     }
 
     fn tags(keys: &[&[u8]]) -> TagSet {
@@ -301,14 +433,14 @@ mod tests {
         assert!(matches!(view.lookup(&[1]), Lookup::Hit(r) if r.len() == 3));
 
         // A commit writing tag 2 leaves tag 1 valid for a later snapshot.
-        drop(cache.commit_started(tags(&[&[2, 0]])));
+        drop(cache.commit_started(tags(&[&[2, 0]]), None));
         let later = cache.view(cache.before_snapshot()).expect("quiet");
         assert!(matches!(later.lookup(&[1]), Lookup::Hit(_)));
         assert!(matches!(later.lookup(&[2]), Lookup::Miss));
 
         // A commit writing tag 1: the old snapshot may not see it, the new
         // snapshot must not get the old rows.
-        drop(cache.commit_started(tags(&[&[1, 7]])));
+        drop(cache.commit_started(tags(&[&[1, 7]]), None));
         assert!(matches!(later.lookup(&[1]), Lookup::Miss));
         let newest = cache.view(cache.before_snapshot()).expect("quiet");
         assert!(matches!(newest.lookup(&[1]), Lookup::Miss));
@@ -322,7 +454,7 @@ mod tests {
     fn no_view_while_a_commit_is_in_flight() {
         let cache = Arc::new(ScanCache::new());
         let ended = cache.before_snapshot();
-        let mark = cache.commit_started(tags(&[&[1]]));
+        let mark = cache.commit_started(tags(&[&[1]]), None);
         assert!(cache.view(ended).is_none());
         drop(mark);
         assert!(
@@ -346,6 +478,120 @@ mod tests {
         assert!(cache.cached_rows() <= MAX_CACHED_ROWS);
         assert!(matches!(view.lookup(&[1]), Lookup::Hit(_)));
         assert!(matches!(view.lookup(&[2]), Lookup::Miss));
+    }
+
+    fn stats_relation() -> Relation {
+        let table = rocklake_codec::tables::CATALOG_TABLES
+            .iter()
+            .find(|t| t.name == "ducklake_table_stats")
+            .expect("catalog table");
+        crate::reader::catalog_relation(table)
+    }
+
+    /// A `ducklake_table_stats` row, its key and value.
+    fn stats_row(relation: &Relation, table_id: i64, count: i64, seq: u64) -> (StoredRow, Vec<u8>) {
+        let row = vec![
+            Datum::Int8(table_id),
+            Datum::Int8(count),
+            Datum::Int8(count),
+            Datum::Int8(count * 10),
+        ];
+        let key = relation.row_key(&row, seq).unwrap();
+        let value = relation.row_value(&row, seq).unwrap();
+        let stored = relation.decode_row(&key, &value).unwrap();
+        let stored = StoredRow {
+            key,
+            row_seq: stored.row_seq,
+            row: stored.row,
+        };
+        (stored, value)
+    }
+
+    /// Fills `prefix` (two reads) with `rows`.
+    fn fill_rows(cache: &Arc<ScanCache>, prefix: &[u8], relation: &Relation, rows: Vec<StoredRow>) {
+        let view = cache.view(cache.before_snapshot()).expect("quiet");
+        assert!(matches!(view.lookup(prefix), Lookup::Miss));
+        let Lookup::Fill(fill) = view.lookup(prefix) else {
+            panic!("second read must fill");
+        };
+        fill.store(prefix, relation, Arc::new(rows));
+    }
+
+    fn hit(cache: &Arc<ScanCache>, prefix: &[u8]) -> Option<Vec<StoredRow>> {
+        let view = cache.view(cache.before_snapshot()).expect("quiet");
+        match view.lookup(prefix) {
+            Lookup::Hit(rows) => Some(rows.to_vec()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_successful_commit_carries_cached_scans_forward() {
+        let relation = stats_relation();
+        let cache = Arc::new(ScanCache::new());
+        let (one, _) = stats_row(&relation, 1, 10, 1);
+        let (two, _) = stats_row(&relation, 2, 20, 2);
+        let (seven, _) = stats_row(&relation, 7, 70, 3);
+        let table_prefix = rows_prefix(&relation, &[]);
+        let seven_prefix = rows_prefix(&relation, &[7]);
+        fill_rows(
+            &cache,
+            &table_prefix,
+            &relation,
+            vec![one.clone(), two.clone(), seven.clone()],
+        );
+        fill_rows(&cache, &seven_prefix, &relation, vec![seven.clone()]);
+
+        // Update table 1, delete table 2, add table 3.
+        let (one_later, one_value) = stats_row(&relation, 1, 11, 1);
+        let (three, three_value) = stats_row(&relation, 3, 30, 4);
+        let mut writes = Writes::new();
+        writes.insert(one_later.key.clone(), Some(one_value));
+        writes.insert(two.key.clone(), None);
+        writes.insert(three.key.clone(), Some(three_value));
+        let mut written = TagSet::default();
+        for key in writes.keys() {
+            written.add_key(key);
+        }
+        let mut mark = cache.commit_started(written.clone(), Some(writes.clone()));
+        mark.succeeded();
+        drop(mark);
+        assert_eq!(
+            hit(&cache, &table_prefix),
+            Some(vec![one_later, three, seven.clone()]),
+            "the whole-table scan holds the commit's rows, in key order"
+        );
+        assert_eq!(
+            hit(&cache, &seven_prefix),
+            Some(vec![seven]),
+            "nothing written under table 7: still valid"
+        );
+
+        // A commit that failed makes them stale instead.
+        drop(cache.commit_started(written, Some(writes)));
+        assert_eq!(hit(&cache, &table_prefix), None);
+        assert_eq!(hit(&cache, &seven_prefix), None);
+    }
+
+    #[test]
+    fn large_cached_scans_written_under_are_dropped() {
+        let relation = stats_relation();
+        let cache = Arc::new(ScanCache::new());
+        let rows: Vec<StoredRow> = (0..=MAX_ROWS_WRITTEN_THROUGH as i64)
+            .map(|i| stats_row(&relation, i, i, i as u64).0)
+            .collect();
+        let prefix = rows_prefix(&relation, &[]);
+        fill_rows(&cache, &prefix, &relation, rows);
+        let (changed, value) = stats_row(&relation, 5, 50, 5);
+        let mut writes = Writes::new();
+        let mut written = TagSet::default();
+        written.add_key(&changed.key);
+        writes.insert(changed.key, Some(value));
+        let mut mark = cache.commit_started(written, Some(writes));
+        mark.succeeded();
+        drop(mark);
+        assert_eq!(hit(&cache, &prefix), None);
+        assert_eq!(cache.cached_rows(), 0);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use slatedb::{DbTransaction, IsolationLevel};
 use crate::error::{StoreError, StoreResult};
 use crate::reader::{rows_prefix, Reads, StoredRow};
 use crate::replica::ReadView;
-use crate::scan_cache::{CacheView, Lookup, TagSet};
+use crate::scan_cache::{CacheView, Lookup, TagSet, Writes, MAX_WRITES_WRITTEN_THROUGH};
 use crate::store::StoreInner;
 
 /// A read-only transaction: on one consistent snapshot of the catalog when
@@ -78,7 +78,7 @@ macro_rules! read_methods {
                 Lookup::Hit(rows) => Ok(rows),
                 Lookup::Fill(fill) => {
                     let rows = Arc::new(self.reads().rows_under(relation, &prefix).await?);
-                    fill.store(&prefix, rows.clone());
+                    fill.store(&prefix, relation, rows.clone());
                     Ok(rows)
                 }
                 Lookup::Miss => Ok(Arc::new(self.reads().rows_under(relation, &prefix).await?)),
@@ -245,6 +245,9 @@ pub struct WriteTxn {
     /// Tags of the keys this transaction wrote (it must not read them from the
     /// scan cache, and its commit makes their cached scans stale).
     written_tags: TagSet,
+    /// What this transaction wrote, for the scan cache's write-through;
+    /// `None` once there are too many writes to keep.
+    writes: Option<Writes>,
 }
 
 fn key_description(relation: &Relation, columns: &[usize], row: &[Datum]) -> (String, String) {
@@ -279,6 +282,7 @@ impl WriteTxn {
             registry_changed: false,
             cache,
             written_tags: TagSet::default(),
+            writes: Some(Writes::new()),
         })
     }
 
@@ -301,9 +305,21 @@ impl WriteTxn {
         StoreError::storage(context, error, self.inner.epoch)
     }
 
-    pub(crate) fn put(&mut self, key: &[u8], value: &[u8]) -> StoreResult<()> {
+    /// Remembers a write for the scan cache's write-through.
+    fn note_write(&mut self, key: &[u8], value: Option<&[u8]>) {
         self.wrote = true;
         self.written_tags.add_key(key);
+        if let Some(writes) = &mut self.writes {
+            if writes.len() >= MAX_WRITES_WRITTEN_THROUGH {
+                self.writes = None;
+            } else {
+                writes.insert(key.to_vec(), value.map(<[u8]>::to_vec));
+            }
+        }
+    }
+
+    pub(crate) fn put(&mut self, key: &[u8], value: &[u8]) -> StoreResult<()> {
+        self.note_write(key, Some(value));
         self.txn.put(key, value).map_err(|e| {
             StoreError::storage(
                 format!("writing key {}", rocklake_codec::keys::hex_key(key)),
@@ -314,8 +330,7 @@ impl WriteTxn {
     }
 
     pub(crate) fn remove(&mut self, key: &[u8]) -> StoreResult<()> {
-        self.wrote = true;
-        self.written_tags.add_key(key);
+        self.note_write(key, None);
         self.txn.delete(key).map_err(|e| {
             StoreError::storage(
                 format!("deleting key {}", rocklake_codec::keys::hex_key(key)),
@@ -609,10 +624,13 @@ impl WriteTxn {
         // Scans cached before this commit stay valid for snapshots taken
         // before it; the mark ends once the writes are visible (or the commit
         // failed or was abandoned).
-        let mark = inner
+        let mut mark = inner
             .scan_cache
-            .commit_started(std::mem::take(&mut self.written_tags));
+            .commit_started(std::mem::take(&mut self.written_tags), self.writes.take());
         let outcome = self.txn.commit().await;
+        if outcome.is_ok() {
+            mark.succeeded();
+        }
         drop(mark);
         match outcome {
             Ok(None) => Ok(()),

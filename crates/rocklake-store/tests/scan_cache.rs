@@ -139,3 +139,81 @@ async fn concurrent_readers_never_see_a_mixed_state() {
         assert!(reader.await.unwrap() > 0);
     }
 }
+
+/// Reads `files` three times in fresh read transactions (the second read
+/// fills the cache, the third hits it) and returns the last read.
+async fn read_thrice(store: &CatalogStore, files: &Relation) -> Vec<StoredRow> {
+    let mut last = Vec::new();
+    for _ in 0..3 {
+        last = store.read().unwrap().rows(files, &[]).await.unwrap();
+    }
+    last
+}
+
+/// Cached scans carried through commits (write-through) hold exactly what a
+/// scan would read: updates, deletes and inserts of a commit appear, the
+/// writes of a commit that failed do not.
+#[tokio::test]
+async fn commits_update_cached_scans_and_failed_commits_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path()).await;
+    let (_, files) = setup(&store).await;
+    let mut txn = store.write().unwrap();
+    for id in 0..5 {
+        txn.insert(&files, data_file_row(id, 1, 1)).await.unwrap();
+    }
+    txn.commit().await.unwrap();
+    assert_eq!(ids(&read_thrice(&store, &files).await), vec![0, 1, 2, 3, 4]);
+
+    // Update file 1, delete file 3, add file 9 in one commit.
+    let current = store.read().unwrap().rows(&files, &[]).await.unwrap();
+    let mut txn = store.write().unwrap();
+    let mut changed = current[1].row.clone();
+    changed[3] = Datum::Int8(7);
+    txn.update(&files, &current[1].key, current[1].row_seq, changed)
+        .await
+        .unwrap();
+    txn.delete(&current[3].key).unwrap();
+    txn.insert(&files, data_file_row(9, 1, 2)).await.unwrap();
+    txn.commit().await.unwrap();
+    let after = store.read().unwrap().rows(&files, &[]).await.unwrap();
+    assert_eq!(ids(&after), vec![0, 1, 2, 4, 9]);
+    assert_eq!(after[1].row[3], Datum::Int8(7));
+    assert_eq!(
+        after,
+        read_thrice(&store, &files).await,
+        "served from the cache"
+    );
+
+    // Two transactions change the same row; the second commit fails and its
+    // other writes must not reach the cache either.
+    let mut first = store.write().unwrap();
+    let mut second = store.write().unwrap();
+    let rows = first.rows(&files, &[]).await.unwrap();
+    let mut a = rows[0].row.clone();
+    a[3] = Datum::Int8(100);
+    first
+        .update(&files, &rows[0].key, rows[0].row_seq, a)
+        .await
+        .unwrap();
+    let mut b = rows[0].row.clone();
+    b[3] = Datum::Int8(200);
+    second
+        .update(&files, &rows[0].key, rows[0].row_seq, b)
+        .await
+        .unwrap();
+    second
+        .insert(&files, data_file_row(50, 1, 3))
+        .await
+        .unwrap();
+    first.commit().await.unwrap();
+    assert!(second.commit().await.is_err(), "write-write conflict");
+    let last = read_thrice(&store, &files).await;
+    assert_eq!(ids(&last), vec![0, 1, 2, 4, 9], "no file 50");
+    assert_eq!(last[0].row[3], Datum::Int8(100));
+
+    // What the cache serves equals what a reopened store scans.
+    drop(store);
+    let store = open(dir.path()).await;
+    assert_eq!(store.read().unwrap().rows(&files, &[]).await.unwrap(), last);
+}
