@@ -28,7 +28,9 @@
 //! nothing, simply moves to the commit's number; one the commit wrote under is
 //! copied with the written rows decoded into it, if it is small (tables such
 //! as `ducklake_table_stats` are rewritten by nearly every commit); larger ones
-//! are dropped. This happens before the commit counts as ended, so only
+//! are dropped. The first or last row under a prefix (the seek that answers
+//! `max(snapshot_id)`) is cached the same way and moves to a written row
+//! beyond it. This happens before the commit counts as ended, so only
 //! snapshots that hold the commit can find the new state.
 
 use std::collections::{BTreeMap, HashMap};
@@ -54,6 +56,20 @@ const MAX_ROWS_WRITTEN_THROUGH: usize = 1024;
 /// its tags stale instead of updating them.
 pub(crate) const MAX_WRITES_WRITTEN_THROUGH: usize = 4096;
 
+/// Which read of a prefix an entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Read {
+    /// Every row under the prefix.
+    All,
+    /// The first row in key order (zero or one row).
+    First,
+    /// The last row in key order (zero or one row).
+    Last,
+}
+
+/// A cached read: the key prefix (its first byte is the tag) and the read.
+type ReadKey = (Vec<u8>, Read);
+
 /// The keys one transaction wrote, in key order, with their last value
 /// (`None`: deleted).
 pub(crate) type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
@@ -71,13 +87,13 @@ pub(crate) struct ScanCache {
 
 #[derive(Default)]
 struct Entries {
-    by_prefix: HashMap<Vec<u8>, Entry>,
+    by_prefix: HashMap<ReadKey, Entry>,
     rows: usize,
     clock: u64,
 }
 
 impl Entries {
-    fn put(&mut self, prefix: &[u8], commit: u64, rows: Option<(Arc<Vec<StoredRow>>, Relation)>) {
+    fn put(&mut self, key: ReadKey, commit: u64, rows: Option<(Arc<Vec<StoredRow>>, Relation)>) {
         self.clock += 1;
         let (rows, relation) = match rows {
             Some((rows, relation)) => (Some(rows), Some(relation)),
@@ -90,7 +106,7 @@ impl Entries {
             last_used: self.clock,
         };
         self.rows += entry_rows(&entry);
-        if let Some(old) = self.by_prefix.insert(prefix.to_vec(), entry) {
+        if let Some(old) = self.by_prefix.insert(key, entry) {
             self.rows -= entry_rows(&old);
         }
         while self.rows > MAX_CACHED_ROWS || self.by_prefix.len() > MAX_ENTRIES {
@@ -177,7 +193,7 @@ impl ScanCache {
         let mut entries = self.entries.lock().expect("scan cache");
         let mut dropped = Vec::new();
         let mut grown: isize = 0;
-        for (prefix, entry) in entries.by_prefix.iter_mut() {
+        for ((prefix, read), entry) in entries.by_prefix.iter_mut() {
             let tag = prefix[0];
             if !tags.contains(tag)
                 || entry.commit != self.tag_commit[usize::from(tag)].load(Ordering::SeqCst)
@@ -192,9 +208,18 @@ impl ScanCache {
                 entry.commit = number;
                 continue;
             }
-            let updated = match (&entry.rows, &entry.relation) {
-                (Some(rows), Some(relation)) if rows.len() <= MAX_ROWS_WRITTEN_THROUGH => {
+            let updated = match (&entry.rows, &entry.relation, read) {
+                (Some(rows), Some(relation), Read::All)
+                    if rows.len() <= MAX_ROWS_WRITTEN_THROUGH =>
+                {
                     apply_writes(rows, relation, under).ok()
+                }
+                (Some(rows), Some(relation), Read::First | Read::Last) => {
+                    let last = *read == Read::Last;
+                    apply_edge(rows.first(), relation, under.collect(), last)
+                        .ok()
+                        .flatten()
+                        .map(|row| row.into_iter().collect())
                 }
                 _ => None,
             };
@@ -204,12 +229,12 @@ impl ScanCache {
                     entry.rows = Some(Arc::new(rows));
                     entry.commit = number;
                 }
-                None => dropped.push(prefix.clone()),
+                None => dropped.push((prefix.clone(), *read)),
             }
         }
         entries.rows = entries.rows.saturating_add_signed(grown);
-        for prefix in dropped {
-            if let Some(old) = entries.by_prefix.remove(&prefix) {
+        for key in dropped {
+            if let Some(old) = entries.by_prefix.remove(&key) {
                 entries.rows -= entry_rows(&old);
             }
         }
@@ -217,11 +242,11 @@ impl ScanCache {
 
     /// The rows kept for `prefix` in the state of `commit`; otherwise records
     /// the read and tells whether the caller should keep its rows.
-    fn lookup(&self, prefix: &[u8], commit: u64) -> Result<Arc<Vec<StoredRow>>, bool> {
+    fn lookup(&self, key: ReadKey, commit: u64) -> Result<Arc<Vec<StoredRow>>, bool> {
         let mut entries = self.entries.lock().expect("scan cache");
         entries.clock += 1;
         let now = entries.clock;
-        if let Some(entry) = entries.by_prefix.get_mut(prefix) {
+        if let Some(entry) = entries.by_prefix.get_mut(&key) {
             if entry.commit == commit {
                 entry.last_used = now;
                 return match &entry.rows {
@@ -230,16 +255,16 @@ impl ScanCache {
                 };
             }
         }
-        entries.put(prefix, commit, None);
+        entries.put(key, commit, None);
         Err(false)
     }
 
-    fn store(&self, prefix: &[u8], commit: u64, relation: &Relation, rows: Arc<Vec<StoredRow>>) {
+    fn store(&self, key: ReadKey, commit: u64, relation: &Relation, rows: Arc<Vec<StoredRow>>) {
         if rows.len() > MAX_ROWS_PER_ENTRY {
             return;
         }
         let mut entries = self.entries.lock().expect("scan cache");
-        entries.put(prefix, commit, Some((rows, relation.clone())));
+        entries.put(key, commit, Some((rows, relation.clone())));
     }
 
     #[cfg(test)]
@@ -303,6 +328,51 @@ fn apply_writes<'w>(
     Ok(out)
 }
 
+/// The first (`last` false) or last row under a prefix after `writes` (the
+/// keys under the prefix, in key order), given the one before (`current`).
+/// `Ok(None)` when the writes leave it unknown (the commit deleted it and
+/// wrote nothing beyond it).
+#[allow(clippy::type_complexity)]
+fn apply_edge(
+    current: Option<&StoredRow>,
+    relation: &Relation,
+    writes: Vec<(&Vec<u8>, &Option<Vec<u8>>)>,
+    last: bool,
+) -> Result<Option<Option<StoredRow>>, ValueError> {
+    let decode = |key: &Vec<u8>, value: &[u8]| -> Result<StoredRow, ValueError> {
+        let decoded = relation.decode_row(key, value)?;
+        Ok(StoredRow {
+            key: key.clone(),
+            row_seq: decoded.row_seq,
+            row: decoded.row,
+        })
+    };
+    let mut puts = writes
+        .iter()
+        .filter_map(|(key, value)| value.as_ref().map(|value| (*key, value)));
+    let extreme = if last { puts.next_back() } else { puts.next() };
+    if let Some((key, value)) = extreme {
+        let beyond = current.is_none_or(|row| {
+            if last {
+                key.as_slice() > row.key.as_slice()
+            } else {
+                key.as_slice() < row.key.as_slice()
+            }
+        });
+        if beyond {
+            return Ok(Some(Some(decode(key, value)?)));
+        }
+    }
+    let Some(row) = current else {
+        return Ok(Some(None));
+    };
+    Ok(match writes.iter().find(|(key, _)| **key == row.key) {
+        None => Some(Some(row.clone())),
+        Some((key, Some(value))) => Some(Some(decode(key, value)?)),
+        Some((_, None)) => None,
+    })
+}
+
 /// A commit in flight; dropping it (after the commit, or when the commit
 /// failed or was abandoned) records its tags and ends it.
 pub(crate) struct CommitMark {
@@ -345,14 +415,15 @@ pub(crate) struct CacheView {
 /// the same state).
 pub(crate) struct Fill {
     cache: Arc<ScanCache>,
+    key: ReadKey,
     commit: u64,
 }
 
 impl Fill {
-    /// Keeps `rows`, the full scan of the prefix that missed, decoded as
+    /// Keeps `rows`, what the read that missed returned, decoded as
     /// `relation`.
-    pub(crate) fn store(self, prefix: &[u8], relation: &Relation, rows: Arc<Vec<StoredRow>>) {
-        self.cache.store(prefix, self.commit, relation, rows);
+    pub(crate) fn store(self, relation: &Relation, rows: Arc<Vec<StoredRow>>) {
+        self.cache.store(self.key, self.commit, relation, rows);
     }
 }
 
@@ -370,6 +441,11 @@ pub(crate) enum Lookup {
 impl CacheView {
     /// Looks up the full scan of `prefix` (its first byte is the tag).
     pub(crate) fn lookup(&self, prefix: &[u8]) -> Lookup {
+        self.lookup_read(prefix, Read::All)
+    }
+
+    /// Looks up `read` of `prefix`.
+    pub(crate) fn lookup_read(&self, prefix: &[u8], read: Read) -> Lookup {
         let Some(&tag) = prefix.first() else {
             return Lookup::Miss;
         };
@@ -377,10 +453,12 @@ impl CacheView {
         if commit > self.seen {
             return Lookup::Miss;
         }
-        match self.cache.lookup(prefix, commit) {
+        let key = (prefix.to_vec(), read);
+        match self.cache.lookup(key.clone(), commit) {
             Ok(rows) => Lookup::Hit(rows),
             Err(true) => Lookup::Fill(Fill {
                 cache: self.cache.clone(),
+                key,
                 commit,
             }),
             Err(false) => Lookup::Miss,
@@ -412,7 +490,7 @@ mod tests {
         let Lookup::Fill(fill) = view.lookup(&[tag]) else {
             panic!("second read of tag {tag} must fill");
         };
-        fill.store(&[tag], &stats_relation(), rows(n));
+        fill.store(&stats_relation(), rows(n));
     }
 
     fn tags(keys: &[&[u8]]) -> TagSet {
@@ -514,7 +592,7 @@ mod tests {
         let Lookup::Fill(fill) = view.lookup(prefix) else {
             panic!("second read must fill");
         };
-        fill.store(prefix, relation, Arc::new(rows));
+        fill.store(relation, Arc::new(rows));
     }
 
     fn hit(cache: &Arc<ScanCache>, prefix: &[u8]) -> Option<Vec<StoredRow>> {

@@ -21,7 +21,7 @@ use slatedb::{DbTransaction, IsolationLevel};
 use crate::error::{StoreError, StoreResult};
 use crate::reader::{rows_prefix, Reads, StoredRow};
 use crate::replica::ReadView;
-use crate::scan_cache::{CacheView, Lookup, TagSet, Writes, MAX_WRITES_WRITTEN_THROUGH};
+use crate::scan_cache::{CacheView, Lookup, Read, TagSet, Writes, MAX_WRITES_WRITTEN_THROUGH};
 use crate::store::StoreInner;
 
 /// A read-only transaction: on one consistent snapshot of the catalog when
@@ -78,7 +78,7 @@ macro_rules! read_methods {
                 Lookup::Hit(rows) => Ok(rows),
                 Lookup::Fill(fill) => {
                     let rows = Arc::new(self.reads().rows_under(relation, &prefix).await?);
-                    fill.store(&prefix, relation, rows.clone());
+                    fill.store(relation, rows.clone());
                     Ok(rows)
                 }
                 Lookup::Miss => Ok(Arc::new(self.reads().rows_under(relation, &prefix).await?)),
@@ -93,7 +93,27 @@ macro_rules! read_methods {
             prefix_fields: &[u64],
             order: slatedb::IterationOrder,
         ) -> StoreResult<Option<StoredRow>> {
-            self.reads().edge_row(relation, prefix_fields, order).await
+            let prefix = rows_prefix(relation, prefix_fields);
+            let read = match order {
+                slatedb::IterationOrder::Ascending => Read::First,
+                slatedb::IterationOrder::Descending => Read::Last,
+            };
+            let lookup = match self.cache_view(prefix[0]) {
+                Some(view) => view.lookup_read(&prefix, read),
+                None => Lookup::Miss,
+            };
+            match lookup {
+                Lookup::Hit(rows) => Ok(rows.first().cloned()),
+                Lookup::Fill(fill) => {
+                    let row = self
+                        .reads()
+                        .edge_row(relation, prefix_fields, order)
+                        .await?;
+                    fill.store(relation, Arc::new(row.iter().cloned().collect()));
+                    Ok(row)
+                }
+                Lookup::Miss => self.reads().edge_row(relation, prefix_fields, order).await,
+            }
         }
 
         /// Rows of a versioned catalog table visible at `snapshot`, filtered by key

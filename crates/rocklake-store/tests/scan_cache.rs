@@ -11,6 +11,7 @@ use common::*;
 use rocklake_codec::datum::Datum;
 use rocklake_codec::relations::Relation;
 use rocklake_store::{CatalogStore, StoredRow};
+use slatedb::IterationOrder;
 
 /// Snapshot ids and data file ids of the rows read, in key order.
 fn ids(rows: &[StoredRow]) -> Vec<i64> {
@@ -84,7 +85,28 @@ async fn old_snapshots_keep_their_rows_and_new_ones_see_commits() {
                 after.rows(&snapshots, &[]).await.unwrap().len(),
                 n as usize + 1
             );
+            let latest = after
+                .edge_row(&snapshots, &[], IterationOrder::Descending)
+                .await
+                .unwrap()
+                .expect("a snapshot");
+            assert_eq!(latest.row[0], Datum::Int8(n), "latest snapshot seek");
+            let first = after
+                .edge_row(&snapshots, &[], IterationOrder::Ascending)
+                .await
+                .unwrap();
+            assert_eq!(first.unwrap().row[0], Datum::Int8(0));
         }
+        assert_eq!(
+            before
+                .edge_row(&snapshots, &[], IterationOrder::Descending)
+                .await
+                .unwrap()
+                .unwrap()
+                .row[0],
+            Datum::Int8(n - 1),
+            "an older snapshot's seek"
+        );
     }
 }
 
@@ -211,6 +233,46 @@ async fn commits_update_cached_scans_and_failed_commits_do_not() {
     let last = read_thrice(&store, &files).await;
     assert_eq!(ids(&last), vec![0, 1, 2, 4, 9], "no file 50");
     assert_eq!(last[0].row[3], Datum::Int8(100));
+
+    // The last-row seek, cached, follows inserts beyond it and deletes of it.
+    let last_file = |store: CatalogStore, files: Relation| async move {
+        let mut last = None;
+        for _ in 0..3 {
+            last = store
+                .read()
+                .unwrap()
+                .edge_row(&files, &[], IterationOrder::Descending)
+                .await
+                .unwrap();
+        }
+        last.map(|row| row.row[0].clone())
+    };
+    assert_eq!(
+        last_file(store.clone(), files.clone()).await,
+        Some(Datum::Int8(9))
+    );
+    let mut txn = store.write().unwrap();
+    txn.insert(&files, data_file_row(60, 1, 4)).await.unwrap();
+    txn.commit().await.unwrap();
+    assert_eq!(
+        last_file(store.clone(), files.clone()).await,
+        Some(Datum::Int8(60))
+    );
+    let newest = store
+        .read()
+        .unwrap()
+        .edge_row(&files, &[], IterationOrder::Descending)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut txn = store.write().unwrap();
+    txn.delete(&newest.key).unwrap();
+    txn.commit().await.unwrap();
+    assert_eq!(
+        last_file(store.clone(), files.clone()).await,
+        Some(Datum::Int8(9))
+    );
+    let last = store.read().unwrap().rows(&files, &[]).await.unwrap();
 
     // What the cache serves equals what a reopened store scans.
     drop(store);
