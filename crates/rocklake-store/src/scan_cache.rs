@@ -7,31 +7,29 @@
 //! stale, and can hand out the rows it decoded before instead of merging and
 //! decoding the same keys again.
 //!
-//! Staleness is tracked per tag (the first key byte, one per catalog table).
-//! Commits are numbered in order. A commit records its number under every tag
-//! it wrote before it counts as ended; a cached scan remembers the number its
-//! tag had when it was read, and is valid for a transaction whose snapshot
-//! holds exactly that state of the tag.
+//! Commits are numbered in order. Each cached read (every row under a key
+//! prefix, or its first or last row) remembers the commit whose state it
+//! holds. A commit that succeeds updates, before it counts as ended, every
+//! cached read under whose prefix it wrote (write-through): small ones get
+//! the written rows decoded into them (tables such as `ducklake_table_stats`
+//! are rewritten by nearly every commit), a first or last row moves to a
+//! written row beyond it, and the others are dropped. Reads it did not write
+//! under stay as they are. A commit that failed, or wrote too many keys to
+//! keep, drops every cached read of the tags (first key bytes, one per
+//! catalog table) it wrote. A cached read is therefore valid for every
+//! snapshot from its commit on.
 //!
 //! A transaction may use the cache only if no commit was in flight while its
 //! snapshot was taken (a seqlock: the count of ended commits read before the
 //! snapshot equals the count of started commits read after it). Its snapshot
-//! then holds every commit up to that count and nothing later, so a tag whose
-//! last writing commit is within that count is in the state of that commit.
-//! Transactions that cannot prove this, and reads of a tag a transaction wrote
-//! itself, scan as before. Replicas, which follow a writer they cannot see
-//! commit, never use the cache.
-//!
-//! A commit that succeeds carries its cached scans forward instead of making
-//! them stale (write-through): a cached scan of a written tag that holds the
-//! state right before the commit, and under whose prefix the commit wrote
-//! nothing, simply moves to the commit's number; one the commit wrote under is
-//! copied with the written rows decoded into it, if it is small (tables such
-//! as `ducklake_table_stats` are rewritten by nearly every commit); larger ones
-//! are dropped. The first or last row under a prefix (the seek that answers
-//! `max(snapshot_id)`) is cached the same way and moves to a written row
-//! beyond it. This happens before the commit counts as ended, so only
-//! snapshots that hold the commit can find the new state.
+//! then holds every commit up to that count and nothing later: it uses cached
+//! reads whose commit is within the count, and reads and keeps the others
+//! unless a later commit already wrote the tag. Rows read are kept only if no
+//! commit wrote their tag since the read began (the commit may have written
+//! under the prefix while there was nothing to update). Transactions that
+//! cannot prove their state, and reads of a tag a transaction wrote itself,
+//! read from SlateDB as before. Replicas, which follow a writer they cannot
+//! see commit, never use the cache.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
@@ -93,12 +91,8 @@ struct Entries {
 }
 
 impl Entries {
-    fn put(&mut self, key: ReadKey, commit: u64, rows: Option<(Arc<Vec<StoredRow>>, Relation)>) {
+    fn put(&mut self, key: ReadKey, commit: u64, rows: Arc<Vec<StoredRow>>, relation: Relation) {
         self.clock += 1;
-        let (rows, relation) = match rows {
-            Some((rows, relation)) => (Some(rows), Some(relation)),
-            None => (None, None),
-        };
         let entry = Entry {
             commit,
             rows,
@@ -109,36 +103,115 @@ impl Entries {
         if let Some(old) = self.by_prefix.insert(key, entry) {
             self.rows -= entry_rows(&old);
         }
-        while self.rows > MAX_CACHED_ROWS || self.by_prefix.len() > MAX_ENTRIES {
-            let Some(oldest) = self
-                .by_prefix
-                .iter()
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(k, _)| k.clone())
-            else {
+        self.evict();
+    }
+
+    fn remove(&mut self, key: &ReadKey) {
+        if let Some(old) = self.by_prefix.remove(key) {
+            self.rows -= entry_rows(&old);
+        }
+    }
+
+    /// Over a limit, evicts the least recently used entries: down to the row
+    /// limit, and an eighth of the entries below the entry limit, so one
+    /// sort serves many later reads.
+    fn evict(&mut self) {
+        if self.rows <= MAX_CACHED_ROWS && self.by_prefix.len() <= MAX_ENTRIES {
+            return;
+        }
+        let mut by_age: Vec<(u64, ReadKey)> = self
+            .by_prefix
+            .iter()
+            .map(|(key, entry)| (entry.last_used, key.clone()))
+            .collect();
+        by_age.sort_unstable_by_key(|(last_used, _)| *last_used);
+        let keep_entries = MAX_ENTRIES - MAX_ENTRIES / 8;
+        for (_, key) in by_age {
+            if self.rows <= MAX_CACHED_ROWS && self.by_prefix.len() <= keep_entries {
                 break;
-            };
-            if let Some(old) = self.by_prefix.remove(&oldest) {
-                self.rows -= entry_rows(&old);
             }
+            self.remove(&key);
+        }
+    }
+
+    /// Applies the writes of commit `number` to the entries under whose
+    /// prefix it wrote (prefixes are the tag plus whole 8-byte key fields, so
+    /// they are found from the written keys alone; the other entries stay as
+    /// they are and stay valid).
+    fn write_through(&mut self, number: u64, writes: &Writes) {
+        let mut affected: Vec<ReadKey> = Vec::new();
+        for key in writes.keys() {
+            for len in (1..=key.len()).step_by(8) {
+                for read in [Read::All, Read::First, Read::Last] {
+                    let candidate = (key[..len].to_vec(), read);
+                    if self.by_prefix.contains_key(&candidate) && !affected.contains(&candidate) {
+                        affected.push(candidate);
+                    }
+                }
+            }
+        }
+        for key in affected {
+            let Some(entry) = self.by_prefix.get_mut(&key) else {
+                continue;
+            };
+            let (prefix, read) = (&key.0, key.1);
+            let under = writes
+                .range::<[u8], _>((Bound::Included(prefix.as_slice()), Bound::Unbounded))
+                .take_while(|(written, _)| written.starts_with(prefix));
+            let (rows, relation) = (&entry.rows, &entry.relation);
+            let updated = match read {
+                Read::All if rows.len() <= MAX_ROWS_WRITTEN_THROUGH => {
+                    apply_writes(rows, relation, under).ok()
+                }
+                Read::All => None,
+                Read::First | Read::Last => {
+                    apply_edge(rows.first(), relation, under.collect(), read == Read::Last)
+                        .ok()
+                        .flatten()
+                        .map(|row| row.into_iter().collect())
+                }
+            };
+            match updated {
+                Some(rows) => {
+                    let grown = rows.len() as isize - entry_rows(entry) as isize;
+                    entry.rows = Arc::new(rows);
+                    entry.commit = number;
+                    self.rows = self.rows.saturating_add_signed(grown);
+                }
+                None => self.remove(&key),
+            }
+        }
+    }
+
+    /// Drops every entry of the tags in `tags`.
+    fn drop_tags(&mut self, tags: &TagSet) {
+        let stale: Vec<ReadKey> = self
+            .by_prefix
+            .keys()
+            .filter(|(prefix, _)| tags.contains(prefix[0]))
+            .cloned()
+            .collect();
+        for key in stale {
+            self.remove(&key);
         }
     }
 }
 
 struct Entry {
-    /// The tag's last writing commit when the prefix was read.
+    /// The commit whose state of the prefix the rows are: the tag's last
+    /// writing commit when it was read, or the commit that updated it. Valid
+    /// for every snapshot from that commit on, since a later commit writing
+    /// under the prefix updates or drops the entry before it ends.
     commit: u64,
-    /// `None` after the first read of this state: rows are kept from the
-    /// second read on, so tables written by nearly every commit (snapshots,
-    /// statistics) do not pay for copies nobody reads.
-    rows: Option<Arc<Vec<StoredRow>>>,
+    /// What the read returned (shared with the transactions that read it).
+    rows: Arc<Vec<StoredRow>>,
     /// The relation the rows were decoded as, to decode written rows into them.
-    relation: Option<Relation>,
+    relation: Relation,
     last_used: u64,
 }
 
 fn entry_rows(entry: &Entry) -> usize {
-    entry.rows.as_ref().map_or(0, |rows| rows.len())
+    entry.rows.len()
 }
 
 impl ScanCache {
@@ -186,77 +259,34 @@ impl ScanCache {
         }
     }
 
-    /// Carries the cached scans of the tags commit `number` wrote forward to
-    /// its state. Runs before the commit's tags are recorded, so the entries
-    /// still current are those whose commit is the tag's recorded one.
-    fn write_through(&self, number: u64, tags: &TagSet, writes: &Writes) {
+    /// Ends commit `number`: under the entries lock, applies its writes
+    /// (`None` when it failed or wrote too much to keep: its tags' entries are
+    /// dropped) and records it under its tags; then counts it as ended.
+    fn end_commit(&self, number: u64, tags: &TagSet, writes: Option<&Writes>) {
         let mut entries = self.entries.lock().expect("scan cache");
-        let mut dropped = Vec::new();
-        let mut grown: isize = 0;
-        for ((prefix, read), entry) in entries.by_prefix.iter_mut() {
-            let tag = prefix[0];
-            if !tags.contains(tag)
-                || entry.commit != self.tag_commit[usize::from(tag)].load(Ordering::SeqCst)
-            {
-                continue;
-            }
-            let mut under = writes
-                .range::<[u8], _>((Bound::Included(prefix.as_slice()), Bound::Unbounded))
-                .take_while(|(key, _)| key.starts_with(prefix))
-                .peekable();
-            if under.peek().is_none() {
-                entry.commit = number;
-                continue;
-            }
-            let updated = match (&entry.rows, &entry.relation, read) {
-                (Some(rows), Some(relation), Read::All)
-                    if rows.len() <= MAX_ROWS_WRITTEN_THROUGH =>
-                {
-                    apply_writes(rows, relation, under).ok()
-                }
-                (Some(rows), Some(relation), Read::First | Read::Last) => {
-                    let last = *read == Read::Last;
-                    apply_edge(rows.first(), relation, under.collect(), last)
-                        .ok()
-                        .flatten()
-                        .map(|row| row.into_iter().collect())
-                }
-                _ => None,
-            };
-            match updated {
-                Some(rows) => {
-                    grown += rows.len() as isize - entry_rows(entry) as isize;
-                    entry.rows = Some(Arc::new(rows));
-                    entry.commit = number;
-                }
-                None => dropped.push((prefix.clone(), *read)),
-            }
+        match writes {
+            Some(writes) => entries.write_through(number, writes),
+            None => entries.drop_tags(tags),
         }
-        entries.rows = entries.rows.saturating_add_signed(grown);
-        for key in dropped {
-            if let Some(old) = entries.by_prefix.remove(&key) {
-                entries.rows -= entry_rows(&old);
-            }
+        for tag in tags.tags() {
+            self.tag_commit[usize::from(tag)].store(number, Ordering::SeqCst);
         }
+        drop(entries);
+        self.ended.store(number, Ordering::SeqCst);
     }
 
-    /// The rows kept for `prefix` in the state of `commit`; otherwise records
-    /// the read and tells whether the caller should keep its rows.
-    fn lookup(&self, key: ReadKey, commit: u64) -> Result<Arc<Vec<StoredRow>>, bool> {
+    /// The rows kept for `key` in a state a snapshot holding the commits up
+    /// to `seen` (and no later one) may use, if any.
+    fn lookup(&self, key: &ReadKey, seen: u64) -> Option<Arc<Vec<StoredRow>>> {
         let mut entries = self.entries.lock().expect("scan cache");
         entries.clock += 1;
         let now = entries.clock;
-        if let Some(entry) = entries.by_prefix.get_mut(&key) {
-            if entry.commit == commit {
-                entry.last_used = now;
-                return match &entry.rows {
-                    Some(rows) => Ok(rows.clone()),
-                    None => Err(true),
-                };
-            }
-        }
-        entries.put(key, commit, None);
-        Err(false)
+        let entry = entries
+            .by_prefix
+            .get_mut(key)
+            .filter(|entry| entry.commit <= seen)?;
+        entry.last_used = now;
+        Some(entry.rows.clone())
     }
 
     fn store(&self, key: ReadKey, commit: u64, relation: &Relation, rows: Arc<Vec<StoredRow>>) {
@@ -264,7 +294,13 @@ impl ScanCache {
             return;
         }
         let mut entries = self.entries.lock().expect("scan cache");
-        entries.put(key, commit, Some((rows, relation.clone())));
+        // A commit that wrote the tag since the read may have written under
+        // the prefix, and found no entry to update: the rows may be stale.
+        let tag = usize::from(key.0[0]);
+        if self.tag_commit[tag].load(Ordering::SeqCst) != commit {
+            return;
+        }
+        entries.put(key, commit, rows, relation.clone());
     }
 
     #[cfg(test)]
@@ -393,13 +429,9 @@ impl CommitMark {
 
 impl Drop for CommitMark {
     fn drop(&mut self) {
-        if let (true, Some(writes)) = (self.succeeded, self.writes.take()) {
-            self.cache.write_through(self.number, &self.tags, &writes);
-        }
-        for tag in self.tags.tags() {
-            self.cache.tag_commit[usize::from(tag)].store(self.number, Ordering::SeqCst);
-        }
-        self.cache.ended.store(self.number, Ordering::SeqCst);
+        let writes = self.writes.take().filter(|_| self.succeeded);
+        self.cache
+            .end_commit(self.number, &self.tags, writes.as_ref());
     }
 }
 
@@ -411,8 +443,8 @@ pub(crate) struct CacheView {
     seen: u64,
 }
 
-/// A cache miss whose rows should be kept once scanned (the second read of
-/// the same state).
+/// A cache miss whose rows are kept once read: keeping them costs no copy,
+/// since the reader gets them shared too.
 pub(crate) struct Fill {
     cache: Arc<ScanCache>,
     key: ReadKey,
@@ -431,10 +463,9 @@ impl Fill {
 pub(crate) enum Lookup {
     /// The rows of the prefix as this transaction's snapshot holds them.
     Hit(Arc<Vec<StoredRow>>),
-    /// Read before in this state but not kept: scan and keep the rows.
+    /// Not kept for this state: read and keep the rows.
     Fill(Fill),
-    /// Not cached (first read of this state, or the tag changed after this
-    /// transaction's snapshot): scan only.
+    /// The tag changed after this transaction's snapshot: read only.
     Miss,
 }
 
@@ -454,14 +485,13 @@ impl CacheView {
             return Lookup::Miss;
         }
         let key = (prefix.to_vec(), read);
-        match self.cache.lookup(key.clone(), commit) {
-            Ok(rows) => Lookup::Hit(rows),
-            Err(true) => Lookup::Fill(Fill {
+        match self.cache.lookup(&key, self.seen) {
+            Some(rows) => Lookup::Hit(rows),
+            None => Lookup::Fill(Fill {
                 cache: self.cache.clone(),
                 key,
                 commit,
             }),
-            Err(false) => Lookup::Miss,
         }
     }
 }
@@ -484,11 +514,10 @@ mod tests {
         )
     }
 
-    /// Reads `prefix` twice, keeping `n` rows the second time.
+    /// Reads `prefix`, keeping `n` rows.
     fn fill(view: &CacheView, tag: u8, n: usize) {
-        assert!(matches!(view.lookup(&[tag]), Lookup::Miss), "first read");
         let Lookup::Fill(fill) = view.lookup(&[tag]) else {
-            panic!("second read of tag {tag} must fill");
+            panic!("the first read of tag {tag} must fill");
         };
         fill.store(&stats_relation(), rows(n));
     }
@@ -514,17 +543,16 @@ mod tests {
         drop(cache.commit_started(tags(&[&[2, 0]]), None));
         let later = cache.view(cache.before_snapshot()).expect("quiet");
         assert!(matches!(later.lookup(&[1]), Lookup::Hit(_)));
-        assert!(matches!(later.lookup(&[2]), Lookup::Miss));
+        assert!(matches!(later.lookup(&[2]), Lookup::Fill(_)));
 
         // A commit writing tag 1: the old snapshot may not see it, the new
         // snapshot must not get the old rows.
         drop(cache.commit_started(tags(&[&[1, 7]]), None));
         assert!(matches!(later.lookup(&[1]), Lookup::Miss));
         let newest = cache.view(cache.before_snapshot()).expect("quiet");
-        assert!(matches!(newest.lookup(&[1]), Lookup::Miss));
         assert!(
             matches!(newest.lookup(&[1]), Lookup::Fill(_)),
-            "second read keeps"
+            "read again and kept"
         );
     }
 
@@ -555,7 +583,7 @@ mod tests {
         }
         assert!(cache.cached_rows() <= MAX_CACHED_ROWS);
         assert!(matches!(view.lookup(&[1]), Lookup::Hit(_)));
-        assert!(matches!(view.lookup(&[2]), Lookup::Miss));
+        assert!(matches!(view.lookup(&[2]), Lookup::Fill(_)), "evicted");
     }
 
     fn stats_relation() -> Relation {
@@ -585,12 +613,11 @@ mod tests {
         (stored, value)
     }
 
-    /// Fills `prefix` (two reads) with `rows`.
+    /// Fills `prefix` with `rows`.
     fn fill_rows(cache: &Arc<ScanCache>, prefix: &[u8], relation: &Relation, rows: Vec<StoredRow>) {
         let view = cache.view(cache.before_snapshot()).expect("quiet");
-        assert!(matches!(view.lookup(prefix), Lookup::Miss));
         let Lookup::Fill(fill) = view.lookup(prefix) else {
-            panic!("second read must fill");
+            panic!("a read must fill");
         };
         fill.store(relation, Arc::new(rows));
     }
@@ -670,6 +697,33 @@ mod tests {
         drop(mark);
         assert_eq!(hit(&cache, &prefix), None);
         assert_eq!(cache.cached_rows(), 0);
+    }
+
+    #[test]
+    fn rows_read_before_a_commit_wrote_their_tag_are_not_kept() {
+        let relation = stats_relation();
+        let cache = Arc::new(ScanCache::new());
+        let prefix = rows_prefix(&relation, &[]);
+        let view = cache.view(cache.before_snapshot()).expect("quiet");
+        let Lookup::Fill(fill) = view.lookup(&prefix) else {
+            panic!("a read must fill");
+        };
+        // A commit writes under the prefix while the read is in progress;
+        // there is no entry yet for it to update.
+        let (row, value) = stats_row(&relation, 1, 10, 1);
+        let mut writes = Writes::new();
+        let mut written = TagSet::default();
+        written.add_key(&row.key);
+        writes.insert(row.key.clone(), Some(value));
+        let mut mark = cache.commit_started(written, Some(writes));
+        mark.succeeded();
+        drop(mark);
+        fill.store(&relation, Arc::new(Vec::new()));
+        assert_eq!(
+            hit(&cache, &prefix),
+            None,
+            "the read's rows predate the commit"
+        );
     }
 
     #[test]
