@@ -470,13 +470,8 @@ pub(crate) enum Lookup {
 }
 
 impl CacheView {
-    /// Looks up the full scan of `prefix` (its first byte is the tag).
-    pub(crate) fn lookup(&self, prefix: &[u8]) -> Lookup {
-        self.lookup_read(prefix, Read::All)
-    }
-
-    /// Looks up `read` of `prefix`.
-    pub(crate) fn lookup_read(&self, prefix: &[u8], read: Read) -> Lookup {
+    /// Looks up `read` of `prefix` (its first byte is the tag).
+    pub(crate) fn lookup(&self, prefix: &[u8], read: Read) -> Lookup {
         let Some(&tag) = prefix.first() else {
             return Lookup::Miss;
         };
@@ -516,7 +511,7 @@ mod tests {
 
     /// Reads `prefix`, keeping `n` rows.
     fn fill(view: &CacheView, tag: u8, n: usize) {
-        let Lookup::Fill(fill) = view.lookup(&[tag]) else {
+        let Lookup::Fill(fill) = view.lookup(&[tag], Read::All) else {
             panic!("the first read of tag {tag} must fill");
         };
         fill.store(&stats_relation(), rows(n));
@@ -537,21 +532,21 @@ mod tests {
             .view(cache.before_snapshot())
             .expect("no commit in flight");
         fill(&view, 1, 3);
-        assert!(matches!(view.lookup(&[1]), Lookup::Hit(r) if r.len() == 3));
+        assert!(matches!(view.lookup(&[1], Read::All), Lookup::Hit(r) if r.len() == 3));
 
         // A commit writing tag 2 leaves tag 1 valid for a later snapshot.
         drop(cache.commit_started(tags(&[&[2, 0]]), None));
         let later = cache.view(cache.before_snapshot()).expect("quiet");
-        assert!(matches!(later.lookup(&[1]), Lookup::Hit(_)));
-        assert!(matches!(later.lookup(&[2]), Lookup::Fill(_)));
+        assert!(matches!(later.lookup(&[1], Read::All), Lookup::Hit(_)));
+        assert!(matches!(later.lookup(&[2], Read::All), Lookup::Fill(_)));
 
         // A commit writing tag 1: the old snapshot may not see it, the new
         // snapshot must not get the old rows.
         drop(cache.commit_started(tags(&[&[1, 7]]), None));
-        assert!(matches!(later.lookup(&[1]), Lookup::Miss));
+        assert!(matches!(later.lookup(&[1], Read::All), Lookup::Miss));
         let newest = cache.view(cache.before_snapshot()).expect("quiet");
         assert!(
-            matches!(newest.lookup(&[1]), Lookup::Fill(_)),
+            matches!(newest.lookup(&[1], Read::All), Lookup::Fill(_)),
             "read again and kept"
         );
     }
@@ -577,13 +572,16 @@ mod tests {
         for tag in 1..=5u8 {
             fill(&view, tag, MAX_ROWS_PER_ENTRY);
             assert!(
-                matches!(view.lookup(&[1]), Lookup::Hit(_)),
+                matches!(view.lookup(&[1], Read::All), Lookup::Hit(_)),
                 "tag 1 kept in use"
             );
         }
         assert!(cache.cached_rows() <= MAX_CACHED_ROWS);
-        assert!(matches!(view.lookup(&[1]), Lookup::Hit(_)));
-        assert!(matches!(view.lookup(&[2]), Lookup::Fill(_)), "evicted");
+        assert!(matches!(view.lookup(&[1], Read::All), Lookup::Hit(_)));
+        assert!(
+            matches!(view.lookup(&[2], Read::All), Lookup::Fill(_)),
+            "evicted"
+        );
     }
 
     fn stats_relation() -> Relation {
@@ -616,7 +614,7 @@ mod tests {
     /// Fills `prefix` with `rows`.
     fn fill_rows(cache: &Arc<ScanCache>, prefix: &[u8], relation: &Relation, rows: Vec<StoredRow>) {
         let view = cache.view(cache.before_snapshot()).expect("quiet");
-        let Lookup::Fill(fill) = view.lookup(prefix) else {
+        let Lookup::Fill(fill) = view.lookup(prefix, Read::All) else {
             panic!("a read must fill");
         };
         fill.store(relation, Arc::new(rows));
@@ -624,7 +622,7 @@ mod tests {
 
     fn hit(cache: &Arc<ScanCache>, prefix: &[u8]) -> Option<Vec<StoredRow>> {
         let view = cache.view(cache.before_snapshot()).expect("quiet");
-        match view.lookup(prefix) {
+        match view.lookup(prefix, Read::All) {
             Lookup::Hit(rows) => Some(rows.to_vec()),
             _ => None,
         }
@@ -705,7 +703,7 @@ mod tests {
         let cache = Arc::new(ScanCache::new());
         let prefix = rows_prefix(&relation, &[]);
         let view = cache.view(cache.before_snapshot()).expect("quiet");
-        let Lookup::Fill(fill) = view.lookup(&prefix) else {
+        let Lookup::Fill(fill) = view.lookup(&prefix, Read::All) else {
             panic!("a read must fill");
         };
         // A commit writes under the prefix while the read is in progress;

@@ -70,11 +70,7 @@ macro_rules! read_methods {
             prefix_fields: &[u64],
         ) -> StoreResult<Arc<Vec<StoredRow>>> {
             let prefix = rows_prefix(relation, prefix_fields);
-            let lookup = match self.cache_view(prefix[0]) {
-                Some(view) => view.lookup(&prefix),
-                None => Lookup::Miss,
-            };
-            match lookup {
+            match self.cache_lookup(&prefix, Read::All) {
                 Lookup::Hit(rows) => Ok(rows),
                 Lookup::Fill(fill) => {
                     let rows = Arc::new(self.reads().rows_under(relation, &prefix).await?);
@@ -98,11 +94,7 @@ macro_rules! read_methods {
                 slatedb::IterationOrder::Ascending => Read::First,
                 slatedb::IterationOrder::Descending => Read::Last,
             };
-            let lookup = match self.cache_view(prefix[0]) {
-                Some(view) => view.lookup_read(&prefix, read),
-                None => Lookup::Miss,
-            };
-            match lookup {
+            match self.cache_lookup(&prefix, read) {
                 Lookup::Hit(rows) => Ok(rows.first().cloned()),
                 Lookup::Fill(fill) => {
                     let row = self
@@ -187,8 +179,10 @@ impl ReadTxn {
         }
     }
 
-    fn cache_view(&self, _tag: u8) -> Option<&CacheView> {
-        self.cache.as_ref()
+    fn cache_lookup(&self, prefix: &[u8], read: Read) -> Lookup {
+        self.cache
+            .as_ref()
+            .map_or(Lookup::Miss, |view| view.lookup(prefix, read))
     }
 
     fn reads(&self) -> Reads<'_, ReadView> {
@@ -263,7 +257,7 @@ pub struct WriteTxn {
     registry_changed: bool,
     cache: Option<CacheView>,
     /// Tags of the keys this transaction wrote (it must not read them from the
-    /// scan cache, and its commit makes their cached scans stale).
+    /// scan cache; its commit is recorded under them).
     written_tags: TagSet,
     /// What this transaction wrote, for the scan cache's write-through;
     /// `None` once there are too many writes to keep.
@@ -306,10 +300,13 @@ impl WriteTxn {
         })
     }
 
-    fn cache_view(&self, tag: u8) -> Option<&CacheView> {
-        self.cache
-            .as_ref()
-            .filter(|_| !self.written_tags.contains(tag))
+    /// Looks `read` of `prefix` up in the scan cache, unless this
+    /// transaction wrote the prefix's tag (it must read its own writes).
+    fn cache_lookup(&self, prefix: &[u8], read: Read) -> Lookup {
+        match &self.cache {
+            Some(view) if !self.written_tags.contains(prefix[0]) => view.lookup(prefix, read),
+            _ => Lookup::Miss,
+        }
     }
 
     pub(crate) fn reads(&self) -> Reads<'_, DbTransaction> {
