@@ -202,15 +202,7 @@ pub fn eval_pred(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Option<bo
 /// Evaluates `e` with `env` = enclosing rows, the current row last.
 pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlError> {
     Ok(match e {
-        BExpr::Const(d) => d.clone(),
-        BExpr::Col { up, idx } => {
-            let row = env
-                .get(env.len().wrapping_sub(1 + up))
-                .ok_or_else(|| SqlError::internal("bad column level"))?;
-            row.get(*idx)
-                .cloned()
-                .ok_or_else(|| SqlError::internal("bad column index"))?
-        }
+        BExpr::Const(_) | BExpr::Col { .. } => eval_ref(e, ctx, env)?.into_owned(),
         BExpr::Cast(inner, to) => cast_datum(eval(inner, ctx, env)?, to)?,
         BExpr::Neg(inner) => negate(eval(inner, ctx, env)?)?,
         BExpr::Arith(op, l, r) => arith(*op, &eval(l, ctx, env)?, &eval(r, ctx, env)?)?,

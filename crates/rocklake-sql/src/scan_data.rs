@@ -82,13 +82,10 @@ impl ScanData {
     pub fn to_rows(&self) -> Vec<Row> {
         match self {
             ScanData::Owned(rows) => rows.clone(),
-            ScanData::Shared(shared) => (0..shared.len())
-                .map(|index| {
-                    let values = shared.values(index);
-                    let mut row = Vec::with_capacity(values.len() + 1);
-                    row.extend_from_slice(values);
-                    with_ctid(row, shared.id(index))
-                })
+            ScanData::Shared(shared) => shared
+                .to_stored()
+                .into_iter()
+                .map(|stored| with_ctid(stored.row, stored.id))
                 .collect(),
         }
     }

@@ -304,24 +304,17 @@ pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Ve
     // A plain scan is read in place: only the rows the filter keeps are
     // touched again, and only the projected values are copied out.
     let owned;
-    let mut kept: Vec<&[Datum]>;
     let input: Box<dyn Iterator<Item = &[Datum]>> = match &sp.from {
         FromPlan::Scan(id) => match ctx.data.get(*id) {
-            Some(data) => {
-                kept = Vec::with_capacity(data.len());
-                Box::new(data.iter())
-            }
-            None => {
-                kept = Vec::new();
-                Box::new(std::iter::empty())
-            }
+            Some(data) => Box::new(data.iter()),
+            None => Box::new(std::iter::empty()),
         },
         other => {
             owned = run_from(other, ctx, env)?;
-            kept = Vec::with_capacity(owned.len());
             Box::new(owned.iter().map(Vec::as_slice))
         }
     };
+    let mut kept: Vec<&[Datum]> = Vec::with_capacity(input.size_hint().0);
     // One environment for every row: the row is its last entry.
     let mut scope: Vec<&[Datum]> = with_row(env, &[]);
     let row_slot = scope.len() - 1;

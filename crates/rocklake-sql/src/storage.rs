@@ -132,6 +132,22 @@ pub trait SharedRows: Send + Sync {
 
     /// The stable identifier of row `index`.
     fn id(&self, index: usize) -> RowId;
+
+    /// Owned copies of the rows, each with room for the `ctid` the executor
+    /// appends.
+    fn to_stored(&self) -> Vec<StoredRow> {
+        (0..self.len())
+            .map(|index| {
+                let values = self.values(index);
+                let mut row = Vec::with_capacity(values.len() + 1);
+                row.extend_from_slice(values);
+                StoredRow {
+                    id: self.id(index),
+                    row,
+                }
+            })
+            .collect()
+    }
 }
 
 impl SharedRows for Vec<StoredRow> {

@@ -368,7 +368,6 @@ fn apply_writes<'w>(
 /// keys under the prefix, in key order), given the one before (`current`).
 /// `Ok(None)` when the writes leave it unknown (the commit deleted it and
 /// wrote nothing beyond it).
-#[allow(clippy::type_complexity)]
 fn apply_edge(
     current: Option<&StoredRow>,
     relation: &Relation,

@@ -551,18 +551,7 @@ impl StorageTxn for StoreTxn {
     ) -> StorageResult<Vec<SqlRow>> {
         Ok(match self.scan_shared(relation, filter).await? {
             ScanRows::Owned(rows) => rows,
-            ScanRows::Shared(rows) => (0..rows.len())
-                .map(|index| {
-                    let values = rows.values(index);
-                    // Room for the ctid the executor appends.
-                    let mut row = Vec::with_capacity(values.len() + 1);
-                    row.extend_from_slice(values);
-                    SqlRow {
-                        id: rows.id(index),
-                        row,
-                    }
-                })
-                .collect(),
+            ScanRows::Shared(rows) => rows.to_stored(),
         })
     }
 
