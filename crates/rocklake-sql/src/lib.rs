@@ -36,6 +36,7 @@ pub mod numeric;
 pub mod output;
 pub mod pg_catalog;
 pub mod plan;
+pub mod result_rows;
 pub mod scan_data;
 pub mod select;
 pub mod session;

@@ -60,12 +60,12 @@ pub async fn run(storage: &dyn Storage, command: Maintenance) -> Result<QueryOut
         .await?
         .into_iter()
         .map(|(item, value)| vec![Datum::text(item), Datum::text(value)])
-        .collect();
+        .collect::<Vec<_>>();
     Ok(QueryOutput::Rows {
         columns: vec![
             ColumnDef::new("item", PgType::Text),
             ColumnDef::new("value", PgType::Text),
         ],
-        rows,
+        rows: rows.into(),
     })
 }

@@ -1,8 +1,9 @@
 //! What executing a statement produces, for the wire layer to send.
 
-use rocklake_codec::datum::{ColumnDef, Row};
+use rocklake_codec::datum::ColumnDef;
 
 use crate::error::SqlError;
+use crate::result_rows::ResultRows;
 
 /// A non-error message to send before a statement's result (`NoticeResponse`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,7 +22,7 @@ pub enum QueryOutput {
         /// Result columns.
         columns: Vec<ColumnDef>,
         /// Result rows.
-        rows: Vec<Row>,
+        rows: ResultRows,
     },
     /// A command without rows; `tag` is the CommandComplete text (`INSERT 0 3`,
     /// `BEGIN`, `CREATE TABLE`, ...).
@@ -37,7 +38,7 @@ pub enum QueryOutput {
         /// Columns of the copied rows (their types drive the binary encoding).
         columns: Vec<ColumnDef>,
         /// The rows.
-        rows: Vec<Row>,
+        rows: ResultRows,
     },
     /// `COPY t FROM STDIN (FORMAT binary)`: the server must answer CopyInResponse,
     /// decode the incoming binary rows with these column types, and hand them to

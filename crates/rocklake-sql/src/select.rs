@@ -13,8 +13,10 @@ use crate::expr::{arith, cast_datum, eval, eval_pred};
 use crate::numeric;
 use crate::pg_catalog::Catalog;
 use crate::plan::{
-    AggFunc, AggPlan, BExpr, FromPlan, JoinKind, QueryPlan, SelectPlan, SetPlan, SubPlan,
+    AggFunc, AggPlan, BExpr, FromPlan, JoinKind, QueryPlan, ScanReq, ScanSource, SelectPlan,
+    SetPlan, SubPlan,
 };
+use crate::result_rows::PickedRows;
 use crate::scan_data::ScanData;
 use crate::value::{compare, numeric_text};
 
@@ -284,6 +286,80 @@ fn take_columns(mut row: Row, columns: &[usize]) -> Result<Row, SqlError> {
                 .ok_or_else(|| SqlError::internal(format!("column {c} out of range")))
         })
         .collect()
+}
+
+/// The result of `plan` as rows picked in place from one shared scan, when
+/// the query is a plain column list of one stored table, optionally filtered,
+/// or such a list over a derived table that is one (DuckDB's catalog reads):
+/// no ordering, limit, grouping or DISTINCT, and every result column of the
+/// type its table column has (so the values need no conversion). `None` when
+/// the query has another shape; [`run_query`] computes it then.
+pub fn pick(
+    plan: &QueryPlan,
+    scans: &[ScanReq],
+    ctx: &ExecCtx,
+    env: &[&[Datum]],
+) -> Result<Option<PickedRows>, SqlError> {
+    let SetPlan::Select(sp) = &plan.body else {
+        return Ok(None);
+    };
+    if !plan.order.is_empty() || plan.limit.is_some() || plan.offset.is_some() {
+        return Ok(None);
+    }
+    if sp.agg.is_some() || sp.having.is_some() || sp.distinct {
+        return Ok(None);
+    }
+    let Some(columns) = plain_columns(&sp.projection) else {
+        return Ok(None);
+    };
+    if columns.len() != plan.columns.len() {
+        return Ok(None);
+    }
+    match &sp.from {
+        FromPlan::Scan(id) => {
+            let (Some(ScanData::Shared(shared)), Some(scan)) = (ctx.data.get(*id), scans.get(*id))
+            else {
+                return Ok(None);
+            };
+            let ScanSource::Table(def) = &scan.source else {
+                return Ok(None);
+            };
+            let typed = columns.iter().zip(&plan.columns).all(|(&c, out)| {
+                def.columns.get(c).map(|column| Some(&column.pg_type)) == Some(out.ty.as_ref())
+            });
+            if !typed {
+                return Ok(None);
+            }
+            let rows = match &sp.filter {
+                None => None,
+                Some(filter) => {
+                    let mut kept = Vec::new();
+                    let mut scope: Vec<&[Datum]> = with_row(env, &[]);
+                    let row_slot = scope.len() - 1;
+                    for index in 0..shared.len() {
+                        scope[row_slot] = shared.values(index);
+                        if eval_pred(filter, ctx, &scope)? == Some(true) {
+                            kept.push(index);
+                        }
+                    }
+                    Some(kept)
+                }
+            };
+            Ok(Some(PickedRows::new(shared.clone(), rows, columns)))
+        }
+        FromPlan::Derived(inner) if sp.filter.is_none() => {
+            let typed = columns
+                .iter()
+                .zip(&plan.columns)
+                .all(|(&c, out)| inner.columns.get(c).map(|column| &column.ty) == Some(&out.ty));
+            if !typed {
+                return Ok(None);
+            }
+            Ok(pick(inner, scans, ctx, &with_row(env, &[]))?
+                .and_then(|rows| rows.project(&columns)))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// Runs one SELECT, returning projection rows (visible and hidden columns).

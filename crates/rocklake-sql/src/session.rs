@@ -26,7 +26,8 @@ use crate::maintenance;
 use crate::output::{BatchResult, Notice, QueryOutput, TxStatus};
 use crate::pg_catalog::{Catalog, DEFAULT_SETTINGS};
 use crate::plan::OutCol;
-use crate::select::{run_query, ExecCtx};
+use crate::result_rows::ResultRows;
+use crate::select::{pick, run_query, ExecCtx};
 use crate::storage::{RelationDef, Storage, StorageTxn};
 use crate::temp::TempOverlay;
 
@@ -360,12 +361,15 @@ impl Session {
                         .map(|(n, v)| {
                             vec![Datum::text(n), Datum::text(v), Datum::text(String::new())]
                         })
-                        .collect();
+                        .collect::<Vec<_>>();
                     let columns = ["name", "setting", "description"]
                         .iter()
                         .map(|c| ColumnDef::new(*c, PgType::Text))
                         .collect();
-                    return Ok(QueryOutput::Rows { columns, rows });
+                    return Ok(QueryOutput::Rows {
+                        columns,
+                        rows: rows.into(),
+                    });
                 }
                 let (canonical, value) = self.setting(&name).ok_or_else(|| {
                     SqlError::new(
@@ -375,7 +379,7 @@ impl Session {
                 })?;
                 Ok(QueryOutput::Rows {
                     columns: vec![ColumnDef::new(canonical.to_lowercase(), PgType::Text)],
-                    rows: vec![vec![Datum::text(value)]],
+                    rows: vec![vec![Datum::text(value)]].into(),
                 })
             }
             _ => {
@@ -710,15 +714,15 @@ async fn select(
     txn: &mut dyn StorageTxn,
     env: &StmtEnv<'_>,
     q: &Query,
-) -> Result<(Vec<ColumnDef>, Vec<Row>), SqlError> {
+) -> Result<(Vec<ColumnDef>, ResultRows), SqlError> {
     let mut b = Binder::new(env.cat, env.now, env.pid);
     let plan = b.bind_query(q)?;
     let data = prefetch(txn, env.cat, &b.scans, true).await?;
-    let rows = {
-        let ctx = ExecCtx::new(&data, env.cat);
-        run_query(&plan, &ctx, &[])?
-    };
     let columns = out_columns(&plan.columns);
-    let rows = conform(&columns, rows)?;
-    Ok((columns, rows))
+    let ctx = ExecCtx::new(&data, env.cat);
+    if let Some(picked) = pick(&plan, &b.scans, &ctx, &[])? {
+        return Ok((columns, ResultRows::Picked(picked)));
+    }
+    let rows = conform(&columns, run_query(&plan, &ctx, &[])?)?;
+    Ok((columns, ResultRows::Owned(rows)))
 }

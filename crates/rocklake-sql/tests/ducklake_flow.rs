@@ -20,7 +20,7 @@ async fn batch(s: &mut Session, sql: &str) -> Vec<QueryOutput> {
 
 async fn copy_out(s: &mut Session, sql: &str) -> Vec<Row> {
     match batch(s, sql).await.remove(0) {
-        QueryOutput::CopyOut { rows, .. } => rows,
+        QueryOutput::CopyOut { rows, .. } => rows.into_rows(),
         other => panic!("{sql}: {other:?}"),
     }
 }

@@ -46,7 +46,7 @@ async fn query(s: &mut Session, sql: &str) -> (Vec<ColumnDef>, Vec<Row>) {
     let mut res = s.execute(sql).await;
     assert_eq!(res.len(), 1, "{sql}");
     match res.remove(0) {
-        Ok(QueryOutput::Rows { columns, rows }) => (columns, rows),
+        Ok(QueryOutput::Rows { columns, rows }) => (columns, rows.into_rows()),
         other => panic!("{sql}: {other:?}"),
     }
 }
@@ -96,7 +96,7 @@ async fn attach_batch() {
     assert_eq!(res.len(), 6);
     let outs: Vec<QueryOutput> = res.into_iter().map(|r| r.unwrap()).collect();
     let get = |i: usize| match &outs[i] {
-        QueryOutput::Rows { columns, rows } => (columns.clone(), rows.clone()),
+        QueryOutput::Rows { columns, rows } => (columns.clone(), rows.clone().into_rows()),
         other => panic!("{other:?}"),
     };
     let (cols, ns) = get(1);

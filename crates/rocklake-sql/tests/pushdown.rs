@@ -115,7 +115,7 @@ async fn pushes_equality_in_and_ranges() {
     };
     assert_eq!(
         rows,
-        &vec![vec![Datum::Int8(3), Datum::Int8(10)]],
+        &vec![vec![Datum::Int8(3), Datum::Int8(10)]].into(),
         "re-checked although storage ignores filters"
     );
     let seen = storage.seen.lock().unwrap().clone();
@@ -199,7 +199,7 @@ async fn a_lone_max_or_min_marks_its_scan_as_needing_one_extreme_row() {
     let Ok(QueryOutput::Rows { rows, .. }) = &res[0] else {
         panic!("{res:?}")
     };
-    assert_eq!(rows, &vec![vec![Datum::Int8(7), Datum::Int8(2)]]);
+    assert_eq!(rows, &vec![vec![Datum::Int8(7), Datum::Int8(2)]].into());
     let extremes: Vec<_> = storage
         .seen
         .lock()

@@ -28,7 +28,7 @@ async fn one(s: &mut Session, sql: &str) -> QueryOutput {
 
 async fn rows(s: &mut Session, sql: &str) -> (Vec<ColumnDef>, Vec<Row>) {
     match one(s, sql).await {
-        QueryOutput::Rows { columns, rows } => (columns, rows),
+        QueryOutput::Rows { columns, rows } => (columns, rows.into_rows()),
         other => panic!("{sql}: expected rows, got {other:?}"),
     }
 }

@@ -27,7 +27,9 @@ async fn ok(s: &mut Session, sql: &str) -> Vec<QueryOutput> {
 
 async fn rows(s: &mut Session, sql: &str) -> Vec<Row> {
     match ok(s, sql).await.pop() {
-        Some(QueryOutput::Rows { rows, .. }) | Some(QueryOutput::CopyOut { rows, .. }) => rows,
+        Some(QueryOutput::Rows { rows, .. }) | Some(QueryOutput::CopyOut { rows, .. }) => {
+            rows.into_rows()
+        }
         other => panic!("{sql}: {other:?}"),
     }
 }

@@ -27,7 +27,7 @@ async fn rows(session: &mut Session, sql: &str) -> Result<Vec<Vec<Datum>>, (Stri
     let mut results = session.execute(sql).await;
     let last = results.pop().expect("a result");
     match last {
-        Ok(QueryOutput::Rows { rows, .. }) => Ok(rows),
+        Ok(QueryOutput::Rows { rows, .. }) => Ok(rows.into_rows()),
         Ok(other) => panic!("{sql}: no rows but {other:?}"),
         Err(e) => Err((e.code.to_string(), e.message.clone())),
     }

@@ -23,7 +23,7 @@ async fn query(session: &mut Session, sql: &str) -> Vec<Vec<Datum>> {
         earlier.unwrap_or_else(|e| panic!("{sql}: {e:?}"));
     }
     match last.unwrap_or_else(|e| panic!("{sql}: {e:?}")) {
-        QueryOutput::Rows { rows, .. } | QueryOutput::CopyOut { rows, .. } => rows,
+        QueryOutput::Rows { rows, .. } | QueryOutput::CopyOut { rows, .. } => rows.into_rows(),
         other => panic!("{sql}: no rows but {other:?}"),
     }
 }

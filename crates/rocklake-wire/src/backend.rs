@@ -174,12 +174,17 @@ pub fn end_frame(buf: &mut BytesMut, at: usize) -> Result<(), SqlError> {
 /// Writes a DataRow of `row`, each value in the format from `formats` (text
 /// output, or the binary representation of the column's type). On error the
 /// buffer is left as it was.
-pub fn put_data_row(
+pub fn put_data_row<'a, R>(
     buf: &mut BytesMut,
     columns: &[ColumnDef],
     formats: &[i16],
-    row: &[Datum],
-) -> Result<(), SqlError> {
+    row: R,
+) -> Result<(), SqlError>
+where
+    R: IntoIterator<Item = &'a Datum>,
+    R::IntoIter: ExactSizeIterator,
+{
+    let row = row.into_iter();
     if row.len() != columns.len() || formats.len() != columns.len() {
         return Err(SqlError::internal(format!(
             "result row has {} values and {} format codes for {} columns",

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use rocklake_codec::datum::{ColumnDef, PgType, Row};
 use rocklake_sql::error::{codes, SqlError};
 use rocklake_sql::output::QueryOutput;
+use rocklake_sql::result_rows::{ResultRows, RowRef};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::backend::{self, Severity, FORMAT_BINARY, FORMAT_TEXT};
@@ -260,9 +261,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                     return Ok(Outcome::Failed);
                 }
                 let count = rows.len();
-                for row in &rows {
+                for row in rows.iter() {
                     let out = &mut self.transport.out;
-                    if let Err(e) = backend::put_data_row(out, &columns, formats, row) {
+                    if let Err(e) = backend::put_data_row(out, &columns, formats, row.iter()) {
                         tracing::error!(error = %e, "cannot encode a result row");
                         self.fail(&e, mode);
                         return Ok(Outcome::Failed);
@@ -299,7 +300,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
     async fn copy_out(
         &mut self,
         columns: &[ColumnDef],
-        rows: &[Row],
+        rows: &ResultRows,
         mode: Mode,
     ) -> Result<Outcome, ConnectionError> {
         let types: Vec<PgType> = columns.iter().map(|c| c.pg_type.clone()).collect();
@@ -309,19 +310,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             self.fail(&e, mode);
             return Ok(Outcome::Failed);
         }
-        let frame = |out: &mut bytes::BytesMut, first: bool, row: Option<&Row>| {
+        let frame = |out: &mut bytes::BytesMut, first: bool, row: Option<RowRef<'_>>| {
             let at = backend::begin_frame(out, b'd');
             if first {
                 copy_binary::put_header(out);
             }
             match row {
-                Some(row) => copy_binary::put_tuple(out, &types, row)?,
+                Some(row) => copy_binary::put_tuple(out, &types, row.iter())?,
                 None => copy_binary::put_trailer(out),
             }
             backend::end_frame(out, at)
         };
         let mut first = true;
-        for row in rows {
+        for row in rows.iter() {
             let out = &mut self.transport.out;
             let start = out.len();
             if let Err(e) = frame(out, first, Some(row)) {

@@ -57,8 +57,14 @@ pub fn put_field(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
 }
 
 /// Appends one tuple (field count and fields) of a row whose columns have the
-/// types `types`.
-pub fn put_tuple(buf: &mut BytesMut, types: &[PgType], row: &[Datum]) -> Result<(), SqlError> {
+/// types `types`; the row is any exact-size sequence of values (a slice, or a
+/// [`rocklake_sql::result_rows::RowRef`]'s values read in place).
+pub fn put_tuple<'a, R>(buf: &mut BytesMut, types: &[PgType], row: R) -> Result<(), SqlError>
+where
+    R: IntoIterator<Item = &'a Datum>,
+    R::IntoIter: ExactSizeIterator,
+{
+    let row = row.into_iter();
     if row.len() != types.len() {
         return Err(SqlError::internal(format!(
             "row has {} values but the COPY has {} columns",

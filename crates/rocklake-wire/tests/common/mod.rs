@@ -126,11 +126,11 @@ impl FakeSession {
             }
             "select 1" => QueryOutput::Rows {
                 columns: vec![ColumnDef::new("?column?", PgType::Int4)],
-                rows: vec![vec![Datum::Int4(1)]],
+                rows: vec![vec![Datum::Int4(1)]].into(),
             },
             "select types" => QueryOutput::Rows {
                 columns: type_columns(),
-                rows: vec![type_row()],
+                rows: vec![type_row()].into(),
             },
             "insert" => command("INSERT 0 3"),
             "create" => QueryOutput::Command {
@@ -153,11 +153,11 @@ impl FakeSession {
             }
             "copy out" => QueryOutput::CopyOut {
                 columns: copy_columns(),
-                rows: copy_rows(),
+                rows: copy_rows().into(),
             },
             "copy empty" => QueryOutput::CopyOut {
                 columns: copy_columns(),
-                rows: Vec::new(),
+                rows: Vec::<rocklake_codec::datum::Row>::new().into(),
             },
             "copy in" => QueryOutput::CopyIn {
                 columns: copy_columns(),
@@ -165,7 +165,7 @@ impl FakeSession {
             },
             "bad row" => QueryOutput::CopyOut {
                 columns: vec![ColumnDef::new("x", PgType::Int8)],
-                rows: vec![vec![Datum::Int8(1)], vec![Datum::Text("oops".into())]],
+                rows: vec![vec![Datum::Int8(1)], vec![Datum::Text("oops".into())]].into(),
             },
             _ => {
                 return Err(SqlError::new(
