@@ -72,9 +72,15 @@ async fn picked_results_equal_the_general_executors() {
 async fn other_shapes_go_through_the_executor() {
     let mut s = catalog().await;
     for (sql, expected) in [
-        ("SELECT id, id FROM t WHERE id = 1", vec!["Int8(1)", "Int8(1)"]),
+        (
+            "SELECT id, id FROM t WHERE id = 1",
+            vec!["Int8(1)", "Int8(1)"],
+        ),
         ("SELECT id::INTEGER FROM t WHERE id = 1", vec!["Int4(1)"]),
-        ("SELECT id, ctid FROM t WHERE id = 1", vec!["Int8(1)", "Tid { block: 0, offset: 1 }"]),
+        (
+            "SELECT id, ctid FROM t WHERE id = 1",
+            vec!["Int8(1)", "Tid { block: 0, offset: 1 }"],
+        ),
         ("SELECT DISTINCT ok FROM t WHERE ok", vec!["Bool(true)"]),
         ("SELECT id FROM t WHERE id = 1 ORDER BY id", vec!["Int8(1)"]),
         ("SELECT count(*) FROM t WHERE id = 1", vec!["Int8(1)"]),

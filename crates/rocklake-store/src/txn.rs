@@ -236,6 +236,12 @@ async fn committed_violation(
     Ok(None)
 }
 
+/// Whether every key that starts with `probe` sorts after `last` (the last
+/// row of a table, `None` when it is empty), so none of them is in the table.
+fn sorts_after(probe: &[u8], last: Option<&StoredRow>) -> bool {
+    last.is_none_or(|row| probe > row.key.as_slice())
+}
+
 /// The snapshot row a transaction inserted into `ducklake_snapshot`.
 #[derive(Clone, Copy)]
 struct SnapshotInsert {
@@ -549,10 +555,14 @@ impl WriteTxn {
             columns,
             values,
         };
-        if !self.reads().scan_prefix_first(&probe).await? {
+        let absent = self.beyond_last_row(relation, &probe).await?
+            || !self.reads().scan_prefix_first(&probe).await?;
+        if absent {
             // Also check what committed after this transaction began, as
             // PostgreSQL does for primary keys.
-            if !self.inner.reads().scan_prefix_first(&probe).await? {
+            if self.beyond_latest_last_row(relation, &probe)
+                || !self.inner.reads().scan_prefix_first(&probe).await?
+            {
                 self.unique_keys.push(InsertedKey { probe, violation });
                 return Ok(());
             }
@@ -564,6 +574,41 @@ impl WriteTxn {
             .earlier_violation()
             .await?
             .unwrap_or_else(|| violation.error()))
+    }
+
+    /// Whether every key under `probe` sorts after the last row of
+    /// `relation` in this transaction's snapshot, as the scan cache knows it
+    /// (read and kept on a miss): then no row of the snapshot is under
+    /// `probe`. DuckLake's ids grow, so nearly every insert's key lies beyond
+    /// the last row, and this answers its uniqueness probe without a SlateDB
+    /// seek once the last row is cached. `false` when the cache cannot tell
+    /// (this transaction wrote the table, or a later commit did).
+    async fn beyond_last_row(&self, relation: &Relation, probe: &[u8]) -> StoreResult<bool> {
+        let table = rows_prefix(relation, &[]);
+        if !probe.starts_with(&table)
+            || matches!(self.cache_lookup(&table, Read::Last), Lookup::Miss)
+        {
+            return Ok(false);
+        }
+        let last = self
+            .edge_row(relation, &[], slatedb::IterationOrder::Descending)
+            .await?;
+        Ok(sorts_after(probe, last.as_ref()))
+    }
+
+    /// [`Self::beyond_last_row`] in the latest committed state, from a
+    /// cached last row only (a read now could see a commit that has not
+    /// ended yet, so nothing is read and kept here).
+    fn beyond_latest_last_row(&self, relation: &Relation, probe: &[u8]) -> bool {
+        let table = rows_prefix(relation, &[]);
+        let cache = &self.inner.scan_cache;
+        let Some(latest) = cache.view(cache.before_snapshot()) else {
+            return false;
+        };
+        match latest.lookup(&table, Read::Last) {
+            Lookup::Hit(rows) if probe.starts_with(&table) => sorts_after(probe, rows.first()),
+            _ => false,
+        }
     }
 
     /// The first earlier insert of this transaction whose key has since been

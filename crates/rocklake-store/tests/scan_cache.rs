@@ -279,3 +279,61 @@ async fn commits_update_cached_scans_and_failed_commits_do_not() {
     let store = open(dir.path()).await;
     assert_eq!(store.read().unwrap().rows(&files, &[]).await.unwrap(), last);
 }
+
+/// Inserts snapshot `id` in a transaction of its own and commits it.
+async fn insert_snapshot(store: &CatalogStore, snapshots: &Relation, id: i64) {
+    let mut txn = store.write().unwrap();
+    txn.insert(snapshots, snapshot_row(id)).await.unwrap();
+    txn.commit().await.unwrap();
+}
+
+/// The key of an insert beyond the cached last row is known to be free
+/// without a seek; every other key is still probed, in the transaction's
+/// snapshot and among later commits.
+#[tokio::test]
+async fn uniqueness_probes_beyond_the_cached_last_row_still_find_every_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path()).await;
+    let (snapshots, _) = setup(&store).await;
+    // Reads and keeps the last row, then inserts beyond it.
+    insert_snapshot(&store, &snapshots, 1).await;
+    insert_snapshot(&store, &snapshots, 2).await;
+
+    let duplicate = |id: i64| {
+        let store = store.clone();
+        let snapshots = snapshots.clone();
+        async move {
+            let mut txn = store.write().unwrap();
+            let err = txn.insert(&snapshots, snapshot_row(id)).await.unwrap_err();
+            assert!(
+                matches!(err, rocklake_store::StoreError::UniqueViolation { .. }),
+                "snapshot {id}: {err:?}"
+            );
+        }
+    };
+    duplicate(2).await; // the last row itself
+    duplicate(0).await; // a row before it
+
+    // A transaction whose snapshot predates a commit of the same key finds
+    // it at insert, through the last row that commit carried forward.
+    let mut early = store.write().unwrap();
+    assert_eq!(
+        ids(&early.rows(&snapshots, &[]).await.unwrap()),
+        vec![0, 1, 2]
+    );
+    insert_snapshot(&store, &snapshots, 3).await;
+    let err = early.insert(&snapshots, snapshot_row(3)).await.unwrap_err();
+    assert!(
+        matches!(err, rocklake_store::StoreError::UniqueViolation { .. }),
+        "{err:?}"
+    );
+    drop(early);
+
+    // Keys beyond every committed row go in, and the rows are all there.
+    let mut txn = store.write().unwrap();
+    txn.insert(&snapshots, snapshot_row(4)).await.unwrap();
+    txn.insert(&snapshots, snapshot_row(5)).await.unwrap();
+    txn.commit().await.unwrap();
+    let rows = store.read().unwrap().rows(&snapshots, &[]).await.unwrap();
+    assert_eq!(ids(&rows), vec![0, 1, 2, 3, 4, 5]);
+}
