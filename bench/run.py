@@ -41,6 +41,7 @@ import json
 import os
 import pathlib
 import platform
+import re
 import shutil
 import signal
 import socket
@@ -273,8 +274,7 @@ class Postgres:
                          for k in ("fsync", "synchronous_commit", "shared_buffers")}
 
     def psql(self, sql: str, db: str = "postgres") -> str:
-        pgbin = sorted(pathlib.Path("/usr/lib/postgresql").glob("*/bin/psql"))[-1]
-        res = subprocess.run([str(pgbin), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+        res = subprocess.run([str(psql_binary()), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
                               "-d", db, "-v", "ON_ERROR_STOP=1", "-tAc", sql],
                              capture_output=True, text=True)
         if res.returncode != 0:
@@ -446,6 +446,41 @@ def run_snapshot_count(backend, cat: Catalog, reps: int):
     out = [ms(timed(con, sql)) for _ in range(reps)]
     con.close()
     return n, out
+
+
+# The two catalog reads DuckDB sends for workload 5 (bench/trace.py lists them).
+SNAPSHOT_READS = [
+    'SELECT "snapshot_id", "snapshot_time", "schema_version", "next_file_id" '
+    'FROM "public"."ducklake_snapshot"',
+    'SELECT "snapshot_id", "changes_made", "author", "commit_message", "commit_extra_info" '
+    'FROM "public"."ducklake_snapshot_changes"',
+]
+
+
+def psql_binary() -> pathlib.Path:
+    found = sorted(pathlib.Path("/usr/lib/postgresql").glob("*/bin/psql"))
+    if not found:
+        raise RuntimeError("psql not found under /usr/lib/postgresql (apt-get install postgresql)")
+    return found[-1]
+
+
+def run_snapshot_reads_server(cat: Catalog, reps: int):
+    """Server time of workload 5's catalog reads without DuckDB: psql runs each
+    as a binary COPY to /dev/null with \\timing; one sample is the sum of the two."""
+    conninfo = cat.attach_target.split("postgres:", 1)[1]
+    if "user=" not in conninfo:
+        conninfo += " user=postgres"
+    script = "\\timing on\n" + "".join(
+        f"\\copy ({sql}) TO '/dev/null' (FORMAT binary)\n" for _ in range(reps + 1) for sql in SNAPSHOT_READS)
+    res = subprocess.run([str(psql_binary()), conninfo, "-v", "ON_ERROR_STOP=1", "-X", "-q"],
+                         input=script, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"psql failed: {res.stderr}")
+    times = [float(m) for m in re.findall(r"^Time: ([0-9.]+) ms", res.stdout, re.M)]
+    if len(times) != 2 * (reps + 1):
+        raise RuntimeError(f"psql printed {len(times)} timings, expected {2 * (reps + 1)}:\n{res.stdout}")
+    pairs = [times[i] + times[i + 1] for i in range(0, len(times), 2)]
+    return pairs[1:]  # the first pair warms the server's caches, as in workload 5
 
 
 def build_small_history(backend, cat: Catalog, snapshots=10):
@@ -631,6 +666,10 @@ def main():
             for b in backends:
                 n, samples = run_snapshot_count(b, hist[b.name], cfg["snap_reps"])
                 results.add("5", f"count(*) FROM ducklake_snapshots ({n} snapshots)", b.name, samples)
+            for b in backends:
+                if b.name in ("rocklake", "postgres"):
+                    results.add("5s", "server time of 5's two catalog reads (psql, no DuckDB)", b.name,
+                                run_snapshot_reads_server(hist[b.name], cfg["snap_reps"]))
 
         if "6" in workloads:
             log(f"workload 6: ATTACH with 10 vs {n_snap} snapshots")
