@@ -101,6 +101,9 @@ pub struct Binder<'c> {
     /// Scope levels whose rows are replaced by aggregation (subqueries may
     /// not reference their FROM columns).
     pub grouped_levels: Vec<usize>,
+    /// Whether the statement reads the transaction's time (`now()` and its
+    /// synonyms), so its result differs from one transaction to the next.
+    pub reads_time: bool,
 }
 
 const AGGREGATES: &[&str] = &[
@@ -173,6 +176,7 @@ impl<'c> Binder<'c> {
             lowest_scope: usize::MAX,
             next_sub: 0,
             grouped_levels: Vec::new(),
+            reads_time: false,
         }
     }
 

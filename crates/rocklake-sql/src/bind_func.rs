@@ -101,6 +101,7 @@ impl Binder<'_> {
         let konst = |d: Datum, t: PgType| Ok((BExpr::Const(d), Some(t)));
         match (name.as_str(), argc) {
             ("now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp", 0) => {
+                self.reads_time = true;
                 konst(Datum::TimestampTz(self.now), PgType::TimestampTz)
             }
             ("version", 0) => konst(Datum::text(version_string()), PgType::Text),

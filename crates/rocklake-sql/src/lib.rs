@@ -24,6 +24,7 @@ pub mod bind;
 pub mod bind_expr;
 pub mod bind_from;
 pub mod bind_func;
+pub mod catalog_results;
 pub mod copy_text;
 pub mod datetime;
 pub mod ddl;

@@ -16,6 +16,7 @@ use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
 use crate::bind::{fold, Binder};
+use crate::catalog_results::{derives_from_catalog, CatalogResults, ResultKey};
 use crate::copy_text::TextCopyFormat;
 use crate::ddl;
 use crate::dml::{
@@ -37,6 +38,9 @@ struct TxnCtx {
     txn: Box<dyn StorageTxn>,
     now: i64,
     catalog: Option<Catalog>,
+    /// The catalog version `catalog` was loaded at, when the session keeps
+    /// its lists (and catalog query results) for that version.
+    catalog_version: Option<u64>,
 }
 
 enum TxState {
@@ -65,6 +69,8 @@ pub struct Session {
     /// The relation and schema lists last loaded, with the storage's catalog
     /// version they belong to (see [`StorageTxn::catalog_version`]).
     known_catalog: Option<KnownCatalog>,
+    /// Results of catalog queries, shared with the other sessions of a server.
+    catalog_results: Arc<CatalogResults>,
 }
 
 /// Relation and schema lists kept across transactions.
@@ -125,6 +131,13 @@ fn conform(columns: &[ColumnDef], mut rows: Vec<Row>) -> Result<Vec<Row>, SqlErr
 impl Session {
     /// A new idle session over `storage`.
     pub fn new(storage: Arc<dyn Storage>) -> Self {
+        Self::sharing(storage, Arc::default())
+    }
+
+    /// A new idle session over `storage` that shares the results of catalog
+    /// queries with the other sessions given the same `catalog_results`
+    /// (those of one server, over the same storage).
+    pub fn sharing(storage: Arc<dyn Storage>, catalog_results: Arc<CatalogResults>) -> Self {
         Session {
             storage,
             state: TxState::Idle,
@@ -133,6 +146,7 @@ impl Session {
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             pending_copy: None,
             known_catalog: None,
+            catalog_results,
         }
     }
 
@@ -203,6 +217,7 @@ impl Session {
                 txn: Box::new(TempOverlay::new(storage.begin(read_only).await?)),
                 now: now_micros(),
                 catalog: None,
+                catalog_version: None,
             })
         }
     }
@@ -468,6 +483,7 @@ impl Session {
                 database,
                 settings,
             });
+            ctx.catalog_version = version;
         }
         Ok(())
     }
@@ -514,6 +530,11 @@ impl Session {
             pid,
         };
         let txn = ctx.txn.as_mut();
+        // Catalog query results are shared for catalogs at a known version
+        // (not one this transaction changed, nor one with temporary tables).
+        let results = ctx
+            .catalog_version
+            .map(|version| (version, &*self.catalog_results));
         match stmt {
             Statement::Query(q) => match q.body.as_ref() {
                 SetExpr::Update(Statement::Update(u)) => dml::update(txn, &env, u, Some(q)).await,
@@ -524,7 +545,7 @@ impl Session {
                     "statement not supported: {stmt}"
                 ))),
                 _ => {
-                    let (columns, rows) = select(txn, &env, q).await?;
+                    let (columns, rows) = select(txn, &env, q, results).await?;
                     Ok(QueryOutput::Rows { columns, rows })
                 }
             },
@@ -549,7 +570,7 @@ impl Session {
                 }
                 match (to, target, source) {
                     (true, CopyTarget::Stdout, CopySource::Query(q)) => {
-                        let (columns, rows) = select(txn, &env, q).await?;
+                        let (columns, rows) = select(txn, &env, q, results).await?;
                         Ok(QueryOutput::CopyOut { columns, rows })
                     }
                     (
@@ -714,15 +735,34 @@ async fn select(
     txn: &mut dyn StorageTxn,
     env: &StmtEnv<'_>,
     q: &Query,
+    results: Option<(u64, &CatalogResults)>,
 ) -> Result<(Vec<ColumnDef>, ResultRows), SqlError> {
     let mut b = Binder::new(env.cat, env.now, env.pid);
     let plan = b.bind_query(q)?;
+    let kept = results
+        .filter(|_| derives_from_catalog(&b.scans, b.reads_time))
+        .map(|(version, results)| {
+            let key = ResultKey {
+                version,
+                database: env.cat.database.clone(),
+                statement: q.to_string(),
+            };
+            (key, results)
+        });
+    if let Some((key, results)) = &kept {
+        if let Some(result) = results.get(key) {
+            return Ok(result);
+        }
+    }
     let data = prefetch(txn, env.cat, &b.scans, true).await?;
     let columns = out_columns(&plan.columns);
     let ctx = ExecCtx::new(&data, env.cat);
-    if let Some(picked) = pick(&plan, &b.scans, &ctx, &[])? {
-        return Ok((columns, ResultRows::Picked(picked)));
+    let rows = match pick(&plan, &b.scans, &ctx, &[])? {
+        Some(picked) => ResultRows::Picked(picked),
+        None => ResultRows::Owned(conform(&columns, run_query(&plan, &ctx, &[])?)?),
+    };
+    if let Some((key, results)) = kept {
+        results.put(key, &columns, &rows);
     }
-    let rows = conform(&columns, run_query(&plan, &ctx, &[])?)?;
-    Ok((columns, ResultRows::Owned(rows)))
+    Ok((columns, rows))
 }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use rocklake_codec::datum::{ColumnDef, Datum, Row};
+use rocklake_sql::catalog_results::CatalogResults;
 use rocklake_sql::output::QueryOutput;
 use rocklake_sql::{MemoryStorage, Session};
 
@@ -252,4 +253,118 @@ async fn empty_statements_and_semicolons() {
     assert!(res.iter().all(|r| r.is_ok()));
     let res = s.execute("SELEC 1").await;
     assert_eq!(res[0].as_ref().unwrap_err().code, "42601");
+}
+
+/// Runs a statement that returns no rows.
+async fn run(s: &mut Session, sql: &str) {
+    for r in s.execute(sql).await {
+        r.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+}
+
+/// Relation names in the result of the columns query.
+fn relnames(rows: &[Row]) -> Vec<String> {
+    let mut names: Vec<String> = rows
+        .iter()
+        .filter_map(|r| match &r[1] {
+            Datum::Text(name) => Some(name.to_string()),
+            _ => None,
+        })
+        .collect();
+    names.dedup();
+    names
+}
+
+/// Sessions share catalog query results while the catalog stays the same,
+/// and never answer from them once it changed, in this session or another,
+/// or inside a transaction that changed it.
+#[tokio::test]
+async fn catalog_query_results_follow_every_catalog_change() {
+    let storage = MemoryStorage::new();
+    let shared = Arc::new(CatalogResults::default());
+    let mut s = Session::sharing(Arc::new(storage.clone()), shared.clone());
+    let mut other = Session::sharing(Arc::new(storage), shared);
+    let all = COLUMNS_QUERY.replace("{FILTER}", "");
+    run(&mut s, "CREATE TABLE a (x BIGINT)").await;
+    let (_, first) = query(&mut s, &all).await;
+    assert_eq!(relnames(&first), vec!["a"]);
+    assert_eq!(
+        query(&mut s, &all).await.1,
+        first,
+        "the same catalog, the same rows"
+    );
+    assert_eq!(
+        query(&mut other, &all).await.1,
+        first,
+        "shared with another session"
+    );
+
+    run(&mut other, "CREATE TABLE b (y BIGINT)").await;
+    assert_eq!(
+        relnames(&query(&mut s, &all).await.1),
+        vec!["a", "b"],
+        "another session's DDL"
+    );
+
+    run(&mut s, "BEGIN").await;
+    run(&mut s, "CREATE TABLE c (z BIGINT)").await;
+    assert_eq!(
+        relnames(&query(&mut s, &all).await.1),
+        vec!["a", "b", "c"],
+        "its own DDL"
+    );
+    run(&mut s, "ROLLBACK").await;
+    assert_eq!(
+        relnames(&query(&mut s, &all).await.1),
+        vec!["a", "b"],
+        "after its rollback"
+    );
+
+    run(&mut s, "DROP TABLE a").await;
+    assert_eq!(
+        relnames(&query(&mut s, &all).await.1),
+        vec!["b"],
+        "after DROP"
+    );
+    assert_eq!(
+        relnames(&query(&mut other, &all).await.1),
+        vec!["b"],
+        "in the other session"
+    );
+
+    // Each session sees its own database's name.
+    other.set_database("other");
+    let database = "SELECT datname FROM pg_database";
+    assert_eq!(
+        query(&mut s, database).await.1,
+        vec![vec![Datum::text("rocklake")]]
+    );
+    assert_eq!(
+        query(&mut other, database).await.1,
+        vec![vec![Datum::text("other")]]
+    );
+}
+
+/// Catalog queries that read the transaction's time or the session's
+/// settings are computed each time.
+#[tokio::test]
+async fn catalog_queries_reading_time_or_settings_are_not_kept() {
+    let mut s = setup().await;
+    let now = "SELECT now() FROM pg_namespace WHERE nspname = 'public'";
+    let (_, first) = query(&mut s, now).await;
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let (_, second) = query(&mut s, now).await;
+    assert_ne!(first, second, "each transaction has its own now()");
+
+    let setting = "SELECT setting FROM pg_settings WHERE name = 'TimeZone'";
+    run(&mut s, "SET TimeZone = 'UTC'").await;
+    assert_eq!(
+        query(&mut s, setting).await.1,
+        vec![vec![Datum::text("UTC")]]
+    );
+    run(&mut s, "SET TimeZone = 'Europe/Berlin'").await;
+    assert_eq!(
+        query(&mut s, setting).await.1,
+        vec![vec![Datum::text("Europe/Berlin")]]
+    );
 }

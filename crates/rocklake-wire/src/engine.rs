@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use rocklake_codec::datum::{ColumnDef, Row};
+use rocklake_sql::catalog_results::CatalogResults;
 use rocklake_sql::error::SqlError;
 use rocklake_sql::output::{BatchResult, QueryOutput, TxStatus};
 use rocklake_sql::storage::Storage;
@@ -42,21 +43,27 @@ impl SqlSession for Session {
 }
 
 /// Opens an engine [`Session`] over `storage` for each connection, named
-/// after the database the client asked for.
+/// after the database the client asked for; the sessions share the results
+/// of catalog queries.
 pub struct EngineSessions {
     storage: Arc<dyn Storage>,
+    catalog_results: Arc<CatalogResults>,
 }
 
 impl EngineSessions {
     /// A factory whose sessions all use `storage`.
     pub fn new(storage: Arc<dyn Storage>) -> Self {
-        EngineSessions { storage }
+        EngineSessions {
+            storage,
+            catalog_results: Arc::default(),
+        }
     }
 }
 
 impl SessionFactory for EngineSessions {
     fn new_session(&self, client: &ClientParams) -> Box<dyn SqlSession> {
-        let mut session = Session::new(Arc::clone(&self.storage));
+        let mut session =
+            Session::sharing(Arc::clone(&self.storage), Arc::clone(&self.catalog_results));
         session.set_database(&client.database);
         Box::new(session)
     }
