@@ -5,12 +5,14 @@
 pub mod error;
 pub mod location;
 pub mod reader;
+mod registry_version;
 pub mod replica;
 pub mod retention;
 mod row_keys;
 mod scan_cache;
 pub mod store;
 pub mod txn;
+mod unique;
 
 pub use error::{StoreError, StoreResult};
 pub use location::StoreLocation;

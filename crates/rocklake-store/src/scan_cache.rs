@@ -40,6 +40,7 @@ use rocklake_codec::relations::Relation;
 use rocklake_codec::values::ValueError;
 
 use crate::reader::StoredRow;
+use crate::registry_version::{KnownRegistryVersion, RegistryChange};
 
 /// Scans with more rows than this are not kept (memory bound per entry).
 const MAX_ROWS_PER_ENTRY: usize = 250_000;
@@ -81,6 +82,8 @@ pub(crate) struct ScanCache {
     /// Per tag byte, the number of the last commit that wrote under it.
     tag_commit: Vec<AtomicU64>,
     entries: Mutex<Entries>,
+    /// The registry version as commits left it.
+    registry: KnownRegistryVersion,
 }
 
 #[derive(Default)]
@@ -222,6 +225,7 @@ impl ScanCache {
             ended: AtomicU64::new(0),
             tag_commit: (0..256).map(|_| AtomicU64::new(0)).collect(),
             entries: Mutex::new(Entries::default()),
+            registry: KnownRegistryVersion::default(),
         }
     }
 
@@ -243,11 +247,13 @@ impl ScanCache {
     /// Numbers a commit. Call under the commit lock, before the commit can
     /// become visible; the returned mark ends it when dropped.
     /// `writes` are the commit's writes when it kept them all, for
-    /// write-through (see the module documentation).
+    /// write-through (see the module documentation); `registry_version` the
+    /// registry version it sets, if it changes the registry.
     pub(crate) fn commit_started(
         self: &Arc<Self>,
         tags: TagSet,
         writes: Option<Writes>,
+        registry_version: Option<u64>,
     ) -> CommitMark {
         let number = self.started.fetch_add(1, Ordering::SeqCst) + 1;
         CommitMark {
@@ -255,6 +261,7 @@ impl ScanCache {
             number,
             tags,
             writes,
+            registry_version,
             succeeded: false,
         }
     }
@@ -262,7 +269,14 @@ impl ScanCache {
     /// Ends commit `number`: under the entries lock, applies its writes
     /// (`None` when it failed or wrote too much to keep: its tags' entries are
     /// dropped) and records it under its tags; then counts it as ended.
-    fn end_commit(&self, number: u64, tags: &TagSet, writes: Option<&Writes>) {
+    fn end_commit(
+        &self,
+        number: u64,
+        tags: &TagSet,
+        writes: Option<&Writes>,
+        registry: RegistryChange,
+    ) {
+        self.registry.committed(number, registry);
         let mut entries = self.entries.lock().expect("scan cache");
         match writes {
             Some(writes) => entries.write_through(number, writes),
@@ -415,6 +429,7 @@ pub(crate) struct CommitMark {
     number: u64,
     tags: TagSet,
     writes: Option<Writes>,
+    registry_version: Option<u64>,
     succeeded: bool,
 }
 
@@ -429,8 +444,13 @@ impl CommitMark {
 impl Drop for CommitMark {
     fn drop(&mut self) {
         let writes = self.writes.take().filter(|_| self.succeeded);
+        let registry = match (self.registry_version, self.succeeded) {
+            (None, _) => RegistryChange::Unchanged,
+            (Some(version), true) => RegistryChange::Set(version),
+            (Some(_), false) => RegistryChange::Unknown,
+        };
         self.cache
-            .end_commit(self.number, &self.tags, writes.as_ref());
+            .end_commit(self.number, &self.tags, writes.as_ref(), registry);
     }
 }
 
@@ -469,6 +489,17 @@ pub(crate) enum Lookup {
 }
 
 impl CacheView {
+    /// The registry version this transaction's snapshot holds, if known
+    /// (see [`crate::registry_version`]).
+    pub(crate) fn registry_version(&self) -> Option<u64> {
+        self.cache.registry.at(self.seen)
+    }
+
+    /// Keeps the registry version this transaction read from its snapshot.
+    pub(crate) fn keep_registry_version(&self, version: u64) {
+        self.cache.registry.keep(self.seen, version);
+    }
+
     /// Looks up `read` of `prefix` (its first byte is the tag).
     pub(crate) fn lookup(&self, prefix: &[u8], read: Read) -> Lookup {
         let Some(&tag) = prefix.first() else {
@@ -534,14 +565,14 @@ mod tests {
         assert!(matches!(view.lookup(&[1], Read::All), Lookup::Hit(r) if r.len() == 3));
 
         // A commit writing tag 2 leaves tag 1 valid for a later snapshot.
-        drop(cache.commit_started(tags(&[&[2, 0]]), None));
+        drop(cache.commit_started(tags(&[&[2, 0]]), None, None));
         let later = cache.view(cache.before_snapshot()).expect("quiet");
         assert!(matches!(later.lookup(&[1], Read::All), Lookup::Hit(_)));
         assert!(matches!(later.lookup(&[2], Read::All), Lookup::Fill(_)));
 
         // A commit writing tag 1: the old snapshot may not see it, the new
         // snapshot must not get the old rows.
-        drop(cache.commit_started(tags(&[&[1, 7]]), None));
+        drop(cache.commit_started(tags(&[&[1, 7]]), None, None));
         assert!(matches!(later.lookup(&[1], Read::All), Lookup::Miss));
         let newest = cache.view(cache.before_snapshot()).expect("quiet");
         assert!(
@@ -554,7 +585,7 @@ mod tests {
     fn no_view_while_a_commit_is_in_flight() {
         let cache = Arc::new(ScanCache::new());
         let ended = cache.before_snapshot();
-        let mark = cache.commit_started(tags(&[&[1]]), None);
+        let mark = cache.commit_started(tags(&[&[1]]), None, None);
         assert!(cache.view(ended).is_none());
         drop(mark);
         assert!(
@@ -655,7 +686,7 @@ mod tests {
         for key in writes.keys() {
             written.add_key(key);
         }
-        let mut mark = cache.commit_started(written.clone(), Some(writes.clone()));
+        let mut mark = cache.commit_started(written.clone(), Some(writes.clone()), None);
         mark.succeeded();
         drop(mark);
         assert_eq!(
@@ -670,7 +701,7 @@ mod tests {
         );
 
         // A commit that failed makes them stale instead.
-        drop(cache.commit_started(written, Some(writes)));
+        drop(cache.commit_started(written, Some(writes), None));
         assert_eq!(hit(&cache, &table_prefix), None);
         assert_eq!(hit(&cache, &seven_prefix), None);
     }
@@ -689,7 +720,7 @@ mod tests {
         let mut written = TagSet::default();
         written.add_key(&changed.key);
         writes.insert(changed.key, Some(value));
-        let mut mark = cache.commit_started(written, Some(writes));
+        let mut mark = cache.commit_started(written, Some(writes), None);
         mark.succeeded();
         drop(mark);
         assert_eq!(hit(&cache, &prefix), None);
@@ -712,7 +743,7 @@ mod tests {
         let mut written = TagSet::default();
         written.add_key(&row.key);
         writes.insert(row.key.clone(), Some(value));
-        let mut mark = cache.commit_started(written, Some(writes));
+        let mut mark = cache.commit_started(written, Some(writes), None);
         mark.succeeded();
         drop(mark);
         fill.store(&relation, Arc::new(Vec::new()));

@@ -23,6 +23,7 @@ use crate::reader::{rows_prefix, Reads, StoredRow};
 use crate::replica::ReadView;
 use crate::scan_cache::{CacheView, Lookup, Read, TagSet, Writes, MAX_WRITES_WRITTEN_THROUGH};
 use crate::store::StoreInner;
+use crate::unique::{committed_violation, key_description, sorts_after, InsertedKey, UniqueKey};
 
 /// A read-only transaction: on one consistent snapshot of the catalog when
 /// opened from its writer, on the replayed state when opened from a replica
@@ -124,11 +125,18 @@ macro_rules! read_methods {
         /// The registry version this transaction sees (see
         /// [`Counter::RegistryVersion`]); 0 before the first DDL.
         pub async fn registry_version(&self) -> StoreResult<u64> {
-            Ok(self
+            if let Some(version) = self.cache.as_ref().and_then(CacheView::registry_version) {
+                return Ok(version);
+            }
+            let version = self
                 .reads()
                 .get_u64(&Counter::RegistryVersion.key())
                 .await?
-                .unwrap_or(0))
+                .unwrap_or(0);
+            if let Some(view) = &self.cache {
+                view.keep_registry_version(version);
+            }
+            Ok(version)
         }
 
         /// The retention floor (`retain-from` system key): the oldest snapshot
@@ -195,53 +203,6 @@ impl ReadTxn {
     read_methods!();
 }
 
-/// A key this transaction inserted under a uniqueness rule, remembered so a
-/// commit conflict can be reported as the unique violation it is.
-struct InsertedKey {
-    probe: Vec<u8>,
-    violation: UniqueKey,
-}
-
-/// A unique key as reported in a violation.
-#[derive(Clone)]
-struct UniqueKey {
-    schema: String,
-    table: String,
-    columns: String,
-    values: String,
-}
-
-impl UniqueKey {
-    fn error(&self) -> StoreError {
-        StoreError::UniqueViolation {
-            schema: self.schema.clone(),
-            table: self.table.clone(),
-            columns: self.columns.clone(),
-            values: self.values.clone(),
-        }
-    }
-}
-
-/// The violation of the first of `inserted` whose key another transaction has
-/// committed since, if any.
-async fn committed_violation(
-    inner: &StoreInner,
-    inserted: &[InsertedKey],
-) -> StoreResult<Option<StoreError>> {
-    for key in inserted {
-        if inner.reads().scan_prefix_first(&key.probe).await? {
-            return Ok(Some(key.violation.error()));
-        }
-    }
-    Ok(None)
-}
-
-/// Whether every key that starts with `probe` sorts after `last` (the last
-/// row of a table, `None` when it is empty), so none of them is in the table.
-fn sorts_after(probe: &[u8], last: Option<&StoredRow>) -> bool {
-    last.is_none_or(|row| probe > row.key.as_slice())
-}
-
 /// The snapshot row a transaction inserted into `ducklake_snapshot`.
 #[derive(Clone, Copy)]
 struct SnapshotInsert {
@@ -268,21 +229,6 @@ pub struct WriteTxn {
     /// What this transaction wrote, for the scan cache's write-through;
     /// `None` once there are too many writes to keep.
     writes: Option<Writes>,
-}
-
-fn key_description(relation: &Relation, columns: &[usize], row: &[Datum]) -> (String, String) {
-    let names: Vec<&str> = columns
-        .iter()
-        .map(|i| relation.columns[*i].name.as_str())
-        .collect();
-    let values: Vec<String> = columns
-        .iter()
-        .map(|i| match &row[*i] {
-            Datum::Int8(v) => v.to_string(),
-            other => format!("{other:?}"),
-        })
-        .collect();
-    (names.join(", "), values.join(", "))
 }
 
 impl WriteTxn {
@@ -680,15 +626,19 @@ impl WriteTxn {
     pub async fn commit(mut self) -> StoreResult<()> {
         let inner = self.inner.clone();
         let _guard = inner.commit_lock.lock().await;
-        if self.wrote {
-            self.stage_counters().await?;
-        }
+        let registry_version = if self.wrote {
+            self.stage_counters().await?
+        } else {
+            None
+        };
         // Scans cached before this commit stay valid for snapshots taken
         // before it; the mark ends once the writes are visible (or the commit
         // failed or was abandoned).
-        let mut mark = inner
-            .scan_cache
-            .commit_started(std::mem::take(&mut self.written_tags), self.writes.take());
+        let mut mark = inner.scan_cache.commit_started(
+            std::mem::take(&mut self.written_tags),
+            self.writes.take(),
+            registry_version,
+        );
         let outcome = self.txn.commit().await;
         if outcome.is_ok() {
             mark.succeeded();
@@ -721,7 +671,12 @@ impl WriteTxn {
     /// Puts the counters (and the hot key, when a snapshot was inserted) into the
     /// batch, untracked by conflict detection so unrelated commits do not
     /// conflict on them. Runs under the commit lock, so values only grow.
-    async fn stage_counters(&self) -> StoreResult<()> {
+    /// The registry version stays tracked: two transactions that both changed
+    /// the registry conflict, so two concurrent CREATE TABLEs of one name
+    /// cannot both commit (each checked the name in its own snapshot).
+    /// Returns the registry version it sets when the transaction changed the
+    /// registry.
+    async fn stage_counters(&self) -> StoreResult<Option<u64>> {
         let latest = self.inner.reads();
         let mut puts: Vec<(Vec<u8>, Vec<u8>)> = [
             (Counter::NextRowSeq, &self.inner.next_row_seq),
@@ -736,6 +691,7 @@ impl WriteTxn {
             )
         })
         .collect();
+        let mut registry_version = None;
         if self.registry_changed {
             let current = latest
                 .get_u64(&Counter::RegistryVersion.key())
@@ -745,6 +701,7 @@ impl WriteTxn {
                 Counter::RegistryVersion.key(),
                 (current + 1).to_be_bytes().to_vec(),
             ));
+            registry_version = Some(current + 1);
         }
         if let Some(snapshot) = self.snapshot_insert {
             let current = latest
@@ -779,9 +736,14 @@ impl WriteTxn {
                 .put(key, value)
                 .map_err(|e| self.storage_error("staging counters", e))?;
         }
+        let registry_key = Counter::RegistryVersion.key();
         self.txn
-            .unmark_write(puts.iter().map(|(k, _)| k.as_slice()))
+            .unmark_write(
+                puts.iter()
+                    .map(|(k, _)| k.as_slice())
+                    .filter(|k| *k != registry_key.as_slice()),
+            )
             .map_err(|e| self.storage_error("staging counters", e))?;
-        Ok(())
+        Ok(registry_version)
     }
 }

@@ -337,3 +337,43 @@ async fn uniqueness_probes_beyond_the_cached_last_row_still_find_every_duplicate
     let rows = store.read().unwrap().rows(&snapshots, &[]).await.unwrap();
     assert_eq!(ids(&rows), vec![0, 1, 2, 3, 4, 5]);
 }
+
+/// The registry version kept in memory is the one each transaction's
+/// snapshot holds, through DDL commits, a failed one, and a reopen.
+#[tokio::test]
+async fn transactions_get_the_registry_version_their_snapshot_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path()).await;
+    assert_eq!(store.read().unwrap().registry_version().await.unwrap(), 0);
+    assert_eq!(store.read().unwrap().registry_version().await.unwrap(), 0);
+    let before = store.read().unwrap();
+
+    let mut ddl = store.write().unwrap();
+    create_tables(&mut ddl, &["ducklake_snapshot"]).await;
+    ddl.commit().await.unwrap();
+    assert_eq!(
+        before.registry_version().await.unwrap(),
+        0,
+        "an older snapshot"
+    );
+    assert_eq!(store.read().unwrap().registry_version().await.unwrap(), 1);
+    assert_eq!(store.write().unwrap().registry_version().await.unwrap(), 1);
+
+    // Two transactions create the same table: the second fails at commit.
+    let mut first = store.write().unwrap();
+    let mut second = store.write().unwrap();
+    create_tables(&mut first, &["ducklake_data_file"]).await;
+    create_tables(&mut second, &["ducklake_data_file"]).await;
+    first.commit().await.unwrap();
+    assert!(second.commit().await.is_err());
+    assert_eq!(store.read().unwrap().registry_version().await.unwrap(), 2);
+    assert_eq!(store.read().unwrap().registry_version().await.unwrap(), 2);
+    drop(before);
+    drop(store);
+
+    let reopened = open(dir.path()).await;
+    assert_eq!(
+        reopened.read().unwrap().registry_version().await.unwrap(),
+        2
+    );
+}

@@ -563,3 +563,29 @@ async fn a_later_collision_reports_the_snapshot_primary_key() {
         other => panic!("expected the snapshot's unique violation, got {other:?}"),
     }
 }
+
+/// Regression: two transactions that each found no table of a name in their
+/// snapshot both committed a CREATE TABLE of it, leaving two relations with
+/// one name. Commits that change the registry now conflict with each other.
+#[tokio::test]
+async fn concurrent_creates_of_one_table_name_do_not_both_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path()).await;
+    let mut first = store.write().unwrap();
+    let mut second = store.write().unwrap();
+    create_tables(&mut first, &["ducklake_metadata"]).await;
+    create_tables(&mut second, &["ducklake_metadata"]).await;
+    first.commit().await.unwrap();
+    let err = second.commit().await.unwrap_err();
+    assert!(matches!(err, StoreError::Conflict { .. }), "{err:?}");
+    let named: Vec<_> = store
+        .read()
+        .unwrap()
+        .relations()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.name == "ducklake_metadata")
+        .collect();
+    assert_eq!(named.len(), 1);
+}
