@@ -134,6 +134,16 @@ def _check_catalog(con, history: dict[str, set[int]], acked: dict[str, set[int]]
         assert count == at_last == len(rows), (table, count, at_last, len(rows))
 
 
+def _missing_files(con, paths: list[str]) -> set[str]:
+    """The paths among `paths` that storage lacks. It lists each directory
+    with a wildcard: on S3, glob() of a path without one returns the path
+    whether or not the object exists."""
+    present: set[str] = set()
+    for directory in {path.rsplit("/", 1)[0] for path in paths}:
+        present.update(f for (f,) in con.execute("SELECT file FROM glob(?)", [f"{directory}/*"]).fetchall())
+    return {path for path in paths if path not in present}
+
+
 def _repair_files_of_cut_off_commits(rocklake, attach: str, writers, round_no: int) -> None:
     """DuckLake deletes the Parquet files a commit wrote when its COMMIT fails.
     When the server dies after making such a commit durable but before
@@ -147,12 +157,10 @@ def _repair_files_of_cut_off_commits(rocklake, attach: str, writers, round_no: i
     con = duckdb_connect()
     try:
         con.execute(attach)
-        missing = []
-        for table in sorted(set(TABLES)):
-            for (path,) in con.execute(
-                    f"SELECT data_file FROM ducklake_list_files('l', '{table}')").fetchall():
-                if con.execute("SELECT count(*) FROM glob(?)", [path]).fetchone()[0] == 0:
-                    missing.append((table, path))
+        listed = [(table, path) for table in sorted(set(TABLES)) for (path,) in con.execute(
+            f"SELECT data_file FROM ducklake_list_files('l', '{table}')").fetchall()]
+        absent = _missing_files(con, [path for _, path in listed])
+        missing = [(table, path) for table, path in listed if path in absent]
         if not missing:
             return
         con.execute(f"ATTACH '{rocklake.dsn()}' AS meta (TYPE postgres)")
@@ -207,6 +215,12 @@ def test_sigkill_loses_no_acknowledged_commit(rocklake, data_dir):
     con.execute(attach)
     for table in sorted(set(TABLES)):
         con.execute(f"CREATE TABLE l.{table} (writer INTEGER, v BIGINT)")
+    # Regression: the check for files the catalog lists but storage lacks
+    # must see a missing file on every storage (it did not on S3).
+    con.execute("CREATE TABLE l.probe AS SELECT v FROM range(100) r(v)")
+    (probe,) = con.execute("SELECT data_file FROM ducklake_list_files('l', 'probe')").fetchone()
+    assert _missing_files(con, [probe]) == set()
+    assert _missing_files(con, [probe + ".absent"]) == {probe + ".absent"}
     con.close()
 
     acked = {t: set() for t in TABLES}
