@@ -38,8 +38,10 @@ struct TxnCtx {
     txn: Box<dyn StorageTxn>,
     now: i64,
     catalog: Option<Catalog>,
-    /// The catalog version `catalog` was loaded at, when the session keeps
-    /// its lists (and catalog query results) for that version.
+    /// The storage's catalog version of `catalog` (see
+    /// [`StorageTxn::catalog_version`]); `None` when this transaction changed
+    /// the catalog or has temporary tables. Catalog query results are shared
+    /// under it.
     catalog_version: Option<u64>,
 }
 

@@ -90,22 +90,37 @@ macro_rules! read_methods {
             prefix_fields: &[u64],
             order: slatedb::IterationOrder,
         ) -> StoreResult<Option<StoredRow>> {
+            match self.cached_edge_row(relation, prefix_fields, order).await? {
+                Some(row) => Ok(row),
+                None => self.reads().edge_row(relation, prefix_fields, order).await,
+            }
+        }
+
+        /// [`Self::edge_row`] as the scan cache serves it (read from SlateDB
+        /// and kept when missing); `None` when this transaction may not use
+        /// the cache for it.
+        async fn cached_edge_row(
+            &self,
+            relation: &Relation,
+            prefix_fields: &[u64],
+            order: slatedb::IterationOrder,
+        ) -> StoreResult<Option<Option<StoredRow>>> {
             let prefix = rows_prefix(relation, prefix_fields);
             let read = match order {
                 slatedb::IterationOrder::Ascending => Read::First,
                 slatedb::IterationOrder::Descending => Read::Last,
             };
             match self.cache_lookup(&prefix, read) {
-                Lookup::Hit(rows) => Ok(rows.first().cloned()),
+                Lookup::Hit(rows) => Ok(Some(rows.first().cloned())),
                 Lookup::Fill(fill) => {
                     let row = self
                         .reads()
                         .edge_row(relation, prefix_fields, order)
                         .await?;
                     fill.store(relation, Arc::new(row.iter().cloned().collect()));
-                    Ok(row)
+                    Ok(Some(row))
                 }
-                Lookup::Miss => self.reads().edge_row(relation, prefix_fields, order).await,
+                Lookup::Miss => Ok(None),
             }
         }
 
@@ -530,16 +545,13 @@ impl WriteTxn {
     /// seek once the last row is cached. `false` when the cache cannot tell
     /// (this transaction wrote the table, or a later commit did).
     async fn beyond_last_row(&self, relation: &Relation, probe: &[u8]) -> StoreResult<bool> {
-        let table = rows_prefix(relation, &[]);
-        if !probe.starts_with(&table)
-            || matches!(self.cache_lookup(&table, Read::Last), Lookup::Miss)
-        {
+        if !probe.starts_with(&rows_prefix(relation, &[])) {
             return Ok(false);
         }
-        let last = self
-            .edge_row(relation, &[], slatedb::IterationOrder::Descending)
+        let cached = self
+            .cached_edge_row(relation, &[], slatedb::IterationOrder::Descending)
             .await?;
-        Ok(sorts_after(probe, last.as_ref()))
+        Ok(cached.is_some_and(|last| sorts_after(probe, last.as_ref())))
     }
 
     /// [`Self::beyond_last_row`] in the latest committed state, from a
