@@ -1,10 +1,9 @@
-//! RockLake's storage encoding: SQL values, tag-first binary keys and protobuf
-//! values. See `docs/key-layout.md` for the full key layout.
+//! RockLake's storage encoding: tag-first binary keys, the DuckLake table
+//! layouts and protobuf values (SQL values themselves are `rocklake-types`). See `docs/key-layout.md` for the full key layout.
 
-pub mod datum;
 pub mod keys;
+pub mod protobuf;
 pub mod relations;
 pub mod tables;
 pub mod tags;
 pub mod values;
-pub mod wire;

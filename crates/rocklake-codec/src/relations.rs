@@ -13,13 +13,14 @@
 
 use prost::Message;
 
-use crate::datum::{ColumnDef, Datum, PgType};
 use crate::keys::{encode_key, field_at};
-use crate::tables::CatalogTable;
+use crate::tables::{CatalogTable, KeyField};
 use crate::tags::Tag;
 use crate::values::{self, pb, ValueError};
+use rocklake_types::datum::{ColumnDef, Datum, PgType};
 
-/// A relation as recorded in the registry.
+/// A relation as recorded in the registry, with the key layout of its rows
+/// (derived once, when the relation is built).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Relation {
     /// Registry id (`0x61 | relation_id`).
@@ -32,6 +33,7 @@ pub struct Relation {
     pub columns: Vec<ColumnDef>,
     /// Column indexes of the declared primary key.
     pub primary_key: Vec<usize>,
+    layout: RowLayout,
 }
 
 /// How a relation's rows map to keys.
@@ -80,34 +82,28 @@ fn parse_ids(rest: &str) -> Option<Vec<u64>> {
         .collect()
 }
 
-impl Relation {
-    /// Index of the column named `name`.
-    pub fn column_index(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name == name)
-    }
-
-    /// The key layout of this relation's rows.
-    pub fn layout(&self) -> RowLayout {
-        if let Some(table) = CatalogTable::by_name(&self.name) {
-            if table.columns.len() == self.columns.len()
+impl RowLayout {
+    /// The layout of the rows of a relation with this id, name and columns.
+    fn derive(relation_id: u64, name: &str, columns: &[ColumnDef]) -> RowLayout {
+        if let Some(table) = CatalogTable::by_name(name) {
+            if table.columns.len() == columns.len()
                 && table
                     .columns
                     .iter()
-                    .zip(&self.columns)
+                    .zip(columns)
                     .all(|(t, c)| t.name == c.name && t.ty.pg_type() == c.pg_type)
             {
                 return RowLayout::Catalog(table);
             }
         }
-        if let Some(ids) = self
-            .name
+        if let Some(ids) = name
             .strip_prefix("ducklake_inlined_data_")
             .and_then(parse_ids)
         {
             if let ([table_id, schema_version], Some(row_id), Some(begin_snapshot)) = (
                 ids.as_slice(),
-                bigint_column(&self.columns, "row_id"),
-                bigint_column(&self.columns, "begin_snapshot"),
+                bigint_column(columns, "row_id"),
+                bigint_column(columns, "begin_snapshot"),
             ) {
                 return RowLayout::InlinedData {
                     table_id: *table_id,
@@ -117,16 +113,15 @@ impl Relation {
                 };
             }
         }
-        if let Some(ids) = self
-            .name
+        if let Some(ids) = name
             .strip_prefix("ducklake_inlined_delete_")
             .and_then(parse_ids)
         {
             if let ([table_id], Some(file_id), Some(row_id), Some(begin_snapshot)) = (
                 ids.as_slice(),
-                bigint_column(&self.columns, "file_id"),
-                bigint_column(&self.columns, "row_id"),
-                bigint_column(&self.columns, "begin_snapshot"),
+                bigint_column(columns, "file_id"),
+                bigint_column(columns, "row_id"),
+                bigint_column(columns, "begin_snapshot"),
             ) {
                 return RowLayout::InlinedDelete {
                     table_id: *table_id,
@@ -136,9 +131,86 @@ impl Relation {
                 };
             }
         }
-        RowLayout::Generic {
-            relation_id: self.relation_id,
+        RowLayout::Generic { relation_id }
+    }
+
+    /// The key fields after the relation's own prefix (see
+    /// [`Relation::row_prefix`]), in key order: the one definition of which
+    /// columns a row's key holds.
+    pub fn key_fields(&self) -> Vec<KeyField> {
+        match *self {
+            RowLayout::Catalog(table) => table.key.to_vec(),
+            RowLayout::InlinedData {
+                row_id,
+                begin_snapshot,
+                ..
+            } => vec![KeyField::Column(row_id), KeyField::Column(begin_snapshot)],
+            RowLayout::InlinedDelete {
+                file_id,
+                row_id,
+                begin_snapshot,
+                ..
+            } => vec![
+                KeyField::Column(file_id),
+                KeyField::Column(row_id),
+                KeyField::Column(begin_snapshot),
+            ],
+            RowLayout::Generic { .. } => vec![KeyField::RowSeq],
         }
+    }
+
+    /// Every column stored in the key, in key order.
+    pub fn key_columns(&self) -> Vec<usize> {
+        self.key_fields()
+            .into_iter()
+            .filter_map(|field| match field {
+                KeyField::Column(index) => Some(index),
+                KeyField::RowSeq => None,
+            })
+            .collect()
+    }
+
+    /// The leading key columns, up to the first field that is not a column:
+    /// those a scan can pin to seek to a key prefix.
+    pub fn seek_columns(&self) -> Vec<usize> {
+        self.key_fields()
+            .into_iter()
+            .map_while(|field| match field {
+                KeyField::Column(index) => Some(index),
+                KeyField::RowSeq => None,
+            })
+            .collect()
+    }
+}
+
+impl Relation {
+    /// A relation; its row layout is derived from its name and columns.
+    pub fn new(
+        relation_id: u64,
+        schema: String,
+        name: String,
+        columns: Vec<ColumnDef>,
+        primary_key: Vec<usize>,
+    ) -> Relation {
+        let layout = RowLayout::derive(relation_id, &name, &columns);
+        Relation {
+            relation_id,
+            schema,
+            name,
+            columns,
+            primary_key,
+            layout,
+        }
+    }
+
+    /// Index of the column named `name`.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// The key layout of this relation's rows.
+    pub fn layout(&self) -> RowLayout {
+        self.layout
     }
 
     /// Registry key of this relation.
@@ -185,13 +257,13 @@ impl Relation {
                 })
             })
             .collect::<Result<Vec<_>, ValueError>>()?;
-        Ok(Relation {
+        Ok(Relation::new(
             relation_id,
-            schema: def.schema_name,
-            name: def.name,
+            def.schema_name,
+            def.name,
             columns,
-            primary_key: def.primary_key.into_iter().map(|i| i as usize).collect(),
-        })
+            def.primary_key.into_iter().map(|i| i as usize).collect(),
+        ))
     }
 
     /// Key tag and the prefix fields shared by every row of this relation.
@@ -208,26 +280,6 @@ impl Relation {
         }
     }
 
-    /// Column indexes stored in the key after the prefix, and whether the row
-    /// sequence closes the key.
-    fn key_columns(&self) -> (Vec<usize>, bool) {
-        match self.layout() {
-            RowLayout::Catalog(_) => unreachable!("catalog rows use tables.rs"),
-            RowLayout::InlinedData {
-                row_id,
-                begin_snapshot,
-                ..
-            } => (vec![row_id, begin_snapshot], false),
-            RowLayout::InlinedDelete {
-                file_id,
-                row_id,
-                begin_snapshot,
-                ..
-            } => (vec![file_id, row_id, begin_snapshot], false),
-            RowLayout::Generic { .. } => (vec![], true),
-        }
-    }
-
     /// The key of `row`, with `row_seq` as its hidden identity.
     pub fn row_key(&self, row: &[Datum], row_seq: u64) -> Result<Vec<u8>, ValueError> {
         self.check_arity(row)?;
@@ -235,12 +287,11 @@ impl Relation {
             return values::catalog_key(table, row, row_seq);
         }
         let (tag, mut fields) = self.row_prefix();
-        let (key_columns, ends_with_seq) = self.key_columns();
-        for index in key_columns {
-            fields.push(self.key_value(row, index)?);
-        }
-        if ends_with_seq {
-            fields.push(row_seq);
+        for field in self.layout.key_fields() {
+            fields.push(match field {
+                KeyField::Column(index) => self.key_value(row, index)?,
+                KeyField::RowSeq => row_seq,
+            });
         }
         Ok(encode_key(tag, &fields))
     }
@@ -283,7 +334,7 @@ impl Relation {
         if let RowLayout::Catalog(table) = self.layout() {
             return values::encode_catalog_value(table, row, row_seq);
         }
-        let (key_columns, _) = self.key_columns();
+        let key_columns = self.layout.key_columns();
         let mut cells = Vec::with_capacity(row.len());
         for (index, datum) in row.iter().enumerate() {
             if key_columns.contains(&index) {
@@ -324,7 +375,7 @@ impl Relation {
             reason,
         };
         let (_, prefix) = self.row_prefix();
-        let (key_columns, _) = self.key_columns();
+        let key_columns = layout.key_columns();
         let stored = pb::DynamicRow::decode(value).map_err(|e| corrupt(e.to_string()))?;
         let mut row = vec![Datum::Null; self.columns.len()];
         for (position, index) in key_columns.iter().enumerate() {
@@ -468,11 +519,11 @@ mod tests {
     use proptest::prelude::*;
 
     fn inlined_relation() -> Relation {
-        Relation {
-            relation_id: 9,
-            schema: "public".into(),
-            name: "ducklake_inlined_data_3_2".into(),
-            columns: vec![
+        Relation::new(
+            9,
+            "public".into(),
+            "ducklake_inlined_data_3_2".into(),
+            vec![
                 ColumnDef::new("row_id", PgType::Int8),
                 ColumnDef::new("begin_snapshot", PgType::Int8),
                 ColumnDef::new("end_snapshot", PgType::Int8),
@@ -482,8 +533,8 @@ mod tests {
                 ColumnDef::new("d", PgType::Interval),
                 ColumnDef::new("e", PgType::TimeTz),
             ],
-            primary_key: vec![],
-        }
+            vec![],
+        )
     }
 
     #[test]
@@ -498,18 +549,23 @@ mod tests {
                 begin_snapshot: 1
             }
         ));
-        let mut other = relation.clone();
-        other.name = "ducklake_inlined_data_x".into();
+        let other = Relation::new(
+            9,
+            "public".into(),
+            "ducklake_inlined_data_x".into(),
+            relation.columns.clone(),
+            vec![],
+        );
         assert_eq!(other.layout(), RowLayout::Generic { relation_id: 9 });
-        let catalog = Relation {
-            relation_id: 1,
-            schema: "public".into(),
-            name: "ducklake_snapshot".into(),
-            columns: CatalogTable::by_name("ducklake_snapshot")
+        let catalog = Relation::new(
+            1,
+            "public".into(),
+            "ducklake_snapshot".into(),
+            CatalogTable::by_name("ducklake_snapshot")
                 .unwrap()
                 .column_defs(),
-            primary_key: vec![0],
-        };
+            vec![0],
+        );
         assert!(matches!(catalog.layout(), RowLayout::Catalog(t) if t.tag == Tag::Snapshot));
     }
 
@@ -576,7 +632,7 @@ mod tests {
                 columns.push(ColumnDef::new(format!("c{i}"), ty));
                 row.push(datum);
             }
-            let relation = Relation { relation_id: 2, schema: "public".into(), name: "ducklake_inlined_delete_8".into(), columns, primary_key: vec![] };
+            let relation = Relation::new(2, "public".into(), "ducklake_inlined_delete_8".into(), columns, vec![]);
             let key = relation.row_key(&row, seq).unwrap();
             prop_assert_eq!(key.len(), 1 + 8 * 4);
             let value = relation.row_value(&row, seq).unwrap();

@@ -7,8 +7,8 @@
 //! own columns do not (string-keyed or duplicate-tolerant tables). Versioned
 //! tables end their key with `begin_snapshot`.
 
-use crate::datum::{ColumnDef, PgType};
 use crate::tags::Tag;
+use rocklake_types::datum::{ColumnDef, PgType};
 
 /// The column types DuckLake uses in its catalog tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +148,44 @@ impl CatalogTable {
     /// The catalog table with this tag.
     pub fn by_tag(tag: Tag) -> Option<&'static CatalogTable> {
         CATALOG_TABLES.iter().find(|t| t.tag == tag)
+    }
+}
+
+/// Where the `ducklake_snapshot` columns the store reads are, found by name
+/// in the table's definition (never by a hard-coded position).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SnapshotColumns {
+    /// `snapshot_id`.
+    pub snapshot_id: usize,
+    /// `snapshot_time`.
+    pub snapshot_time: usize,
+    /// `schema_version`.
+    pub schema_version: usize,
+    /// `next_catalog_id`.
+    pub next_catalog_id: usize,
+    /// `next_file_id`.
+    pub next_file_id: usize,
+}
+
+impl SnapshotColumns {
+    /// The positions in `ducklake_snapshot`.
+    pub fn get() -> &'static SnapshotColumns {
+        static COLUMNS: std::sync::LazyLock<SnapshotColumns> = std::sync::LazyLock::new(|| {
+            let table = CatalogTable::by_tag(Tag::Snapshot).expect("ducklake_snapshot is defined");
+            let at = |name: &str| {
+                table
+                    .column_index(name)
+                    .unwrap_or_else(|| panic!("ducklake_snapshot has no column {name}"))
+            };
+            SnapshotColumns {
+                snapshot_id: at("snapshot_id"),
+                snapshot_time: at("snapshot_time"),
+                schema_version: at("schema_version"),
+                next_catalog_id: at("next_catalog_id"),
+                next_file_id: at("next_file_id"),
+            }
+        });
+        &COLUMNS
     }
 }
 

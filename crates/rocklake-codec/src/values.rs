@@ -3,7 +3,7 @@
 //!
 //! The value messages are defined in `proto/rocklake_catalog.proto` (field
 //! number = column position + 1), the single definition of the value layout.
-//! Rows are written and read field by field by [`crate::wire`]; the tests
+//! Rows are written and read field by field by [`crate::protobuf`]; the tests
 //! check those bytes against the descriptor compiled from the `.proto`.
 
 use std::sync::LazyLock;
@@ -11,10 +11,10 @@ use std::sync::LazyLock;
 use prost::Message;
 use prost_reflect::{DescriptorPool, MessageDescriptor};
 
-use crate::datum::{Datum, Row};
 use crate::keys::{encode_key, field_at};
+use crate::protobuf;
 use crate::tables::{CatalogTable, KeyField};
-use crate::wire;
+use rocklake_types::datum::{Datum, Row};
 
 /// Prost types generated from `proto/rocklake_catalog.proto`.
 #[allow(missing_docs, clippy::all)]
@@ -184,7 +184,7 @@ pub fn encode_catalog_value(
             }
             continue;
         }
-        wire::put_cell(&mut buf, index as u32 + 1, column.ty, datum).ok_or_else(|| {
+        protobuf::put_cell(&mut buf, index as u32 + 1, column.ty, datum).ok_or_else(|| {
             ValueError::TypeMismatch {
                 table: table.name.to_string(),
                 column: column.name.to_string(),
@@ -193,7 +193,7 @@ pub fn encode_catalog_value(
             }
         })?;
     }
-    wire::put_row_seq(&mut buf, ROW_SEQ_FIELD, row_seq);
+    protobuf::put_row_seq(&mut buf, ROW_SEQ_FIELD, row_seq);
     Ok(buf)
 }
 
@@ -242,22 +242,24 @@ pub fn decode_catalog_columns(
         }
     }
     let mut row_seq = 0;
-    let mut fields = wire::FieldReader::new(value);
+    let mut fields = protobuf::FieldReader::new(value);
     while let Some(field) = fields.next_field().map_err(corrupt)? {
         let number = match field {
-            wire::Field::Varint(n, seq) if n == ROW_SEQ_FIELD => {
+            protobuf::Field::Varint(n, seq) if n == ROW_SEQ_FIELD => {
                 row_seq = seq;
                 continue;
             }
-            wire::Field::Varint(n, _) | wire::Field::Bytes(n, _) | wire::Field::Fixed(n) => n,
+            protobuf::Field::Varint(n, _)
+            | protobuf::Field::Bytes(n, _)
+            | protobuf::Field::Fixed(n) => n,
         };
         let index = number as usize - 1;
-        if !wire::in_value(table, index)
+        if !protobuf::in_value(table, index)
             || wanted.is_some_and(|w| !w.get(index).copied().unwrap_or(true))
         {
             continue;
         }
-        row[index] = wire::field_to_datum(&table.columns[index], &field).map_err(corrupt)?;
+        row[index] = protobuf::field_to_datum(&table.columns[index], &field).map_err(corrupt)?;
     }
     Ok(DecodedRow { row, row_seq })
 }
@@ -274,11 +276,11 @@ pub fn decode_end_snapshot(table: &CatalogTable, value: &[u8]) -> Result<Option<
         .ok_or_else(|| corrupt("table has no end_snapshot".to_string()))?;
     let wanted = index as u32 + 1;
     let mut end = None;
-    let mut fields = wire::FieldReader::new(value);
+    let mut fields = protobuf::FieldReader::new(value);
     while let Some(field) = fields.next_field().map_err(corrupt)? {
         match field {
-            wire::Field::Varint(n, v) if n == wanted => end = Some(v as i64),
-            wire::Field::Bytes(n, _) | wire::Field::Fixed(n) if n == wanted => {
+            protobuf::Field::Varint(n, v) if n == wanted => end = Some(v as i64),
+            protobuf::Field::Bytes(n, _) | protobuf::Field::Fixed(n) if n == wanted => {
                 return Err(corrupt("end_snapshot has the wrong wire type".to_string()))
             }
             _ => {}
@@ -293,8 +295,29 @@ pub fn encode_hot_key(hot: &pb::HotKey) -> Vec<u8> {
 }
 
 /// Decodes the hot-key value.
-pub fn decode_hot_key(bytes: &[u8]) -> Result<pb::HotKey, prost::DecodeError> {
-    pb::HotKey::decode(bytes)
+pub fn decode_hot_key(bytes: &[u8]) -> Result<pb::HotKey, ValueError> {
+    pb::HotKey::decode(bytes).map_err(|e| ValueError::Corrupt {
+        table: "system key 'hot-key'".to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// The value of a schema's registry entry (`0x62 | namespace_id`).
+pub fn encode_namespace(name: &str) -> Vec<u8> {
+    pb::NamespaceDef {
+        name: name.to_string(),
+    }
+    .encode_to_vec()
+}
+
+/// The schema name a registry entry holds; `key` names the entry in errors.
+pub fn decode_namespace(key: &[u8], bytes: &[u8]) -> Result<String, ValueError> {
+    pb::NamespaceDef::decode(bytes)
+        .map(|def| def.name)
+        .map_err(|e| ValueError::Corrupt {
+            table: format!("namespace {}", crate::keys::hex_key(key)),
+            reason: e.to_string(),
+        })
 }
 
 #[cfg(test)]

@@ -1,16 +1,16 @@
 //! CREATE TABLE and CREATE SCHEMA.
 
-use rocklake_codec::datum::ColumnDef;
+use rocklake_types::datum::ColumnDef;
 use sqlparser::ast::{
     ColumnOption, CreateTable, ObjectName, OnCommit, SchemaName, TableConstraint,
 };
 
+use crate::bind::expr::pg_type_of;
 use crate::bind::{fold, name_parts};
-use crate::bind_expr::pg_type_of;
-use crate::error::{codes, SqlError};
-use crate::output::{Notice, QueryOutput};
+use crate::storage::temp::TEMP_SCHEMA;
 use crate::storage::{RelationDef, StorageTxn};
-use crate::temp::TEMP_SCHEMA;
+use rocklake_types::output::{Notice, QueryOutput};
+use rocklake_types::{SqlError, SqlState};
 
 fn index_column_name(c: &sqlparser::ast::IndexColumn) -> Result<String, SqlError> {
     match &c.column.expr {
@@ -38,7 +38,7 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
     }
     if !ct.temporary && ct.on_commit.is_some() {
         return Err(SqlError::new(
-            codes::INVALID_TABLE_DEFINITION,
+            SqlState::INVALID_TABLE_DEFINITION,
             "ON COMMIT can only be used on temporary tables",
         ));
     }
@@ -49,14 +49,14 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
         [s, n] | [_, s, n] => (s.clone(), n.clone()),
         _ => {
             return Err(SqlError::new(
-                codes::SYNTAX_ERROR,
+                SqlState::SYNTAX_ERROR,
                 format!("improper relation name {}", ct.name),
             ))
         }
     };
     if ct.temporary && schema != TEMP_SCHEMA {
         return Err(SqlError::new(
-            codes::INVALID_TABLE_DEFINITION,
+            SqlState::INVALID_TABLE_DEFINITION,
             "cannot create temporary relation in non-temporary schema",
         ));
     }
@@ -82,7 +82,7 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
         }
         if columns.iter().any(|x: &ColumnDef| x.name == def.name) {
             return Err(SqlError::new(
-                "42701",
+                SqlState::DUPLICATE_COLUMN,
                 format!("column \"{}\" specified more than once", def.name),
             ));
         }
@@ -93,7 +93,7 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
             TableConstraint::PrimaryKey(pk) => {
                 if !primary_key.is_empty() {
                     return Err(SqlError::new(
-                        "42P16",
+                        SqlState::INVALID_TABLE_DEFINITION,
                         format!("multiple primary keys for table \"{name}\" are not allowed"),
                     ));
                 }
@@ -101,7 +101,7 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
                     let cn = index_column_name(ic)?;
                     let idx = columns.iter().position(|c| c.name == cn).ok_or_else(|| {
                         SqlError::new(
-                            codes::UNDEFINED_COLUMN,
+                            SqlState::UNDEFINED_COLUMN,
                             format!("column \"{cn}\" named in key does not exist"),
                         )
                     })?;
@@ -129,7 +129,7 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
             > 1
     {
         return Err(SqlError::new(
-            "42P16",
+            SqlState::INVALID_TABLE_DEFINITION,
             format!("multiple primary keys for table \"{name}\" are not allowed"),
         ));
     }
@@ -153,7 +153,7 @@ pub async fn create_table(
         Vec::new()
     } else {
         vec![Notice {
-            code: codes::DUPLICATE_TABLE.into(),
+            code: SqlState::DUPLICATE_TABLE,
             message: format!("relation \"{name}\" already exists, skipping"),
         }]
     };
@@ -187,7 +187,7 @@ pub async fn drop_tables(
         };
         if !txn.drop_relation(&schema, &table, if_exists).await? {
             notices.push(Notice {
-                code: codes::SUCCESSFUL_COMPLETION.into(),
+                code: SqlState::SUCCESSFUL_COMPLETION,
                 message: format!("table \"{table}\" does not exist, skipping"),
             });
         }
@@ -216,7 +216,7 @@ pub async fn create_schema(
         Vec::new()
     } else {
         vec![Notice {
-            code: codes::DUPLICATE_SCHEMA.into(),
+            code: SqlState::DUPLICATE_SCHEMA,
             message: format!("schema \"{schema}\" already exists, skipping"),
         }]
     };
@@ -229,7 +229,7 @@ pub async fn create_schema(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocklake_codec::datum::PgType;
+    use rocklake_types::datum::PgType;
     use sqlparser::ast::Statement;
     use sqlparser::dialect::PostgreSqlDialect;
     use sqlparser::parser::Parser;

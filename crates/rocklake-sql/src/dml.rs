@@ -3,94 +3,25 @@
 
 use std::collections::HashSet;
 
-use rocklake_codec::datum::{Datum, PgType, Row};
+use rocklake_types::datum::{Datum, Row};
 use sqlparser::ast::{
     AssignmentTarget, Delete, FromTable, Insert, ObjectName, Query, SetExpr, TableObject, Update,
     UpdateTableFromKind,
 };
 
 use crate::bind::{name_parts, Binder, Scope};
-use crate::error::{codes, SqlError};
-use crate::expr::cast_datum;
-use crate::output::QueryOutput;
-use crate::pg_catalog::{Catalog, VirtualTable};
-use crate::plan::{BExpr, FromPlan, JoinKind, ScanReq, ScanSource, SelectPlan};
-use crate::scan_data::ScanData;
-use crate::select::{run_query, run_select, run_subquery, ExecCtx};
-use crate::storage::{ColumnBound, RelationDef, RowId, ScanFilter, StorageTxn};
-use crate::value::datum_to_text;
+use crate::catalog::{Catalog, VirtualTable};
+use crate::exec::cast::assign;
+use crate::exec::fetch::prefetch;
+use crate::exec::select::{run_query, run_select, ExecCtx};
+use crate::exec::StmtEnv;
+use crate::plan::{BExpr, FromPlan, JoinKind, SelectPlan};
+use rocklake_types::output::QueryOutput;
+use rocklake_types::rows::RowId;
+use rocklake_types::{SqlError, SqlState};
 
-/// Statement context: the transaction's catalog snapshot, NOW() and pid.
-pub struct StmtEnv<'a> {
-    /// Catalog snapshot.
-    pub cat: &'a Catalog,
-    /// Transaction timestamp.
-    pub now: i64,
-    /// Backend pid.
-    pub pid: i32,
-}
-
-/// Reads every scan a plan needs. Scans keyed by scalar subqueries
-/// (`col = (SELECT max(..) ..)`) are read last: their subqueries run over the
-/// scans read before, and each value becomes an equality bound, so storage can
-/// seek instead of reading the table.
-///
-/// With `share`, a stored relation whose `ctid` the statement does not read by
-/// name may come back shared with storage (read-only statements); otherwise
-/// stored rows are copies with their `ctid` appended, which writes find by
-/// position.
-pub async fn prefetch(
-    txn: &mut dyn StorageTxn,
-    cat: &Catalog,
-    scans: &[ScanReq],
-    share: bool,
-) -> Result<Vec<ScanData>, SqlError> {
-    let mut out: Vec<ScanData> = scans.iter().map(|_| ScanData::default()).collect();
-    for (slot, s) in out.iter_mut().zip(scans) {
-        if s.keyed_by.is_empty() {
-            *slot = fetch(txn, cat, s, &s.filter, share).await?;
-        }
-    }
-    for (index, s) in scans.iter().enumerate() {
-        if s.keyed_by.is_empty() {
-            continue;
-        }
-        let mut filter = s.filter.clone();
-        {
-            let ctx = ExecCtx::new(&out, cat);
-            for (column, sub) in &s.keyed_by {
-                let rows = run_subquery(sub, &ctx, &[])?;
-                // Zero or several rows, or NULL: no bound; execution reports
-                // what it must (e.g. 21000 for several rows).
-                if let [row] = rows.as_slice() {
-                    if let Some(value) = row.first().filter(|v| !v.is_null()) {
-                        filter
-                            .bounds
-                            .push((*column, ColumnBound::Eq(value.clone())));
-                    }
-                }
-            }
-        }
-        out[index] = fetch(txn, cat, s, &filter, share).await?;
-    }
-    Ok(out)
-}
-
-async fn fetch(
-    txn: &mut dyn StorageTxn,
-    cat: &Catalog,
-    scan: &ScanReq,
-    filter: &ScanFilter,
-    share: bool,
-) -> Result<ScanData, SqlError> {
-    Ok(match &scan.source {
-        ScanSource::Table(def) if share && !scan.reads_ctid => {
-            ScanData::from_stored(txn.scan_shared(def, filter).await?)
-        }
-        ScanSource::Table(def) => ScanData::owned_stored(txn.scan(def, filter).await?),
-        ScanSource::Virtual(v) => ScanData::Owned(v.rows(cat)),
-    })
-}
+use crate::storage::{RelationDef, StorageTxn};
+use rocklake_types::value::text::format_text;
 
 /// The stored relation a DML statement targets.
 pub fn resolve_target(cat: &Catalog, name: &ObjectName) -> Result<RelationDef, SqlError> {
@@ -100,7 +31,7 @@ pub fn resolve_target(cat: &Catalog, name: &ObjectName) -> Result<RelationDef, S
         [s, n] | [_, s, n] => (Some(s.clone()), n.clone()),
         _ => {
             return Err(SqlError::new(
-                codes::SYNTAX_ERROR,
+                SqlState::SYNTAX_ERROR,
                 format!("improper relation name: {name}"),
             ))
         }
@@ -110,13 +41,13 @@ pub fn resolve_target(cat: &Catalog, name: &ObjectName) -> Result<RelationDef, S
     }
     if VirtualTable::lookup(schema.as_deref(), &rel).is_some() {
         return Err(SqlError::new(
-            "42809",
+            SqlState::WRONG_OBJECT_TYPE,
             format!("cannot change relation \"{rel}\""),
         ));
     }
     let shown = schema.map(|s| format!("{s}.{rel}")).unwrap_or(rel);
     Err(SqlError::new(
-        codes::UNDEFINED_TABLE,
+        SqlState::UNDEFINED_TABLE,
         format!("relation \"{shown}\" does not exist"),
     ))
 }
@@ -127,10 +58,10 @@ pub fn check_not_null(def: &RelationDef, row: &Row) -> Result<(), SqlError> {
         if (c.not_null || def.primary_key.contains(&i)) && row[i].is_null() {
             let shown: Vec<String> = row
                 .iter()
-                .map(|d| datum_to_text(d).unwrap_or_else(|| "null".into()))
+                .map(|d| format_text(d).unwrap_or_else(|| "null".into()))
                 .collect();
             let mut e = SqlError::new(
-                codes::NOT_NULL_VIOLATION,
+                SqlState::NOT_NULL_VIOLATION,
                 format!(
                     "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
                     c.name, def.name
@@ -145,38 +76,6 @@ pub fn check_not_null(def: &RelationDef, row: &Row) -> Result<(), SqlError> {
     Ok(())
 }
 
-/// Conforms a value to a column type (assignment cast).
-pub fn assign(d: Datum, t: &PgType) -> Result<Datum, SqlError> {
-    if already_typed(&d, t) {
-        Ok(d)
-    } else {
-        cast_datum(d, t)
-    }
-}
-
-/// Whether `d` is already a value of type `t` as the engine holds it, so
-/// assigning it changes nothing.
-pub fn already_typed(d: &Datum, t: &PgType) -> bool {
-    matches!(
-        (d, t),
-        (Datum::Null, _)
-            | (
-                Datum::Text(_),
-                PgType::Text | PgType::Varchar | PgType::Name
-            )
-            | (Datum::Int8(_), PgType::Int8)
-            | (Datum::Int4(_), PgType::Int4)
-            | (Datum::Int2(_), PgType::Int2)
-            | (Datum::Bool(_), PgType::Bool)
-            | (Datum::Float8(_), PgType::Float8)
-            | (Datum::TimestampTz(_), PgType::TimestampTz)
-            | (Datum::Timestamp(_), PgType::Timestamp)
-            | (Datum::Date(_), PgType::Date)
-            | (Datum::Uuid(_), PgType::Uuid)
-            | (Datum::Tid { .. }, PgType::Tid)
-    )
-}
-
 /// Resolves column names of a target list to indexes.
 fn target_columns(def: &RelationDef, names: &[ObjectName]) -> Result<Vec<usize>, SqlError> {
     if names.is_empty() {
@@ -188,7 +87,7 @@ fn target_columns(def: &RelationDef, names: &[ObjectName]) -> Result<Vec<usize>,
             let c = name_parts(n)?.last().cloned().unwrap_or_default();
             def.column_index(&c).ok_or_else(|| {
                 SqlError::new(
-                    codes::UNDEFINED_COLUMN,
+                    SqlState::UNDEFINED_COLUMN,
                     format!("column \"{c}\" of relation \"{}\" does not exist", def.name),
                 )
             })
@@ -208,7 +107,7 @@ pub fn complete_rows(
         for (v, &i) in r.into_iter().zip(targets) {
             full[i] = assign(v, &def.columns[i].pg_type).map_err(|e| {
                 SqlError::new(
-                    &e.code,
+                    e.code,
                     format!("{} (column \"{}\")", e.message, def.columns[i].name),
                 )
             })?;
@@ -256,7 +155,7 @@ pub async fn insert(
             for r in &v.rows {
                 if r.content.len() > targets.len() {
                     return Err(SqlError::new(
-                        codes::SYNTAX_ERROR,
+                        SqlState::SYNTAX_ERROR,
                         "INSERT has more expressions than target columns",
                     ));
                 }
@@ -267,13 +166,13 @@ pub async fn insert(
                     row.push(
                         b.coerce(x, &t, &col.pg_type, &format!("column \"{}\"", col.name))
                             .map_err(|e| {
-                                if e.code == codes::INVALID_TEXT_REPRESENTATION
-                                    || e.code == codes::NUMERIC_VALUE_OUT_OF_RANGE
+                                if e.code == SqlState::INVALID_TEXT_REPRESENTATION
+                                    || e.code == SqlState::NUMERIC_VALUE_OUT_OF_RANGE
                                 {
                                     e
                                 } else {
                                     SqlError::new(
-                                        &e.code,
+                                        e.code,
                                         format!("{} (column \"{}\")", e.message, col.name),
                                     )
                                 }
@@ -288,7 +187,7 @@ pub async fn insert(
             for r in &bound {
                 let mut row = Vec::with_capacity(r.len());
                 for e in r {
-                    row.push(crate::expr::eval(e, &ctx, &[])?);
+                    row.push(crate::exec::eval::eval(e, &ctx, &[])?);
                 }
                 rows.push(row);
             }
@@ -298,7 +197,7 @@ pub async fn insert(
             let plan = b.bind_query(source)?;
             if plan.columns.len() > targets.len() {
                 return Err(SqlError::new(
-                    codes::SYNTAX_ERROR,
+                    SqlState::SYNTAX_ERROR,
                     "INSERT has more expressions than target columns",
                 ));
             }
@@ -433,7 +332,7 @@ pub async fn update(
         let c = name_parts(cn)?.last().cloned().unwrap_or_default();
         let ci = def.column_index(&c).ok_or_else(|| {
             SqlError::new(
-                codes::UNDEFINED_COLUMN,
+                SqlState::UNDEFINED_COLUMN,
                 format!("column \"{c}\" of relation \"{}\" does not exist", def.name),
             )
         })?;

@@ -5,12 +5,12 @@
 //! can run them; each runs in its own catalog transaction and so, like
 //! `VACUUM`, cannot run inside a transaction block.
 
-use rocklake_codec::datum::{ColumnDef, Datum, PgType};
+use rocklake_types::datum::{ColumnDef, Datum, PgType};
 use sqlparser::ast::{Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, Value};
 
-use crate::error::{codes, SqlError};
-use crate::output::QueryOutput;
 use crate::storage::{Maintenance, Storage};
+use rocklake_types::output::QueryOutput;
+use rocklake_types::{SqlError, SqlState};
 
 /// The maintenance command `function` names, `None` for any other procedure.
 pub fn parse_call(function: &Function) -> Result<Option<Maintenance>, SqlError> {
@@ -46,7 +46,7 @@ pub fn parse_call(function: &Function) -> Result<Option<Maintenance>, SqlError> 
 
 fn bad_call(function: &Function) -> SqlError {
     SqlError::new(
-        codes::UNDEFINED_FUNCTION,
+        SqlState::UNDEFINED_FUNCTION,
         format!(
             "procedure {function} does not exist: use rocklake_retain_from('<snapshot id or age such as 7d>') or rocklake_excise()"
         ),

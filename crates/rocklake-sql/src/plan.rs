@@ -1,12 +1,11 @@
 //! The bound (planned) form of statements: typed expressions over flat rows,
 //! and query plans the executor in [`crate::select`] runs.
 
-use rocklake_codec::datum::{Datum, PgType};
+use rocklake_types::datum::{Datum, PgType};
 
-use crate::error::{codes, SqlError};
-use crate::pg_catalog::VirtualTable;
+use crate::catalog::VirtualTable;
 use crate::storage::{RelationDef, ScanFilter};
-use crate::value::{is_numeric_type, is_string_type, type_display};
+use rocklake_types::{SqlError, SqlState};
 
 /// A bound expression's type; `None` is PostgreSQL's `unknown` (an untyped
 /// string literal or NULL that has not been coerced yet).
@@ -177,7 +176,7 @@ pub struct ScanReq {
     /// `dml::prefetch`).
     pub keyed_by: Vec<(usize, SubPlan)>,
     /// Whether the statement reads this scan's `ctid` by name, so its rows
-    /// must carry it (see [`crate::scan_data::ScanData`]).
+    /// must carry it (see [`crate::exec::scan_data::ScanData`]).
     pub reads_ctid: bool,
 }
 
@@ -316,7 +315,7 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
     if let (Some(rx), Some(ry)) = (int_rank(x), int_rank(y)) {
         return Ok(Some(if rx >= ry { x.clone() } else { y.clone() }));
     }
-    if is_numeric_type(x) && is_numeric_type(y) {
+    if x.is_numeric() && y.is_numeric() {
         if matches!(x, PgType::Float8 | PgType::Float4)
             || matches!(y, PgType::Float8 | PgType::Float4)
         {
@@ -324,7 +323,7 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
         }
         return Ok(Some(PgType::Numeric(None)));
     }
-    if is_string_type(x) && is_string_type(y) {
+    if x.is_string() && y.is_string() {
         return Ok(Some(PgType::Text));
     }
     match (x, y) {
@@ -334,11 +333,11 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
         ) => Ok(Some(PgType::TimestampTz)),
         (PgType::Oid | PgType::RegClass, PgType::Oid | PgType::RegClass) => Ok(Some(PgType::Oid)),
         _ => Err(SqlError::new(
-            codes::DATATYPE_MISMATCH,
+            SqlState::DATATYPE_MISMATCH,
             format!(
                 "{what} types {} and {} cannot be matched",
-                type_display(x),
-                type_display(y)
+                x.display_name(),
+                y.display_name()
             ),
         )),
     }
@@ -347,9 +346,8 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
 /// Whether values of the two types may be compared with `=`, `<`, ...
 pub fn comparable(a: &PgType, b: &PgType) -> bool {
     a == b
-        || (is_numeric_type(a) || *a == PgType::RegClass)
-            && (is_numeric_type(b) || *b == PgType::RegClass)
-        || is_string_type(a) && is_string_type(b)
+        || (a.is_numeric() || *a == PgType::RegClass) && (b.is_numeric() || *b == PgType::RegClass)
+        || a.is_string() && b.is_string()
         || matches!(
             (a, b),
             (

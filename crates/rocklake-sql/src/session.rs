@@ -2,35 +2,33 @@
 //! settings and a pending COPY FROM STDIN — following PostgreSQL's rules for
 //! simple-query strings, implicit transactions and failed blocks.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use rocklake_codec::datum::{timestamptz_micros, ColumnDef, Datum, PgType, Row};
+use rocklake_types::datum::{timestamptz_micros, ColumnDef, Row};
+use rocklake_types::output::{BatchResult, Notice, QueryOutput, TxStatus};
+use rocklake_types::settings::SessionIdentity;
+use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{
-    CopyLegacyOption, CopyOption, CopySource, CopyTarget, DiscardObject, ObjectType, Query,
-    SetExpr, Statement, TransactionAccessMode, TransactionMode,
+    CopySource, CopyTarget, DiscardObject, ObjectType, Query, SetExpr, Statement,
+    TransactionAccessMode, TransactionMode,
 };
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
-use crate::bind::{fold, Binder};
-use crate::catalog_results::{derives_from_catalog, CatalogResults, ResultKey};
-use crate::copy_text::TextCopyFormat;
+use crate::bind::Binder;
+use crate::catalog::Catalog;
+use crate::copy::{self, PendingCopy};
 use crate::ddl;
-use crate::dml::{
-    self, already_typed, assign, complete_rows, copy_targets, prefetch, resolve_target, StmtEnv,
-};
-use crate::error::{codes, SqlError};
+use crate::dml::{self, complete_rows, copy_targets, resolve_target};
+use crate::exec::StmtEnv;
 use crate::maintenance;
-use crate::output::{BatchResult, Notice, QueryOutput, TxStatus};
-use crate::pg_catalog::{Catalog, DEFAULT_SETTINGS};
-use crate::plan::OutCol;
-use crate::result_rows::ResultRows;
-use crate::select::{pick, run_query, ExecCtx};
+use crate::query::shared_results::CatalogResults;
+use crate::query::{self, out_columns};
+use crate::settings::{self, SessionSettings};
+use crate::storage::temp::TempOverlay;
 use crate::storage::{RelationDef, Storage, StorageTxn};
-use crate::temp::TempOverlay;
 
 static NEXT_PID: AtomicI32 = AtomicI32::new(10_000);
 
@@ -55,16 +53,11 @@ enum TxState {
     Failed,
 }
 
-struct PendingCopy {
-    def: RelationDef,
-    targets: Vec<usize>,
-}
-
 /// One client session: executes SQL strings against a [`Storage`].
 pub struct Session {
     storage: Arc<dyn Storage>,
     state: TxState,
-    settings: BTreeMap<String, (String, String)>,
+    settings: SessionSettings,
     database: String,
     pid: i32,
     pending_copy: Option<PendingCopy>,
@@ -86,16 +79,9 @@ fn now_micros() -> i64 {
     timestamptz_micros(SystemTime::now())
 }
 
-fn command(tag: &str) -> QueryOutput {
-    QueryOutput::Command {
-        tag: tag.to_string(),
-        notices: Vec::new(),
-    }
-}
-
 fn aborted() -> SqlError {
     SqlError::new(
-        codes::IN_FAILED_SQL_TRANSACTION,
+        SqlState::IN_FAILED_SQL_TRANSACTION,
         "current transaction is aborted, commands ignored until end of transaction block",
     )
 }
@@ -104,30 +90,10 @@ fn no_transaction(tag: &str) -> QueryOutput {
     QueryOutput::Command {
         tag: tag.to_string(),
         notices: vec![Notice {
-            code: "25P01".into(),
+            code: SqlState::NO_ACTIVE_SQL_TRANSACTION,
             message: "there is no transaction in progress".into(),
         }],
     }
-}
-
-fn out_columns(cols: &[OutCol]) -> Vec<ColumnDef> {
-    cols.iter()
-        .map(|c| ColumnDef::new(c.name.clone(), c.ty.clone().unwrap_or(PgType::Text)))
-        .collect()
-}
-
-/// Gives every value its column's type, in place; values that already have
-/// it (almost all) are left alone.
-fn conform(columns: &[ColumnDef], mut rows: Vec<Row>) -> Result<Vec<Row>, SqlError> {
-    for row in &mut rows {
-        for (value, column) in row.iter_mut().zip(columns) {
-            if !already_typed(value, &column.pg_type) {
-                let taken = std::mem::replace(value, Datum::Null);
-                *value = assign(taken, &column.pg_type)?;
-            }
-        }
-    }
-    Ok(rows)
 }
 
 impl Session {
@@ -143,7 +109,7 @@ impl Session {
         Session {
             storage,
             state: TxState::Idle,
-            settings: BTreeMap::new(),
+            settings: SessionSettings::default(),
             database: "rocklake".into(),
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             pending_copy: None,
@@ -155,6 +121,12 @@ impl Session {
     /// Sets the database name reported by `current_database()` (from startup).
     pub fn set_database(&mut self, name: &str) {
         self.database = name.to_string();
+    }
+
+    /// Sets who the session belongs to (from startup): the defaults of
+    /// `session_authorization` and `application_name` come from it.
+    pub fn set_identity(&mut self, identity: SessionIdentity) {
+        self.settings = SessionSettings::new(identity);
     }
 
     /// The pid reported by `pg_backend_pid()` (for BackendKeyData).
@@ -175,30 +147,8 @@ impl Session {
     /// pending COPY.
     pub fn reset(&mut self) {
         self.state = TxState::Idle;
-        self.settings.clear();
+        self.settings.reset_all();
         self.pending_copy = None;
-    }
-
-    fn setting(&self, name: &str) -> Option<(String, String)> {
-        let key = name.to_lowercase();
-        if let Some(v) = self.settings.get(&key) {
-            return Some(v.clone());
-        }
-        DEFAULT_SETTINGS
-            .iter()
-            .find(|(n, _)| n.to_lowercase() == key)
-            .map(|(n, v)| (n.to_string(), v.to_string()))
-    }
-
-    fn all_settings(&self) -> Vec<(String, String)> {
-        let mut map: BTreeMap<String, (String, String)> = DEFAULT_SETTINGS
-            .iter()
-            .map(|(n, v)| (n.to_lowercase(), (n.to_string(), v.to_string())))
-            .collect();
-        for (k, v) in &self.settings {
-            map.insert(k.clone(), v.clone());
-        }
-        map.into_values().collect()
     }
 
     /// After an error: a block becomes Failed, an implicit transaction is rolled back.
@@ -230,7 +180,7 @@ impl Session {
         let mut results = Vec::new();
         if self.pending_copy.is_some() {
             results.push(Err(SqlError::new(
-                codes::PROTOCOL_VIOLATION,
+                SqlState::PROTOCOL_VIOLATION,
                 "a COPY FROM STDIN is in progress",
             )));
             return results;
@@ -239,7 +189,7 @@ impl Session {
             Ok(s) => s,
             Err(e) => {
                 self.on_error();
-                results.push(Err(SqlError::new(codes::SYNTAX_ERROR, e.to_string())));
+                results.push(Err(SqlError::new(SqlState::SYNTAX_ERROR, e.to_string())));
                 return results;
             }
         };
@@ -286,7 +236,7 @@ impl Session {
             } => {
                 return Ok(match std::mem::replace(&mut self.state, TxState::Idle) {
                     TxState::Idle => no_transaction("ROLLBACK"),
-                    _ => command("ROLLBACK"),
+                    _ => QueryOutput::command("ROLLBACK"),
                 })
             }
             _ => {}
@@ -295,109 +245,19 @@ impl Session {
             return Err(aborted());
         }
         match stmt {
-            Statement::Discard { object_type } => {
-                if let TxState::Block(_) = self.state {
-                    return Err(SqlError::new(
-                        "25001",
-                        "DISCARD ALL cannot run inside a transaction block",
-                    ));
-                }
-                if !matches!(object_type, DiscardObject::ALL) {
-                    return Err(SqlError::unsupported(format!("{stmt} is not supported")));
-                }
-                self.settings.clear();
-                Ok(command("DISCARD ALL"))
-            }
-            Statement::Set(set) => {
-                if let sqlparser::ast::Set::SingleAssignment {
-                    variable, values, ..
-                } = set
-                {
-                    let name = variable
-                        .0
-                        .iter()
-                        .map(|p| p.to_string())
-                        .collect::<Vec<_>>()
-                        .join(".");
-                    let value = values
-                        .iter()
-                        .map(|v| match v {
-                            sqlparser::ast::Expr::Value(x) => x
-                                .value
-                                .clone()
-                                .into_string()
-                                .unwrap_or_else(|| x.to_string()),
-                            other => other.to_string(),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    let canonical = self
-                        .setting(&name)
-                        .map(|(n, _)| n)
-                        .unwrap_or_else(|| name.to_lowercase());
-                    if value.eq_ignore_ascii_case("default") {
-                        self.settings.remove(&name.to_lowercase());
-                    } else {
-                        self.settings
-                            .insert(name.to_lowercase(), (canonical, value));
-                    }
-                }
-                Ok(command("SET"))
-            }
-            Statement::Reset(r) => {
-                match &r.reset {
-                    sqlparser::ast::Reset::ALL => self.settings.clear(),
-                    sqlparser::ast::Reset::ConfigurationParameter(p) => {
-                        let name =
-                            p.0.iter()
-                                .map(|x| x.to_string())
-                                .collect::<Vec<_>>()
-                                .join(".");
-                        self.settings.remove(&name.to_lowercase());
-                    }
-                    _ => {}
-                }
-                Ok(command("RESET"))
-            }
+            Statement::Discard { object_type } => self.discard(stmt, object_type),
+            Statement::Set(set) => Ok(settings::set(&mut self.settings, set)),
+            Statement::Reset(reset) => Ok(settings::reset(&mut self.settings, &reset.reset)),
+            Statement::ShowVariable { variable } => settings::show(&self.settings, variable),
             Statement::Call(function) if maintenance::parse_call(function)?.is_some() => {
                 let command = maintenance::parse_call(function)?.expect("checked above");
                 if !matches!(self.state, TxState::Idle) {
                     return Err(SqlError::new(
-                        codes::ACTIVE_SQL_TRANSACTION,
+                        SqlState::ACTIVE_SQL_TRANSACTION,
                         format!("{stmt} cannot run inside a transaction block"),
                     ));
                 }
                 maintenance::run(self.storage.as_ref(), command).await
-            }
-            Statement::ShowVariable { variable } => {
-                let name = variable.iter().map(fold).collect::<Vec<_>>().join(" ");
-                if name == "all" {
-                    let rows = self
-                        .all_settings()
-                        .into_iter()
-                        .map(|(n, v)| {
-                            vec![Datum::text(n), Datum::text(v), Datum::text(String::new())]
-                        })
-                        .collect::<Vec<_>>();
-                    let columns = ["name", "setting", "description"]
-                        .iter()
-                        .map(|c| ColumnDef::new(*c, PgType::Text))
-                        .collect();
-                    return Ok(QueryOutput::Rows {
-                        columns,
-                        rows: rows.into(),
-                    });
-                }
-                let (canonical, value) = self.setting(&name).ok_or_else(|| {
-                    SqlError::new(
-                        codes::UNDEFINED_OBJECT,
-                        format!("unrecognized configuration parameter \"{name}\""),
-                    )
-                })?;
-                Ok(QueryOutput::Rows {
-                    columns: vec![ColumnDef::new(canonical.to_lowercase(), PgType::Text)],
-                    rows: vec![vec![Datum::text(value)]].into(),
-                })
             }
             _ => {
                 if let TxState::Idle = self.state {
@@ -407,6 +267,25 @@ impl Session {
                 self.run_in_txn(stmt).await
             }
         }
+    }
+
+    /// `DISCARD ALL`: outside a transaction block, forgets the settings.
+    fn discard(
+        &mut self,
+        stmt: &Statement,
+        object_type: &DiscardObject,
+    ) -> Result<QueryOutput, SqlError> {
+        if let TxState::Block(_) = self.state {
+            return Err(SqlError::new(
+                SqlState::ACTIVE_SQL_TRANSACTION,
+                "DISCARD ALL cannot run inside a transaction block",
+            ));
+        }
+        if !matches!(object_type, DiscardObject::ALL) {
+            return Err(SqlError::unsupported(format!("{stmt} is not supported")));
+        }
+        self.settings.reset_all();
+        Ok(QueryOutput::command("DISCARD ALL"))
     }
 
     async fn begin(&mut self, modes: &[TransactionMode]) -> Result<QueryOutput, SqlError> {
@@ -419,18 +298,18 @@ impl Session {
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Idle => {
                 self.state = TxState::Block(self.begin_ctx(read_only).await?);
-                Ok(command("BEGIN"))
+                Ok(QueryOutput::command("BEGIN"))
             }
             TxState::Implicit(ctx) => {
                 self.state = TxState::Block(ctx);
-                Ok(command("BEGIN"))
+                Ok(QueryOutput::command("BEGIN"))
             }
             TxState::Block(ctx) => {
                 self.state = TxState::Block(ctx);
                 Ok(QueryOutput::Command {
                     tag: "BEGIN".into(),
                     notices: vec![Notice {
-                        code: "25001".into(),
+                        code: SqlState::ACTIVE_SQL_TRANSACTION,
                         message: "there is already a transaction in progress".into(),
                     }],
                 })
@@ -445,16 +324,16 @@ impl Session {
     async fn commit(&mut self) -> Result<QueryOutput, SqlError> {
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Idle => Ok(no_transaction("COMMIT")),
-            TxState::Failed => Ok(command("ROLLBACK")),
+            TxState::Failed => Ok(QueryOutput::command("ROLLBACK")),
             TxState::Block(ctx) | TxState::Implicit(ctx) => {
                 ctx.txn.commit().await?;
-                Ok(command("COMMIT"))
+                Ok(QueryOutput::command("COMMIT"))
             }
         }
     }
 
     async fn ensure_catalog(&mut self) -> Result<(), SqlError> {
-        let settings = self.all_settings();
+        let settings = self.settings.all();
         let database = self.database.clone();
         let ctx = match &mut self.state {
             TxState::Implicit(c) | TxState::Block(c) => c,
@@ -534,7 +413,7 @@ impl Session {
         let txn = ctx.txn.as_mut();
         // Catalog query results are shared for catalogs at a known version
         // (not one this transaction changed, nor one with temporary tables).
-        let results = ctx
+        let shared = ctx
             .catalog_version
             .map(|version| (version, &*self.catalog_results));
         match stmt {
@@ -547,55 +426,17 @@ impl Session {
                     "statement not supported: {stmt}"
                 ))),
                 _ => {
-                    let (columns, rows) = select(txn, &env, q, results).await?;
+                    let (columns, rows) = query::run(txn, &env, q, shared).await?;
                     Ok(QueryOutput::Rows { columns, rows })
                 }
             },
             Statement::Insert(i) => dml::insert(txn, &env, i).await,
             Statement::Update(u) => dml::update(txn, &env, u, None).await,
             Statement::Delete(d) => dml::delete(txn, &env, d).await,
-            Statement::Copy {
-                source,
-                to,
-                target,
-                options,
-                legacy_options,
-                ..
-            } => {
-                let text = copy_text_format(options, legacy_options)?;
-                // Text COPY is accepted into tables only (postgres_scanner's
-                // UPDATE through a temporary table); everything else is binary.
-                if text.is_some() && (*to || !matches!(target, CopyTarget::Stdin)) {
-                    return Err(SqlError::unsupported(format!(
-                        "only binary COPY is supported: {stmt}"
-                    )));
-                }
-                match (to, target, source) {
-                    (true, CopyTarget::Stdout, CopySource::Query(q)) => {
-                        let (columns, rows) = select(txn, &env, q, results).await?;
-                        Ok(QueryOutput::CopyOut { columns, rows })
-                    }
-                    (
-                        false,
-                        CopyTarget::Stdin,
-                        CopySource::Table {
-                            table_name,
-                            columns,
-                        },
-                    ) => {
-                        let def = resolve_target(cat, table_name)?;
-                        let targets = copy_targets(&def, columns)?;
-                        let cols = targets.iter().map(|&i| def.columns[i].clone()).collect();
-                        self.pending_copy = Some(PendingCopy { def, targets });
-                        Ok(QueryOutput::CopyIn {
-                            columns: cols,
-                            text,
-                        })
-                    }
-                    _ => Err(SqlError::unsupported(format!(
-                        "COPY form not supported: {stmt}"
-                    ))),
-                }
+            Statement::Copy { .. } => {
+                let (output, pending) = copy_statement(txn, &env, stmt, shared).await?;
+                self.pending_copy = pending;
+                Ok(output)
             }
             Statement::Drop { .. } => Err(SqlError::unsupported(format!(
                 "DROP is not supported by RockLake: {stmt}"
@@ -611,7 +452,7 @@ impl Session {
     pub async fn copy_in_finish(&mut self, rows: Vec<Row>) -> Result<QueryOutput, SqlError> {
         let Some(pending) = self.pending_copy.take() else {
             return Err(SqlError::new(
-                codes::PROTOCOL_VIOLATION,
+                SqlState::PROTOCOL_VIOLATION,
                 "no COPY FROM STDIN in progress",
             ));
         };
@@ -629,7 +470,7 @@ impl Session {
         match result {
             Ok(n) => {
                 self.finish_implicit().await?;
-                Ok(command(&format!("COPY {n}")))
+                Ok(QueryOutput::command(&format!("COPY {n}")))
             }
             Err(e) => {
                 self.on_error();
@@ -649,10 +490,10 @@ impl Session {
     /// Statements without a result set describe as no columns.
     pub async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
         let stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql)
-            .map_err(|e| SqlError::new(codes::SYNTAX_ERROR, e.to_string()))?;
+            .map_err(|e| SqlError::new(SqlState::SYNTAX_ERROR, e.to_string()))?;
         if stmts.len() > 1 {
             return Err(SqlError::new(
-                codes::SYNTAX_ERROR,
+                SqlState::SYNTAX_ERROR,
                 "cannot insert multiple commands into a prepared statement",
             ));
         }
@@ -696,75 +537,60 @@ impl Session {
     }
 }
 
-/// The format of a COPY: `Ok(None)` for binary, the text format's options for
-/// text, 0A000 for anything else (CSV, unsupported options).
-fn copy_text_format(
-    options: &[CopyOption],
-    legacy: &[CopyLegacyOption],
-) -> Result<Option<TextCopyFormat>, SqlError> {
-    let mut binary = false;
-    let mut text = TextCopyFormat::default();
-    for o in options {
-        match o {
-            CopyOption::Format(f) if f.value.eq_ignore_ascii_case("binary") => binary = true,
-            CopyOption::Format(f) if f.value.eq_ignore_ascii_case("text") => {}
-            CopyOption::Null(n) => text.null = n.clone(),
-            CopyOption::Delimiter(d) if d.is_ascii() => text.delimiter = *d as u8,
-            other => {
-                return Err(SqlError::unsupported(format!(
-                    "COPY option {other} is not supported"
-                )))
-            }
-        }
-    }
-    for o in legacy {
-        match o {
-            CopyLegacyOption::Binary => binary = true,
-            CopyLegacyOption::Null(n) => text.null = n.clone(),
-            CopyLegacyOption::Delimiter(d) if d.is_ascii() => text.delimiter = *d as u8,
-            other => {
-                return Err(SqlError::unsupported(format!(
-                    "COPY option {other} is not supported"
-                )))
-            }
-        }
-    }
-    Ok(if binary { None } else { Some(text) })
-}
-
-/// Binds and runs a query, returning its columns and rows.
-async fn select(
+/// Runs a COPY statement: `COPY (query) TO STDOUT` returns its rows,
+/// `COPY table FROM STDIN` returns what the client must send and the
+/// pending copy that receives it.
+async fn copy_statement(
     txn: &mut dyn StorageTxn,
     env: &StmtEnv<'_>,
-    q: &Query,
-    results: Option<(u64, &CatalogResults)>,
-) -> Result<(Vec<ColumnDef>, ResultRows), SqlError> {
-    let mut b = Binder::new(env.cat, env.now, env.pid);
-    let plan = b.bind_query(q)?;
-    let kept = results
-        .filter(|_| derives_from_catalog(&b.scans, b.reads_time))
-        .map(|(version, results)| {
-            let key = ResultKey {
-                version,
-                database: env.cat.database.clone(),
-                statement: q.to_string(),
-            };
-            (key, results)
-        });
-    if let Some((key, results)) = &kept {
-        if let Some(result) = results.get(key) {
-            return Ok(result);
-        }
-    }
-    let data = prefetch(txn, env.cat, &b.scans, true).await?;
-    let columns = out_columns(&plan.columns);
-    let ctx = ExecCtx::new(&data, env.cat);
-    let rows = match pick(&plan, &b.scans, &ctx, &[])? {
-        Some(picked) => ResultRows::Picked(picked),
-        None => ResultRows::Owned(conform(&columns, run_query(&plan, &ctx, &[])?)?),
+    stmt: &Statement,
+    shared: Option<(u64, &CatalogResults)>,
+) -> Result<(QueryOutput, Option<PendingCopy>), SqlError> {
+    let Statement::Copy {
+        source,
+        to,
+        target,
+        options,
+        legacy_options,
+        ..
+    } = stmt
+    else {
+        return Err(SqlError::internal("not a COPY statement"));
     };
-    if let Some((key, results)) = kept {
-        results.put(key, &columns, &rows);
+    let text = copy::text_format(options, legacy_options)?;
+    // Text COPY is accepted into tables only (postgres_scanner's UPDATE
+    // through a temporary table); everything else is binary.
+    if text.is_some() && (*to || !matches!(target, CopyTarget::Stdin)) {
+        return Err(SqlError::unsupported(format!(
+            "only binary COPY is supported: {stmt}"
+        )));
     }
-    Ok((columns, rows))
+    match (to, target, source) {
+        (true, CopyTarget::Stdout, CopySource::Query(q)) => {
+            let (columns, rows) = query::run(txn, env, q, shared).await?;
+            Ok((QueryOutput::CopyOut { columns, rows }, None))
+        }
+        (
+            false,
+            CopyTarget::Stdin,
+            CopySource::Table {
+                table_name,
+                columns,
+            },
+        ) => {
+            let def: RelationDef = resolve_target(env.cat, table_name)?;
+            let targets = copy_targets(&def, columns)?;
+            let cols = targets.iter().map(|&i| def.columns[i].clone()).collect();
+            Ok((
+                QueryOutput::CopyIn {
+                    columns: cols,
+                    text,
+                },
+                Some(PendingCopy { def, targets }),
+            ))
+        }
+        _ => Err(SqlError::unsupported(format!(
+            "COPY form not supported: {stmt}"
+        ))),
+    }
 }

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use rocklake_codec::datum::{Datum, Row};
-use rocklake_sql::output::{QueryOutput, TxStatus};
 use rocklake_sql::{MemoryStorage, Session};
+use rocklake_types::datum::{Datum, Row};
+use rocklake_types::output::{QueryOutput, TxStatus};
 
 const S: &str = "\"public\"";
 

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use rocklake_codec::datum::{ColumnDef, Datum, Row};
-use rocklake_sql::catalog_results::CatalogResults;
-use rocklake_sql::output::QueryOutput;
+use rocklake_sql::CatalogResults;
 use rocklake_sql::{MemoryStorage, Session};
+use rocklake_types::datum::{ColumnDef, Datum, Row};
+use rocklake_types::output::QueryOutput;
 
 const COLUMNS_QUERY: &str = "SELECT pg_namespace.oid AS namespace_id, relname, relpages, attname, pg_type.typname type_name, atttypmod type_modifier, pg_attribute.attndims ndim, attnum, pg_attribute.attnotnull AS notnull, NULL constraint_id, NULL constraint_type, NULL constraint_key, type_ns.nspname AS type_schema, col_desc.description AS column_comment, tbl_desc.description AS table_comment FROM pg_class JOIN pg_namespace ON relnamespace = pg_namespace.oid JOIN pg_attribute ON pg_class.oid=pg_attribute.attrelid JOIN pg_type ON atttypid=pg_type.oid JOIN pg_namespace type_ns ON pg_type.typnamespace = type_ns.oid LEFT JOIN pg_description col_desc ON col_desc.objoid=pg_class.oid AND col_desc.objsubid=pg_attribute.attnum LEFT JOIN pg_description tbl_desc ON tbl_desc.objoid=pg_class.oid AND tbl_desc.objsubid=0 WHERE attnum > 0 AND relkind IN ('r', 'v', 'm', 'f', 'p'){FILTER} UNION ALL SELECT pg_namespace.oid AS namespace_id, relname, NULL relpages, NULL attname, NULL type_name, NULL type_modifier, NULL ndim, NULL attnum, NULL AS notnull, pg_constraint.oid AS constraint_id, contype AS constraint_type, conkey AS constraint_key, NULL AS type_schema, NULL AS column_comment, NULL AS table_comment FROM pg_class JOIN pg_namespace ON relnamespace = pg_namespace.oid JOIN pg_constraint ON (pg_class.oid=pg_constraint.conrelid) WHERE relkind IN ('r', 'v', 'm', 'f', 'p') AND contype IN ('p', 'u'){FILTER} ORDER BY namespace_id, relname, attnum, constraint_id";
 

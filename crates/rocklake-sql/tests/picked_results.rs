@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use rocklake_codec::datum::Row;
-use rocklake_sql::output::QueryOutput;
-use rocklake_sql::result_rows::ResultRows;
 use rocklake_sql::{MemoryStorage, Session};
+use rocklake_types::datum::Row;
+use rocklake_types::output::QueryOutput;
+use rocklake_types::rows::ResultRows;
 
 async fn output(s: &mut Session, sql: &str) -> QueryOutput {
     let mut outputs = s.execute(sql).await;

@@ -4,12 +4,12 @@
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use rocklake_codec::datum::{Datum, Row};
-use rocklake_sql::output::QueryOutput;
 use rocklake_sql::storage::{
-    ColumnBound, RelationDef, RowId, ScanFilter, Storage, StorageResult, StorageTxn, StoredRow,
+    ColumnBound, RelationDef, RowId, ScanFilter, ScannedRow, Storage, StorageResult, StorageTxn,
 };
 use rocklake_sql::{MemoryStorage, Session};
+use rocklake_types::datum::{Datum, Row};
+use rocklake_types::output::QueryOutput;
 
 #[derive(Clone)]
 struct Recording {
@@ -65,7 +65,7 @@ impl StorageTxn for RecordingTxn {
         &mut self,
         relation: &RelationDef,
         filter: &ScanFilter,
-    ) -> StorageResult<Vec<StoredRow>> {
+    ) -> StorageResult<Vec<ScannedRow>> {
         self.seen
             .lock()
             .unwrap()

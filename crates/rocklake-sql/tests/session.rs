@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use rocklake_codec::datum::{ColumnDef, Datum, PgType, Row};
-use rocklake_sql::error::SqlError;
-use rocklake_sql::output::{QueryOutput, TxStatus};
 use rocklake_sql::{MemoryStorage, Session};
+use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
+use rocklake_types::output::{QueryOutput, TxStatus};
+use rocklake_types::SqlError;
 
 fn session(storage: &MemoryStorage) -> Session {
     Session::new(Arc::new(storage.clone()))

@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rocklake_codec::datum::{Datum, PgType, Row};
-use rocklake_sql::output::QueryOutput;
 use rocklake_sql::storage::{RelationDef, Storage};
 use rocklake_sql::{MemoryStorage, Session};
+use rocklake_types::datum::{Datum, PgType, Row};
+use rocklake_types::output::QueryOutput;
 
 const SHAPES: &str = include_str!("fixtures/duckdb-sql-shapes.txt");
 const INLINED: &str = "ducklake_inlined_data_{T}_{V}";

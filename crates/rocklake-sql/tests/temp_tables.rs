@@ -12,10 +12,10 @@
 
 use std::sync::Arc;
 
-use rocklake_codec::datum::{Datum, Row};
-use rocklake_sql::copy_text;
-use rocklake_sql::output::QueryOutput;
 use rocklake_sql::{MemoryStorage, Session};
+use rocklake_types::copy::text as copy_text;
+use rocklake_types::datum::{Datum, Row};
+use rocklake_types::output::QueryOutput;
 
 async fn ok(s: &mut Session, sql: &str) -> Vec<QueryOutput> {
     s.execute(sql)

@@ -3,6 +3,31 @@
 use rocklake_codec::keys::KeyError;
 use rocklake_codec::values::ValueError;
 
+/// What kind of object an [`StoreError::AlreadyExists`] or
+/// [`StoreError::NotFound`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// A relation (SQL table).
+    Relation,
+    /// A schema.
+    Schema,
+    /// A DuckLake catalog table, addressed by its name.
+    CatalogTable,
+    /// A DuckLake catalog table with `begin_snapshot` versions.
+    VersionedCatalogTable,
+}
+
+impl std::fmt::Display for ObjectKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ObjectKind::Relation => "relation",
+            ObjectKind::Schema => "schema",
+            ObjectKind::CatalogTable => "catalog table",
+            ObjectKind::VersionedCatalogTable => "versioned catalog table",
+        })
+    }
+}
+
 /// Result type of the catalog store.
 pub type StoreResult<T> = Result<T, StoreError>;
 
@@ -39,16 +64,16 @@ pub enum StoreError {
     /// A table or schema already exists.
     #[error("{kind} \"{name}\" already exists")]
     AlreadyExists {
-        /// `relation` or `schema`.
-        kind: &'static str,
+        /// What exists.
+        kind: ObjectKind,
         /// Its name.
         name: String,
     },
     /// A table or schema does not exist.
     #[error("{kind} \"{name}\" does not exist")]
     NotFound {
-        /// `relation` or `schema`.
-        kind: &'static str,
+        /// What is missing.
+        kind: ObjectKind,
         /// Its name.
         name: String,
     },

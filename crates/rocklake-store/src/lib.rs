@@ -1,25 +1,28 @@
 //! The DuckLake catalog on SlateDB: opening a catalog (local directory or S3),
 //! snapshot-isolated read and write transactions over its typed tables,
-//! counters, writer fencing and the system keys.
+//! counters, writer fencing and the system keys; and, in [`engine`], the
+//! catalog as the SQL engine's storage.
 
+pub mod engine;
 pub mod error;
+mod inner;
 pub mod location;
 pub mod reader;
 mod registry_version;
 pub mod replica;
 pub mod retention;
-mod row_keys;
 mod scan_cache;
 pub mod store;
 pub mod txn;
 mod unique;
+pub mod view;
 
+pub use engine::CatalogStorage;
 pub use error::{StoreError, StoreResult};
 pub use location::StoreLocation;
-pub use reader::{catalog_relation, StoredRow};
+pub use reader::{catalog_relation, KeyedRow};
 pub use replica::{CatalogReplica, ReplicaOptions};
 pub use retention::{ExciseReport, RetainOutcome, RetainSpec};
 pub use store::{CatalogStore, StoreOptions, FORMAT_VERSION};
 pub use txn::{ReadTxn, WriteTxn};
-pub mod sql_storage;
-pub use sql_storage::StoreStorage;
+pub use view::CatalogView;

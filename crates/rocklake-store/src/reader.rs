@@ -2,21 +2,20 @@
 //! the relation and namespace registries, and MVCC-filtered catalog scans.
 
 use bytes::Bytes;
-use prost::Message;
-use rocklake_codec::datum::Row;
 use rocklake_codec::keys::{encode_key, field_at, hex_key};
 use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tables::CatalogTable;
 use rocklake_codec::tags::Tag;
-use rocklake_codec::values::{decode_end_snapshot, pb};
+use rocklake_codec::values::{decode_end_snapshot, decode_namespace};
+use rocklake_types::datum::Row;
 use slatedb::config::ScanOptions;
 use slatedb::{DbReadOps, IterationOrder};
 
-use crate::error::{StoreError, StoreResult};
+use crate::error::{ObjectKind, StoreError, StoreResult};
 
 /// A row read from the store, with the key it lives under and its identity.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StoredRow {
+pub struct KeyedRow {
     /// The row's key.
     pub key: Vec<u8>,
     /// The hidden row sequence: the row's stable identity within the catalog.
@@ -136,13 +135,7 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         let entries = self.scan_prefix(&[Tag::Namespace.byte()]).await?;
         let mut names = vec!["public".to_string()];
         for (key, value) in entries {
-            let def = pb::NamespaceDef::decode(value.as_ref()).map_err(|e| {
-                StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
-                    table: format!("namespace {}", hex_key(&key)),
-                    reason: e.to_string(),
-                })
-            })?;
-            names.push(def.name);
+            names.push(decode_namespace(&key, &value)?);
         }
         Ok(names)
     }
@@ -153,14 +146,14 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         &self,
         relation: &Relation,
         prefix: &[u8],
-    ) -> StoreResult<Vec<StoredRow>> {
+    ) -> StoreResult<Vec<KeyedRow>> {
         let entries = self.scan_prefix(prefix).await?;
         let layout = relation.layout();
         entries
             .into_iter()
             .map(|(key, value)| {
                 let decoded = relation.decode_row_with(layout, &key, &value, None)?;
-                Ok(StoredRow {
+                Ok(KeyedRow {
                     key: key.to_vec(),
                     row_seq: decoded.row_seq,
                     row: decoded.row,
@@ -176,13 +169,13 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         relation: &Relation,
         prefix_fields: &[u64],
         order: IterationOrder,
-    ) -> StoreResult<Option<StoredRow>> {
+    ) -> StoreResult<Option<KeyedRow>> {
         let prefix = rows_prefix(relation, prefix_fields);
         let Some((key, value)) = self.scan_prefix_edge(&prefix, order).await? else {
             return Ok(None);
         };
         let decoded = relation.decode_row(&key, &value)?;
-        Ok(Some(StoredRow {
+        Ok(Some(KeyedRow {
             key: key.to_vec(),
             row_seq: decoded.row_seq,
             row: decoded.row,
@@ -198,7 +191,7 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         relation: &Relation,
         prefix_fields: &[u64],
         snapshot: u64,
-    ) -> StoreResult<Vec<StoredRow>> {
+    ) -> StoreResult<Vec<KeyedRow>> {
         let RowLayout::Catalog(table) = relation.layout() else {
             return Err(not_versioned(&relation.name));
         };
@@ -220,7 +213,7 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
             }
             let decoded =
                 relation.decode_row_with(RowLayout::Catalog(table), &key, &value, None)?;
-            out.push(StoredRow {
+            out.push(KeyedRow {
                 key: key.to_vec(),
                 row_seq: decoded.row_seq,
                 row: decoded.row,
@@ -264,7 +257,7 @@ fn full_scan_options() -> ScanOptions {
 
 fn not_versioned(name: &str) -> StoreError {
     StoreError::NotFound {
-        kind: "versioned catalog table",
+        kind: ObjectKind::VersionedCatalogTable,
         name: name.to_string(),
     }
 }
@@ -272,11 +265,11 @@ fn not_versioned(name: &str) -> StoreError {
 /// The catalog table with this name, as a relation in `public` (for callers
 /// that address catalog tables directly rather than through SQL).
 pub fn catalog_relation(table: &'static CatalogTable) -> Relation {
-    Relation {
-        relation_id: 0,
-        schema: "public".to_string(),
-        name: table.name.to_string(),
-        columns: table.column_defs(),
-        primary_key: table.primary_key.to_vec(),
-    }
+    Relation::new(
+        0,
+        "public".to_string(),
+        table.name.to_string(),
+        table.column_defs(),
+        table.primary_key.to_vec(),
+    )
 }

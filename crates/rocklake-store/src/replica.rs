@@ -14,16 +14,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use rocklake_codec::keys::SystemKey;
-use slatedb::config::{DbReaderOptions, ReadOptions, ScanOptions};
-use slatedb::{DbIterator, DbReadOps, DbReader, DbReaderMode, DbSnapshot, KeyValue};
+use slatedb::config::DbReaderOptions;
+use slatedb::{DbReader, DbReaderMode};
 
 use crate::error::{StoreError, StoreResult};
 use crate::location::StoreLocation;
 use crate::reader::Reads;
 use crate::store::FORMAT_VERSION;
 use crate::txn::ReadTxn;
+use crate::view::ReadView;
 
 /// How a replica follows its writer.
 #[derive(Debug, Clone)]
@@ -117,53 +117,5 @@ fn no_catalog(location: &StoreLocation) -> StoreError {
     StoreError::Location {
         location: location.to_string(),
         reason: "no catalog here yet: start a writer (`rocklake serve`) on it first".to_string(),
-    }
-}
-
-/// What a read transaction reads: a writer's consistent snapshot or a
-/// replica's replayed state.
-pub(crate) enum ReadView {
-    /// A snapshot of the writer's database.
-    Snapshot(Arc<DbSnapshot>),
-    /// A replica's reader.
-    Replica(Arc<DbReader>),
-}
-
-#[async_trait::async_trait]
-impl DbReadOps for ReadView {
-    async fn get_with_options<K: AsRef<[u8]> + Send>(
-        &self,
-        key: K,
-        options: &ReadOptions,
-    ) -> Result<Option<Bytes>, slatedb::Error> {
-        match self {
-            ReadView::Snapshot(s) => s.get_with_options(key, options).await,
-            ReadView::Replica(r) => r.get_with_options(key, options).await,
-        }
-    }
-
-    async fn get_key_value_with_options<K: AsRef<[u8]> + Send>(
-        &self,
-        key: K,
-        options: &ReadOptions,
-    ) -> Result<Option<KeyValue>, slatedb::Error> {
-        match self {
-            ReadView::Snapshot(s) => s.get_key_value_with_options(key, options).await,
-            ReadView::Replica(r) => r.get_key_value_with_options(key, options).await,
-        }
-    }
-
-    async fn scan_with_options<T>(
-        &self,
-        range: T,
-        options: &ScanOptions,
-    ) -> Result<DbIterator, slatedb::Error>
-    where
-        T: slatedb::ByteRangeBounds + Send,
-    {
-        match self {
-            ReadView::Snapshot(s) => s.scan_with_options(range, options).await,
-            ReadView::Replica(r) => r.scan_with_options(range, options).await,
-        }
     }
 }

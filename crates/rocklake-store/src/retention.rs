@@ -28,13 +28,14 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rocklake_codec::datum::{timestamptz_micros, Datum};
 use rocklake_codec::keys::SystemKey;
 use rocklake_codec::relations::{Relation, RowLayout};
+use rocklake_codec::tables::SnapshotColumns;
 use rocklake_codec::tags::Tag;
+use rocklake_types::datum::{timestamptz_micros, Datum};
 
-use crate::error::{StoreError, StoreResult};
-use crate::reader::StoredRow;
+use crate::error::{ObjectKind, StoreError, StoreResult};
+use crate::reader::KeyedRow;
 use crate::store::CatalogStore;
 use crate::txn::WriteTxn;
 
@@ -117,9 +118,9 @@ impl CatalogStore {
         now: SystemTime,
     ) -> StoreResult<RetainOutcome> {
         let mut txn = self.write()?;
-        let previous = txn.retain_from().await?;
+        let previous = txn.view().retain_from().await?;
         let snapshots = snapshot_relation(&txn).await?;
-        let rows = txn.rows(&snapshots, &[]).await?;
+        let rows = txn.view().rows(&snapshots, &[]).await?;
         let latest = rows
             .iter()
             .filter_map(|r| snapshot_id(&r.row))
@@ -137,7 +138,9 @@ impl CatalogStore {
             RetainSpec::Age(age) => {
                 let cutoff = timestamptz_micros(now.checked_sub(age).unwrap_or(UNIX_EPOCH));
                 rows.iter()
-                    .filter(|r| matches!(r.row.get(1), Some(Datum::TimestampTz(t)) if *t <= cutoff))
+                    .filter(|r| {
+                        matches!(r.row.get(SnapshotColumns::get().snapshot_time), Some(Datum::TimestampTz(t)) if *t <= cutoff)
+                    })
                     .filter_map(|r| snapshot_id(&r.row))
                     .max()
                     .unwrap_or(0)
@@ -162,7 +165,7 @@ impl CatalogStore {
     /// nothing.
     pub async fn excise(&self, now: SystemTime) -> StoreResult<ExciseReport> {
         let mut txn = self.write()?;
-        let floor = txn.retain_from().await?;
+        let floor = txn.view().retain_from().await?;
         let mut report = ExciseReport {
             floor,
             ..ExciseReport::default()
@@ -170,7 +173,7 @@ impl CatalogStore {
         if floor == 0 {
             return Ok(report);
         }
-        let catalog = catalog_relations(&txn.relations().await?);
+        let catalog = catalog_relations(&txn.view().relations().await?);
         let mut excision = Excision {
             txn: &mut txn,
             catalog,
@@ -202,18 +205,19 @@ fn catalog_relations(relations: &[Relation]) -> HashMap<String, Relation> {
 }
 
 async fn snapshot_relation(txn: &WriteTxn) -> StoreResult<Relation> {
-    txn.relations()
+    txn.view()
+        .relations()
         .await?
         .into_iter()
         .find(|r| matches!(r.layout(), RowLayout::Catalog(t) if t.tag == Tag::Snapshot))
         .ok_or_else(|| StoreError::NotFound {
-            kind: "catalog table",
+            kind: ObjectKind::CatalogTable,
             name: "ducklake_snapshot".to_string(),
         })
 }
 
 fn snapshot_id(row: &[Datum]) -> Option<u64> {
-    row.first()
+    row.get(SnapshotColumns::get().snapshot_id)
         .and_then(Datum::as_i64)
         .and_then(|v| u64::try_from(v).ok())
 }
@@ -309,7 +313,7 @@ impl Excision<'_> {
     fn note_removed(
         &self,
         name: &str,
-        removed: &[StoredRow],
+        removed: &[KeyedRow],
         paths: &FilePaths,
         removed_ids: &mut HashMap<&'static str, HashSet<i64>>,
         scheduled: &mut Vec<(i64, String, bool)>,
@@ -357,15 +361,16 @@ impl Excision<'_> {
         name: &str,
         column: &str,
         doomed: impl Fn(i64) -> bool,
-    ) -> StoreResult<Vec<StoredRow>> {
+    ) -> StoreResult<Vec<KeyedRow>> {
         let Some(relation) = self.catalog.get(name) else {
             return Ok(Vec::new());
         };
         let Some(index) = relation.column_index(column) else {
             return Ok(Vec::new());
         };
-        let removed: Vec<StoredRow> = self
+        let removed: Vec<KeyedRow> = self
             .txn
+            .view()
             .rows(relation, &[])
             .await?
             .into_iter()
@@ -390,6 +395,7 @@ impl Excision<'_> {
         };
         Ok(self
             .txn
+            .view()
             .rows(relation, &[])
             .await?
             .iter()
@@ -451,7 +457,7 @@ impl Excision<'_> {
             let columns =
                 ["schema_id", "path", "path_is_relative"].map(|c| relation.column_index(c));
             if let [Some(id), Some(path), Some(relative)] = columns {
-                for row in self.txn.rows(relation, &[]).await? {
+                for row in self.txn.view().rows(relation, &[]).await? {
                     if let (Some(schema_id), Some(Datum::Text(p))) =
                         (int_at(&row.row, id), row.row.get(path))
                     {
@@ -466,7 +472,7 @@ impl Excision<'_> {
             let columns = ["table_id", "schema_id", "path", "path_is_relative"]
                 .map(|c| relation.column_index(c));
             if let [Some(id), Some(schema), Some(path), Some(relative)] = columns {
-                for row in self.txn.rows(relation, &[]).await? {
+                for row in self.txn.view().rows(relation, &[]).await? {
                     if let (Some(table_id), Some(schema_id), Some(Datum::Text(p))) = (
                         int_at(&row.row, id),
                         int_at(&row.row, schema),

@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use rocklake_codec::relations::Relation;
 use rocklake_codec::values::ValueError;
 
-use crate::reader::StoredRow;
+use crate::reader::KeyedRow;
 use crate::registry_version::{KnownRegistryVersion, RegistryChange};
 
 /// Scans with more rows than this are not kept (memory bound per entry).
@@ -94,7 +94,7 @@ struct Entries {
 }
 
 impl Entries {
-    fn put(&mut self, key: ReadKey, commit: u64, rows: Arc<Vec<StoredRow>>, relation: Relation) {
+    fn put(&mut self, key: ReadKey, commit: u64, rows: Arc<Vec<KeyedRow>>, relation: Relation) {
         self.clock += 1;
         let entry = Entry {
             commit,
@@ -207,7 +207,7 @@ struct Entry {
     /// under the prefix updates or drops the entry before it ends.
     commit: u64,
     /// What the read returned (shared with the transactions that read it).
-    rows: Arc<Vec<StoredRow>>,
+    rows: Arc<Vec<KeyedRow>>,
     /// The relation the rows were decoded as, to decode written rows into them.
     relation: Relation,
     last_used: u64,
@@ -291,7 +291,7 @@ impl ScanCache {
 
     /// The rows kept for `key` in a state a snapshot holding the commits up
     /// to `seen` (and no later one) may use, if any.
-    fn lookup(&self, key: &ReadKey, seen: u64) -> Option<Arc<Vec<StoredRow>>> {
+    fn lookup(&self, key: &ReadKey, seen: u64) -> Option<Arc<Vec<KeyedRow>>> {
         let mut entries = self.entries.lock().expect("scan cache");
         entries.clock += 1;
         let now = entries.clock;
@@ -303,7 +303,7 @@ impl ScanCache {
         Some(entry.rows.clone())
     }
 
-    fn store(&self, key: ReadKey, commit: u64, relation: &Relation, rows: Arc<Vec<StoredRow>>) {
+    fn store(&self, key: ReadKey, commit: u64, relation: &Relation, rows: Arc<Vec<KeyedRow>>) {
         if rows.len() > MAX_ROWS_PER_ENTRY {
             return;
         }
@@ -348,10 +348,10 @@ impl TagSet {
 /// `rows` (in key order) with `writes` (keys under the rows' prefix, in key
 /// order) applied: written keys replace or join the rows, deleted keys leave.
 fn apply_writes<'w>(
-    rows: &[StoredRow],
+    rows: &[KeyedRow],
     relation: &Relation,
     writes: impl Iterator<Item = (&'w Vec<u8>, &'w Option<Vec<u8>>)>,
-) -> Result<Vec<StoredRow>, ValueError> {
+) -> Result<Vec<KeyedRow>, ValueError> {
     let layout = relation.layout();
     let mut out = rows.to_vec();
     for (key, value) in writes {
@@ -359,7 +359,7 @@ fn apply_writes<'w>(
         match (at, value) {
             (found, Some(value)) => {
                 let decoded = relation.decode_row_with(layout, key, value, None)?;
-                let row = StoredRow {
+                let row = KeyedRow {
                     key: key.clone(),
                     row_seq: decoded.row_seq,
                     row: decoded.row,
@@ -383,14 +383,14 @@ fn apply_writes<'w>(
 /// `Ok(None)` when the writes leave it unknown (the commit deleted it and
 /// wrote nothing beyond it).
 fn apply_edge(
-    current: Option<&StoredRow>,
+    current: Option<&KeyedRow>,
     relation: &Relation,
     writes: Vec<(&Vec<u8>, &Option<Vec<u8>>)>,
     last: bool,
-) -> Result<Option<Option<StoredRow>>, ValueError> {
-    let decode = |key: &Vec<u8>, value: &[u8]| -> Result<StoredRow, ValueError> {
+) -> Result<Option<Option<KeyedRow>>, ValueError> {
+    let decode = |key: &Vec<u8>, value: &[u8]| -> Result<KeyedRow, ValueError> {
         let decoded = relation.decode_row(key, value)?;
-        Ok(StoredRow {
+        Ok(KeyedRow {
             key: key.clone(),
             row_seq: decoded.row_seq,
             row: decoded.row,
@@ -473,7 +473,7 @@ pub(crate) struct Fill {
 impl Fill {
     /// Keeps `rows`, what the read that missed returned, decoded as
     /// `relation`.
-    pub(crate) fn store(self, relation: &Relation, rows: Arc<Vec<StoredRow>>) {
+    pub(crate) fn store(self, relation: &Relation, rows: Arc<Vec<KeyedRow>>) {
         self.cache.store(self.key, self.commit, relation, rows);
     }
 }
@@ -481,7 +481,7 @@ impl Fill {
 /// Outcome of a cache lookup.
 pub(crate) enum Lookup {
     /// The rows of the prefix as this transaction's snapshot holds them.
-    Hit(Arc<Vec<StoredRow>>),
+    Hit(Arc<Vec<KeyedRow>>),
     /// Not kept for this state: read and keep the rows.
     Fill(Fill),
     /// The tag changed after this transaction's snapshot: read only.
@@ -525,12 +525,12 @@ impl CacheView {
 mod tests {
     use super::*;
     use crate::reader::rows_prefix;
-    use rocklake_codec::datum::Datum;
+    use rocklake_types::datum::Datum;
 
-    fn rows(n: usize) -> Arc<Vec<StoredRow>> {
+    fn rows(n: usize) -> Arc<Vec<KeyedRow>> {
         Arc::new(
             (0..n)
-                .map(|i| StoredRow {
+                .map(|i| KeyedRow {
                     key: vec![1, i as u8],
                     row_seq: i as u64,
                     row: Vec::new(),
@@ -623,7 +623,7 @@ mod tests {
     }
 
     /// A `ducklake_table_stats` row, its key and value.
-    fn stats_row(relation: &Relation, table_id: i64, count: i64, seq: u64) -> (StoredRow, Vec<u8>) {
+    fn stats_row(relation: &Relation, table_id: i64, count: i64, seq: u64) -> (KeyedRow, Vec<u8>) {
         let row = vec![
             Datum::Int8(table_id),
             Datum::Int8(count),
@@ -633,7 +633,7 @@ mod tests {
         let key = relation.row_key(&row, seq).unwrap();
         let value = relation.row_value(&row, seq).unwrap();
         let stored = relation.decode_row(&key, &value).unwrap();
-        let stored = StoredRow {
+        let stored = KeyedRow {
             key,
             row_seq: stored.row_seq,
             row: stored.row,
@@ -642,7 +642,7 @@ mod tests {
     }
 
     /// Fills `prefix` with `rows`.
-    fn fill_rows(cache: &Arc<ScanCache>, prefix: &[u8], relation: &Relation, rows: Vec<StoredRow>) {
+    fn fill_rows(cache: &Arc<ScanCache>, prefix: &[u8], relation: &Relation, rows: Vec<KeyedRow>) {
         let view = cache.view(cache.before_snapshot()).expect("quiet");
         let Lookup::Fill(fill) = view.lookup(prefix, Read::All) else {
             panic!("a read must fill");
@@ -650,7 +650,7 @@ mod tests {
         fill.store(relation, Arc::new(rows));
     }
 
-    fn hit(cache: &Arc<ScanCache>, prefix: &[u8]) -> Option<Vec<StoredRow>> {
+    fn hit(cache: &Arc<ScanCache>, prefix: &[u8]) -> Option<Vec<KeyedRow>> {
         let view = cache.view(cache.before_snapshot()).expect("quiet");
         match view.lookup(prefix, Read::All) {
             Lookup::Hit(rows) => Some(rows.to_vec()),
@@ -710,7 +710,7 @@ mod tests {
     fn large_cached_scans_written_under_are_dropped() {
         let relation = stats_relation();
         let cache = Arc::new(ScanCache::new());
-        let rows: Vec<StoredRow> = (0..=MAX_ROWS_WRITTEN_THROUGH as i64)
+        let rows: Vec<KeyedRow> = (0..=MAX_ROWS_WRITTEN_THROUGH as i64)
             .map(|i| stats_row(&relation, i, i, i as u64).0)
             .collect();
         let prefix = rows_prefix(&relation, &[]);

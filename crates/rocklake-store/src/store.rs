@@ -1,7 +1,7 @@
 //! Opening a catalog on SlateDB: writer fencing, format version, counters and
 //! the system keys.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,6 +10,7 @@ use rocklake_codec::keys::{Counter, SystemKey};
 use slatedb::{Db, Settings};
 
 use crate::error::{StoreError, StoreResult};
+use crate::inner::StoreInner;
 use crate::location::StoreLocation;
 use crate::reader::Reads;
 use crate::scan_cache::ScanCache;
@@ -40,33 +41,6 @@ impl Default for StoreOptions {
         StoreOptions {
             flush_interval: Some(Duration::from_millis(100)),
             memtable_bytes: 256 * 1024,
-        }
-    }
-}
-
-/// State shared by a store handle and its transactions.
-pub(crate) struct StoreInner {
-    pub(crate) db: Db,
-    pub(crate) epoch: u64,
-    pub(crate) next_row_seq: AtomicU64,
-    pub(crate) next_relation_id: AtomicU64,
-    pub(crate) next_namespace_id: AtomicU64,
-    /// Serialises commits so counters are written in increasing order.
-    pub(crate) commit_lock: tokio::sync::Mutex<()>,
-    /// Decoded rows of whole-prefix scans, kept until a commit changes them.
-    pub(crate) scan_cache: Arc<ScanCache>,
-}
-
-impl StoreInner {
-    /// Hands out `count` consecutive row sequence numbers.
-    pub(crate) fn allocate_row_seqs(&self, count: u64) -> u64 {
-        self.next_row_seq.fetch_add(count, Ordering::SeqCst)
-    }
-
-    pub(crate) fn reads(&self) -> Reads<'_, Db> {
-        Reads {
-            source: &self.db,
-            epoch: self.epoch,
         }
     }
 }

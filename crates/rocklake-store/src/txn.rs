@@ -9,21 +9,20 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use prost::Message;
-use rocklake_codec::datum::{ColumnDef, Datum, Row};
 use rocklake_codec::keys::{encode_key, Counter, SystemKey};
 use rocklake_codec::relations::{Relation, RowLayout};
-use rocklake_codec::tables::KeyField;
+use rocklake_codec::tables::SnapshotColumns;
 use rocklake_codec::tags::Tag;
-use rocklake_codec::values::pb;
+use rocklake_codec::values::{encode_hot_key, encode_namespace, pb};
+use rocklake_types::datum::{ColumnDef, Datum, Row};
 use slatedb::{DbTransaction, IsolationLevel};
 
-use crate::error::{StoreError, StoreResult};
-use crate::reader::{rows_prefix, Reads, StoredRow};
-use crate::replica::ReadView;
+use crate::error::{ObjectKind, StoreError, StoreResult};
+use crate::inner::StoreInner;
+use crate::reader::{rows_prefix, KeyedRow};
 use crate::scan_cache::{CacheView, Lookup, Read, TagSet, Writes, MAX_WRITES_WRITTEN_THROUGH};
-use crate::store::StoreInner;
 use crate::unique::{committed_violation, key_description, sorts_after, InsertedKey, UniqueKey};
+use crate::view::{CatalogView, ReadSource, ReadView};
 
 /// A read-only transaction: on one consistent snapshot of the catalog when
 /// opened from its writer, on the replayed state when opened from a replica
@@ -32,151 +31,6 @@ pub struct ReadTxn {
     view: ReadView,
     epoch: u64,
     cache: Option<CacheView>,
-}
-
-macro_rules! read_methods {
-    () => {
-        /// Every relation (SQL table) that exists.
-        pub async fn relations(&self) -> StoreResult<Vec<Relation>> {
-            self.reads().relations().await
-        }
-
-        /// The relation `schema.name`, if it exists.
-        pub async fn relation(&self, schema: &str, name: &str) -> StoreResult<Option<Relation>> {
-            self.reads().relation(schema, name).await
-        }
-
-        /// Every schema: `public` and those created with CREATE SCHEMA.
-        pub async fn namespaces(&self) -> StoreResult<Vec<String>> {
-            self.reads().namespaces().await
-        }
-
-        /// Rows of `relation` whose key fields (after the relation's own prefix)
-        /// start with `prefix_fields`, in key order.
-        pub async fn rows(
-            &self,
-            relation: &Relation,
-            prefix_fields: &[u64],
-        ) -> StoreResult<Vec<StoredRow>> {
-            Ok(Arc::unwrap_or_clone(
-                self.rows_shared(relation, prefix_fields).await?,
-            ))
-        }
-
-        /// [`Self::rows`], shared: served from the writer's scan cache when
-        /// this transaction may use it (see [`crate::scan_cache`]).
-        pub async fn rows_shared(
-            &self,
-            relation: &Relation,
-            prefix_fields: &[u64],
-        ) -> StoreResult<Arc<Vec<StoredRow>>> {
-            let prefix = rows_prefix(relation, prefix_fields);
-            match self.cache_lookup(&prefix, Read::All) {
-                Lookup::Hit(rows) => Ok(rows),
-                Lookup::Fill(fill) => {
-                    let rows = Arc::new(self.reads().rows_under(relation, &prefix).await?);
-                    fill.store(relation, rows.clone());
-                    Ok(rows)
-                }
-                Lookup::Miss => Ok(Arc::new(self.reads().rows_under(relation, &prefix).await?)),
-            }
-        }
-
-        /// The first (`Ascending`) or last (`Descending`) row of `relation` in key
-        /// order among those whose key fields start with `prefix_fields`.
-        pub async fn edge_row(
-            &self,
-            relation: &Relation,
-            prefix_fields: &[u64],
-            order: slatedb::IterationOrder,
-        ) -> StoreResult<Option<StoredRow>> {
-            match self.cached_edge_row(relation, prefix_fields, order).await? {
-                Some(row) => Ok(row),
-                None => self.reads().edge_row(relation, prefix_fields, order).await,
-            }
-        }
-
-        /// [`Self::edge_row`] as the scan cache serves it (read from SlateDB
-        /// and kept when missing); `None` when this transaction may not use
-        /// the cache for it.
-        async fn cached_edge_row(
-            &self,
-            relation: &Relation,
-            prefix_fields: &[u64],
-            order: slatedb::IterationOrder,
-        ) -> StoreResult<Option<Option<StoredRow>>> {
-            let prefix = rows_prefix(relation, prefix_fields);
-            let read = match order {
-                slatedb::IterationOrder::Ascending => Read::First,
-                slatedb::IterationOrder::Descending => Read::Last,
-            };
-            match self.cache_lookup(&prefix, read) {
-                Lookup::Hit(rows) => Ok(Some(rows.first().cloned())),
-                Lookup::Fill(fill) => {
-                    let row = self
-                        .reads()
-                        .edge_row(relation, prefix_fields, order)
-                        .await?;
-                    fill.store(relation, Arc::new(row.iter().cloned().collect()));
-                    Ok(Some(row))
-                }
-                Lookup::Miss => Ok(None),
-            }
-        }
-
-        /// Rows of a versioned catalog table visible at `snapshot`, filtered by key
-        /// order (see [`crate::reader`]).
-        pub async fn visible_rows(
-            &self,
-            relation: &Relation,
-            prefix_fields: &[u64],
-            snapshot: u64,
-        ) -> StoreResult<Vec<StoredRow>> {
-            self.reads()
-                .visible_rows(relation, prefix_fields, snapshot)
-                .await
-        }
-
-        /// The registry version this transaction sees (see
-        /// [`Counter::RegistryVersion`]); 0 before the first DDL.
-        pub async fn registry_version(&self) -> StoreResult<u64> {
-            if let Some(version) = self.cache.as_ref().and_then(CacheView::registry_version) {
-                return Ok(version);
-            }
-            let version = self
-                .reads()
-                .get_u64(&Counter::RegistryVersion.key())
-                .await?
-                .unwrap_or(0);
-            if let Some(view) = &self.cache {
-                view.keep_registry_version(version);
-            }
-            Ok(version)
-        }
-
-        /// The retention floor (`retain-from` system key): the oldest snapshot
-        /// still readable; 0 when nothing was ever given up.
-        pub async fn retain_from(&self) -> StoreResult<u64> {
-            Ok(self
-                .reads()
-                .get_u64(&SystemKey::RetainFrom.key())
-                .await?
-                .unwrap_or(0))
-        }
-
-        /// The latest committed snapshot as recorded in the hot key, if any.
-        pub async fn hot_key(&self) -> StoreResult<Option<pb::HotKey>> {
-            let Some(bytes) = self.reads().get(&SystemKey::HotKey.key()).await? else {
-                return Ok(None);
-            };
-            pb::HotKey::decode(bytes.as_ref()).map(Some).map_err(|e| {
-                StoreError::Value(rocklake_codec::values::ValueError::Corrupt {
-                    table: "system key 'hot-key'".to_string(),
-                    reason: e.to_string(),
-                })
-            })
-        }
-    };
 }
 
 impl ReadTxn {
@@ -202,20 +56,16 @@ impl ReadTxn {
         }
     }
 
-    fn cache_lookup(&self, prefix: &[u8], read: Read) -> Lookup {
-        self.cache
-            .as_ref()
-            .map_or(Lookup::Miss, |view| view.lookup(prefix, read))
+    /// What this transaction reads: its snapshot (or the replica's state)
+    /// through the scan cache.
+    pub fn view(&self) -> CatalogView<'_> {
+        CatalogView::new(
+            ReadSource::View(&self.view),
+            self.epoch,
+            self.cache.as_ref(),
+            None,
+        )
     }
-
-    fn reads(&self) -> Reads<'_, ReadView> {
-        Reads {
-            source: &self.view,
-            epoch: self.epoch,
-        }
-    }
-
-    read_methods!();
 }
 
 /// The snapshot row a transaction inserted into `ducklake_snapshot`.
@@ -267,23 +117,16 @@ impl WriteTxn {
         })
     }
 
-    /// Looks `read` of `prefix` up in the scan cache, unless this
-    /// transaction wrote the prefix's tag (it must read its own writes).
-    fn cache_lookup(&self, prefix: &[u8], read: Read) -> Lookup {
-        match &self.cache {
-            Some(view) if !self.written_tags.contains(prefix[0]) => view.lookup(prefix, read),
-            _ => Lookup::Miss,
-        }
+    /// What this transaction reads: its snapshot plus its own writes,
+    /// through the scan cache for the tags it did not write.
+    pub fn view(&self) -> CatalogView<'_> {
+        CatalogView::new(
+            ReadSource::Transaction(&self.txn),
+            self.inner.epoch,
+            self.cache.as_ref(),
+            Some(&self.written_tags),
+        )
     }
-
-    pub(crate) fn reads(&self) -> Reads<'_, DbTransaction> {
-        Reads {
-            source: &self.txn,
-            epoch: self.inner.epoch,
-        }
-    }
-
-    read_methods!();
 
     fn storage_error(&self, context: &str, error: slatedb::Error) -> StoreError {
         StoreError::storage(context, error, self.inner.epoch)
@@ -326,21 +169,17 @@ impl WriteTxn {
 
     /// Creates a schema. Returns `false` when it exists and `if_not_exists` is set.
     pub async fn create_namespace(&mut self, name: &str, if_not_exists: bool) -> StoreResult<bool> {
-        if self.namespaces().await?.iter().any(|n| n == name) {
+        if self.view().namespaces().await?.iter().any(|n| n == name) {
             if if_not_exists {
                 return Ok(false);
             }
             return Err(StoreError::AlreadyExists {
-                kind: "schema",
+                kind: ObjectKind::Schema,
                 name: name.to_string(),
             });
         }
         let id = self.inner.next_namespace_id.fetch_add(1, Ordering::SeqCst);
-        let value = pb::NamespaceDef {
-            name: name.to_string(),
-        }
-        .encode_to_vec();
-        self.put(&encode_key(Tag::Namespace, &[id]), &value)?;
+        self.put(&encode_key(Tag::Namespace, &[id]), &encode_namespace(name))?;
         self.registry_changed = true;
         Ok(true)
     }
@@ -356,13 +195,13 @@ impl WriteTxn {
         primary_key: Vec<usize>,
         if_not_exists: bool,
     ) -> StoreResult<Option<Relation>> {
-        if !self.namespaces().await?.iter().any(|n| n == schema) {
+        if !self.view().namespaces().await?.iter().any(|n| n == schema) {
             return Err(StoreError::NotFound {
-                kind: "schema",
+                kind: ObjectKind::Schema,
                 name: schema.to_string(),
             });
         }
-        let existing = self.relations().await?;
+        let existing = self.view().relations().await?;
         if existing
             .iter()
             .any(|r| r.schema == schema && r.name == name)
@@ -371,17 +210,17 @@ impl WriteTxn {
                 return Ok(None);
             }
             return Err(StoreError::AlreadyExists {
-                kind: "relation",
+                kind: ObjectKind::Relation,
                 name: name.to_string(),
             });
         }
-        let relation = Relation {
-            relation_id: self.inner.next_relation_id.fetch_add(1, Ordering::SeqCst),
-            schema: schema.to_string(),
-            name: name.to_string(),
+        let relation = Relation::new(
+            self.inner.next_relation_id.fetch_add(1, Ordering::SeqCst),
+            schema.to_string(),
+            name.to_string(),
             columns,
             primary_key,
-        };
+        );
         let layout = relation.layout();
         if let Some(clash) = existing
             .iter()
@@ -402,7 +241,7 @@ impl WriteTxn {
     pub async fn create_catalog_table(&mut self, name: &str) -> StoreResult<Option<Relation>> {
         let table = rocklake_codec::tables::CatalogTable::by_name(name).ok_or_else(|| {
             StoreError::NotFound {
-                kind: "catalog table",
+                kind: ObjectKind::CatalogTable,
                 name: name.to_string(),
             }
         })?;
@@ -424,17 +263,18 @@ impl WriteTxn {
         name: &str,
         if_exists: bool,
     ) -> StoreResult<bool> {
-        let Some(relation) = self.relation(schema, name).await? else {
+        let Some(relation) = self.view().relation(schema, name).await? else {
             if if_exists {
                 return Ok(false);
             }
             return Err(StoreError::NotFound {
-                kind: "relation",
+                kind: ObjectKind::Relation,
                 name: name.to_string(),
             });
         };
         let prefix = rows_prefix(&relation, &[]);
         let keys: Vec<_> = self
+            .view()
             .reads()
             .scan_prefix(&prefix)
             .await?
@@ -452,7 +292,7 @@ impl WriteTxn {
     /// Inserts a row, allocating its row sequence. Fails with
     /// [`StoreError::UniqueViolation`] when its key (or declared primary key)
     /// exists in this transaction's view or among committed rows.
-    pub async fn insert(&mut self, relation: &Relation, row: Row) -> StoreResult<StoredRow> {
+    pub async fn insert(&mut self, relation: &Relation, row: Row) -> StoreResult<KeyedRow> {
         let row_seq = self.inner.allocate_row_seqs(1);
         let key = relation.row_key(&row, row_seq)?;
         self.check_unique(relation, &key, &row).await?;
@@ -463,7 +303,7 @@ impl WriteTxn {
                 self.note_snapshot(&row);
             }
         }
-        Ok(StoredRow { key, row_seq, row })
+        Ok(KeyedRow { key, row_seq, row })
     }
 
     async fn check_unique(
@@ -472,7 +312,9 @@ impl WriteTxn {
         key: &[u8],
         row: &[Datum],
     ) -> StoreResult<()> {
-        let (probe, columns): (Vec<u8>, Vec<usize>) = match relation.layout() {
+        let layout = relation.layout();
+        let (probe, columns): (Vec<u8>, Vec<usize>) = match layout {
+            RowLayout::Generic { .. } => return Ok(()),
             RowLayout::Catalog(table) if table.primary_key_is_key_prefix() => {
                 let fields =
                     &rocklake_codec::keys::decode_key(key).map_err(|source| StoreError::Key {
@@ -485,29 +327,8 @@ impl WriteTxn {
                 let prefix = encode_key(table.tag, &fields[..table.primary_key.len()]);
                 (prefix, table.primary_key.to_vec())
             }
-            RowLayout::Catalog(table) => {
-                let columns = table
-                    .key
-                    .iter()
-                    .filter_map(|f| match f {
-                        KeyField::Column(i) => Some(*i),
-                        KeyField::RowSeq => None,
-                    })
-                    .collect();
-                (key.to_vec(), columns)
-            }
-            RowLayout::InlinedData {
-                row_id,
-                begin_snapshot,
-                ..
-            } => (key.to_vec(), vec![row_id, begin_snapshot]),
-            RowLayout::InlinedDelete {
-                file_id,
-                row_id,
-                begin_snapshot,
-                ..
-            } => (key.to_vec(), vec![file_id, row_id, begin_snapshot]),
-            RowLayout::Generic { .. } => return Ok(()),
+            // The whole key is unique: it holds the primary key, if any.
+            _ => (key.to_vec(), layout.key_columns()),
         };
         let (columns, values) = key_description(relation, &columns, row);
         let violation = UniqueKey {
@@ -517,7 +338,7 @@ impl WriteTxn {
             values,
         };
         let absent = self.beyond_last_row(relation, &probe).await?
-            || !self.reads().scan_prefix_first(&probe).await?;
+            || !self.view().reads().scan_prefix_first(&probe).await?;
         if absent {
             // Also check what committed after this transaction began, as
             // PostgreSQL does for primary keys.
@@ -549,6 +370,7 @@ impl WriteTxn {
             return Ok(false);
         }
         let cached = self
+            .view()
             .cached_edge_row(relation, &[], slatedb::IterationOrder::Descending)
             .await?;
         Ok(cached.is_some_and(|last| sorts_after(probe, last.as_ref())))
@@ -576,16 +398,17 @@ impl WriteTxn {
     }
 
     fn note_snapshot(&mut self, row: &[Datum]) {
+        let columns = SnapshotColumns::get();
         let get = |i: usize| row.get(i).and_then(Datum::as_i64).unwrap_or(0);
-        let time = match row.get(1) {
+        let time = match row.get(columns.snapshot_time) {
             Some(Datum::TimestampTz(t)) => *t,
             _ => 0,
         };
         let candidate = SnapshotInsert {
-            snapshot_id: get(0),
-            schema_version: get(2),
-            next_catalog_id: get(3),
-            next_file_id: get(4),
+            snapshot_id: get(columns.snapshot_id),
+            schema_version: get(columns.schema_version),
+            next_catalog_id: get(columns.next_catalog_id),
+            next_file_id: get(columns.next_file_id),
             time,
         };
         if self
@@ -605,7 +428,7 @@ impl WriteTxn {
         old_key: &[u8],
         row_seq: u64,
         new_row: Row,
-    ) -> StoreResult<StoredRow> {
+    ) -> StoreResult<KeyedRow> {
         let key = relation.row_key(&new_row, row_seq)?;
         if key != old_key {
             self.check_unique(relation, &key, &new_row).await?;
@@ -618,7 +441,7 @@ impl WriteTxn {
                 self.note_snapshot(&new_row);
             }
         }
-        Ok(StoredRow {
+        Ok(KeyedRow {
             key,
             row_seq,
             row: new_row,
@@ -740,7 +563,7 @@ impl WriteTxn {
                     next_file_id: snapshot.next_file_id,
                     snapshot_time_micros: snapshot.time,
                 };
-                puts.push((SystemKey::HotKey.key(), hot.encode_to_vec()));
+                puts.push((SystemKey::HotKey.key(), encode_hot_key(&hot)));
             }
         }
         for (key, value) in &puts {

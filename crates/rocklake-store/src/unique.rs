@@ -2,12 +2,12 @@
 //! keys it inserted under a uniqueness rule, how a violation is reported,
 //! and the test that answers a probe from a table's last row.
 
-use rocklake_codec::datum::Datum;
 use rocklake_codec::relations::Relation;
+use rocklake_types::datum::Datum;
 
 use crate::error::{StoreError, StoreResult};
-use crate::reader::StoredRow;
-use crate::store::StoreInner;
+use crate::inner::StoreInner;
+use crate::reader::KeyedRow;
 
 /// A key this transaction inserted under a uniqueness rule, remembered so a
 /// commit conflict can be reported as the unique violation it is.
@@ -52,7 +52,7 @@ pub(crate) async fn committed_violation(
 
 /// Whether every key that starts with `probe` sorts after `last` (the last
 /// row of a table, `None` when it is empty), so none of them is in the table.
-pub(crate) fn sorts_after(probe: &[u8], last: Option<&StoredRow>) -> bool {
+pub(crate) fn sorts_after(probe: &[u8], last: Option<&KeyedRow>) -> bool {
     last.is_none_or(|row| probe > row.key.as_slice())
 }
 

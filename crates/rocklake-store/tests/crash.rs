@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use common::*;
-use rocklake_codec::datum::Datum;
+use rocklake_types::datum::Datum;
 
 const FILES_PER_COMMIT: i64 = 3;
 const CHILD_DIR_ENV: &str = "ROCKLAKE_CRASH_CHILD_DIR";
@@ -70,10 +70,12 @@ async fn crash_loses_no_acknowledged_commit() {
         let store = open(dir.path()).await;
         let read = store.read().unwrap();
         let snapshots = read
+            .view()
             .rows(&relation(&store, "ducklake_snapshot").await, &[])
             .await
             .unwrap();
         let files = read
+            .view()
             .rows(&relation(&store, "ducklake_data_file").await, &[1])
             .await
             .unwrap();

@@ -7,10 +7,10 @@ mod common;
 
 use std::sync::Arc;
 
-use rocklake_codec::datum::Datum;
-use rocklake_sql::output::QueryOutput;
 use rocklake_sql::Session;
-use rocklake_store::StoreStorage;
+use rocklake_store::CatalogStorage;
+use rocklake_types::datum::Datum;
+use rocklake_types::output::QueryOutput;
 
 const TABLES: &[&str] = &[
     "ducklake_snapshot",
@@ -66,7 +66,7 @@ async fn populated() -> (tempfile::TempDir, Session) {
     let mut txn = store.write().unwrap();
     common::create_tables(&mut txn, TABLES).await;
     txn.commit().await.unwrap();
-    let mut s = Session::new(Arc::new(StoreStorage::new(store)));
+    let mut s = Session::new(Arc::new(CatalogStorage::new(store)));
     let mut sql = String::new();
     for id in 0..=5 {
         let time = if id < 5 {

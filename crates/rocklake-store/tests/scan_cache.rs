@@ -8,13 +8,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use common::*;
-use rocklake_codec::datum::Datum;
 use rocklake_codec::relations::Relation;
-use rocklake_store::{CatalogStore, StoredRow};
+use rocklake_store::{CatalogStore, KeyedRow};
+use rocklake_types::datum::Datum;
 use slatedb::IterationOrder;
 
 /// Snapshot ids and data file ids of the rows read, in key order.
-fn ids(rows: &[StoredRow]) -> Vec<i64> {
+fn ids(rows: &[KeyedRow]) -> Vec<i64> {
     rows.iter()
         .map(|r| r.row[0].as_i64().expect("id column"))
         .collect()
@@ -33,7 +33,7 @@ async fn setup(store: &CatalogStore) -> (Relation, Relation) {
 /// file's end snapshot (an update in place, as DuckLake does on DELETE).
 async fn commit_step(store: &CatalogStore, snapshots: &Relation, files: &Relation, n: i64) {
     let mut txn = store.write().unwrap();
-    let current = txn.rows(files, &[]).await.unwrap();
+    let current = txn.view().rows(files, &[]).await.unwrap();
     assert_eq!(
         ids(&current),
         (0..n - 1).collect::<Vec<_>>(),
@@ -49,7 +49,7 @@ async fn commit_step(store: &CatalogStore, snapshots: &Relation, files: &Relatio
     txn.insert(snapshots, snapshot_row(n)).await.unwrap();
     txn.insert(files, data_file_row(n - 1, 1, n)).await.unwrap();
     // Reads of a table this transaction wrote see its own writes.
-    assert_eq!(txn.rows(files, &[]).await.unwrap().len(), n as usize);
+    assert_eq!(txn.view().rows(files, &[]).await.unwrap().len(), n as usize);
     txn.commit().await.unwrap();
 }
 
@@ -63,35 +63,37 @@ async fn old_snapshots_keep_their_rows_and_new_ones_see_commits() {
         // Read twice so the second read fills the cache, a third hits it.
         for _ in 0..3 {
             assert_eq!(
-                ids(&before.rows(&files, &[]).await.unwrap()).len(),
+                ids(&before.view().rows(&files, &[]).await.unwrap()).len(),
                 (n - 1) as usize
             );
         }
         commit_step(&store, &snapshots, &files, n).await;
         assert_eq!(
-            ids(&before.rows(&files, &[]).await.unwrap()),
+            ids(&before.view().rows(&files, &[]).await.unwrap()),
             (0..n - 1).collect::<Vec<_>>(),
             "a snapshot taken before commit {n} must not see it"
         );
         let after = store.read().unwrap();
         for _ in 0..3 {
-            let rows = after.rows(&files, &[]).await.unwrap();
+            let rows = after.view().rows(&files, &[]).await.unwrap();
             assert_eq!(ids(&rows), (0..n).collect::<Vec<_>>());
             if n > 1 {
                 let updated = &rows[(n - 2) as usize].row[3];
                 assert_eq!(updated, &Datum::Int8(n), "update of commit {n} visible");
             }
             assert_eq!(
-                after.rows(&snapshots, &[]).await.unwrap().len(),
+                after.view().rows(&snapshots, &[]).await.unwrap().len(),
                 n as usize + 1
             );
             let latest = after
+                .view()
                 .edge_row(&snapshots, &[], IterationOrder::Descending)
                 .await
                 .unwrap()
                 .expect("a snapshot");
             assert_eq!(latest.row[0], Datum::Int8(n), "latest snapshot seek");
             let first = after
+                .view()
                 .edge_row(&snapshots, &[], IterationOrder::Ascending)
                 .await
                 .unwrap();
@@ -99,6 +101,7 @@ async fn old_snapshots_keep_their_rows_and_new_ones_see_commits() {
         }
         assert_eq!(
             before
+                .view()
                 .edge_row(&snapshots, &[], IterationOrder::Descending)
                 .await
                 .unwrap()
@@ -130,12 +133,12 @@ async fn concurrent_readers_never_see_a_mixed_state() {
                 // Alternate read and write transactions: both use the cache.
                 let (snaps, data) = if checks.is_multiple_of(2) {
                     let txn = store.read().unwrap();
-                    let data = txn.rows(&files, &[]).await.unwrap();
-                    (txn.rows(&snapshots, &[]).await.unwrap(), data)
+                    let data = txn.view().rows(&files, &[]).await.unwrap();
+                    (txn.view().rows(&snapshots, &[]).await.unwrap(), data)
                 } else {
                     let txn = store.write().unwrap();
-                    let data = txn.rows(&files, &[]).await.unwrap();
-                    (txn.rows(&snapshots, &[]).await.unwrap(), data)
+                    let data = txn.view().rows(&files, &[]).await.unwrap();
+                    (txn.view().rows(&snapshots, &[]).await.unwrap(), data)
                 };
                 // Every commit adds one snapshot and one file, so the two
                 // tables agree only if both come from the same state.
@@ -164,10 +167,10 @@ async fn concurrent_readers_never_see_a_mixed_state() {
 
 /// Reads `files` three times in fresh read transactions (the second read
 /// fills the cache, the third hits it) and returns the last read.
-async fn read_thrice(store: &CatalogStore, files: &Relation) -> Vec<StoredRow> {
+async fn read_thrice(store: &CatalogStore, files: &Relation) -> Vec<KeyedRow> {
     let mut last = Vec::new();
     for _ in 0..3 {
-        last = store.read().unwrap().rows(files, &[]).await.unwrap();
+        last = store.read().unwrap().view().rows(files, &[]).await.unwrap();
     }
     last
 }
@@ -188,7 +191,13 @@ async fn commits_update_cached_scans_and_failed_commits_do_not() {
     assert_eq!(ids(&read_thrice(&store, &files).await), vec![0, 1, 2, 3, 4]);
 
     // Update file 1, delete file 3, add file 9 in one commit.
-    let current = store.read().unwrap().rows(&files, &[]).await.unwrap();
+    let current = store
+        .read()
+        .unwrap()
+        .view()
+        .rows(&files, &[])
+        .await
+        .unwrap();
     let mut txn = store.write().unwrap();
     let mut changed = current[1].row.clone();
     changed[3] = Datum::Int8(7);
@@ -198,7 +207,13 @@ async fn commits_update_cached_scans_and_failed_commits_do_not() {
     txn.delete(&current[3].key).unwrap();
     txn.insert(&files, data_file_row(9, 1, 2)).await.unwrap();
     txn.commit().await.unwrap();
-    let after = store.read().unwrap().rows(&files, &[]).await.unwrap();
+    let after = store
+        .read()
+        .unwrap()
+        .view()
+        .rows(&files, &[])
+        .await
+        .unwrap();
     assert_eq!(ids(&after), vec![0, 1, 2, 4, 9]);
     assert_eq!(after[1].row[3], Datum::Int8(7));
     assert_eq!(
@@ -211,7 +226,7 @@ async fn commits_update_cached_scans_and_failed_commits_do_not() {
     // other writes must not reach the cache either.
     let mut first = store.write().unwrap();
     let mut second = store.write().unwrap();
-    let rows = first.rows(&files, &[]).await.unwrap();
+    let rows = first.view().rows(&files, &[]).await.unwrap();
     let mut a = rows[0].row.clone();
     a[3] = Datum::Int8(100);
     first
@@ -241,6 +256,7 @@ async fn commits_update_cached_scans_and_failed_commits_do_not() {
             last = store
                 .read()
                 .unwrap()
+                .view()
                 .edge_row(&files, &[], IterationOrder::Descending)
                 .await
                 .unwrap();
@@ -261,6 +277,7 @@ async fn commits_update_cached_scans_and_failed_commits_do_not() {
     let newest = store
         .read()
         .unwrap()
+        .view()
         .edge_row(&files, &[], IterationOrder::Descending)
         .await
         .unwrap()
@@ -272,12 +289,27 @@ async fn commits_update_cached_scans_and_failed_commits_do_not() {
         last_file(store.clone(), files.clone()).await,
         Some(Datum::Int8(9))
     );
-    let last = store.read().unwrap().rows(&files, &[]).await.unwrap();
+    let last = store
+        .read()
+        .unwrap()
+        .view()
+        .rows(&files, &[])
+        .await
+        .unwrap();
 
     // What the cache serves equals what a reopened store scans.
     drop(store);
     let store = open(dir.path()).await;
-    assert_eq!(store.read().unwrap().rows(&files, &[]).await.unwrap(), last);
+    assert_eq!(
+        store
+            .read()
+            .unwrap()
+            .view()
+            .rows(&files, &[])
+            .await
+            .unwrap(),
+        last
+    );
 }
 
 /// Inserts snapshot `id` in a transaction of its own and commits it.
@@ -318,7 +350,7 @@ async fn uniqueness_probes_beyond_the_cached_last_row_still_find_every_duplicate
     // it at insert, through the last row that commit carried forward.
     let mut early = store.write().unwrap();
     assert_eq!(
-        ids(&early.rows(&snapshots, &[]).await.unwrap()),
+        ids(&early.view().rows(&snapshots, &[]).await.unwrap()),
         vec![0, 1, 2]
     );
     insert_snapshot(&store, &snapshots, 3).await;
@@ -334,7 +366,13 @@ async fn uniqueness_probes_beyond_the_cached_last_row_still_find_every_duplicate
     txn.insert(&snapshots, snapshot_row(4)).await.unwrap();
     txn.insert(&snapshots, snapshot_row(5)).await.unwrap();
     txn.commit().await.unwrap();
-    let rows = store.read().unwrap().rows(&snapshots, &[]).await.unwrap();
+    let rows = store
+        .read()
+        .unwrap()
+        .view()
+        .rows(&snapshots, &[])
+        .await
+        .unwrap();
     assert_eq!(ids(&rows), vec![0, 1, 2, 3, 4, 5]);
 }
 
@@ -344,20 +382,56 @@ async fn uniqueness_probes_beyond_the_cached_last_row_still_find_every_duplicate
 async fn transactions_get_the_registry_version_their_snapshot_holds() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
-    assert_eq!(store.read().unwrap().registry_version().await.unwrap(), 0);
-    assert_eq!(store.read().unwrap().registry_version().await.unwrap(), 0);
+    assert_eq!(
+        store
+            .read()
+            .unwrap()
+            .view()
+            .registry_version()
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        store
+            .read()
+            .unwrap()
+            .view()
+            .registry_version()
+            .await
+            .unwrap(),
+        0
+    );
     let before = store.read().unwrap();
 
     let mut ddl = store.write().unwrap();
     create_tables(&mut ddl, &["ducklake_snapshot"]).await;
     ddl.commit().await.unwrap();
     assert_eq!(
-        before.registry_version().await.unwrap(),
+        before.view().registry_version().await.unwrap(),
         0,
         "an older snapshot"
     );
-    assert_eq!(store.read().unwrap().registry_version().await.unwrap(), 1);
-    assert_eq!(store.write().unwrap().registry_version().await.unwrap(), 1);
+    assert_eq!(
+        store
+            .read()
+            .unwrap()
+            .view()
+            .registry_version()
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        store
+            .write()
+            .unwrap()
+            .view()
+            .registry_version()
+            .await
+            .unwrap(),
+        1
+    );
 
     // Two transactions create the same table: the second fails at commit.
     let mut first = store.write().unwrap();
@@ -366,14 +440,38 @@ async fn transactions_get_the_registry_version_their_snapshot_holds() {
     create_tables(&mut second, &["ducklake_data_file"]).await;
     first.commit().await.unwrap();
     assert!(second.commit().await.is_err());
-    assert_eq!(store.read().unwrap().registry_version().await.unwrap(), 2);
-    assert_eq!(store.read().unwrap().registry_version().await.unwrap(), 2);
+    assert_eq!(
+        store
+            .read()
+            .unwrap()
+            .view()
+            .registry_version()
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        store
+            .read()
+            .unwrap()
+            .view()
+            .registry_version()
+            .await
+            .unwrap(),
+        2
+    );
     drop(before);
     drop(store);
 
     let reopened = open(dir.path()).await;
     assert_eq!(
-        reopened.read().unwrap().registry_version().await.unwrap(),
+        reopened
+            .read()
+            .unwrap()
+            .view()
+            .registry_version()
+            .await
+            .unwrap(),
         2
     );
 }

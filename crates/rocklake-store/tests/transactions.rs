@@ -5,10 +5,11 @@
 mod common;
 
 use common::*;
-use rocklake_codec::datum::{ColumnDef, Datum, PgType};
 use rocklake_codec::keys::{decode_key, Counter, SystemKey};
 use rocklake_codec::tables::CatalogTable;
+use rocklake_store::error::ObjectKind;
 use rocklake_store::{catalog_relation, StoreError};
+use rocklake_types::datum::{ColumnDef, Datum, PgType};
 
 #[tokio::test]
 async fn committed_rows_survive_reopen() {
@@ -29,12 +30,14 @@ async fn committed_rows_survive_reopen() {
     let store = open(dir.path()).await;
     let read = store.read().unwrap();
     let snapshots = read
+        .view()
         .rows(&relation(&store, "ducklake_snapshot").await, &[])
         .await
         .unwrap();
     assert_eq!(snapshots.len(), 1);
     assert_eq!(snapshots[0].row, snapshot_row(0));
     let files = read
+        .view()
         .rows(&relation(&store, "ducklake_data_file").await, &[1])
         .await
         .unwrap();
@@ -59,25 +62,39 @@ async fn readers_see_a_consistent_snapshot() {
     let mut txn = store.write().unwrap();
     txn.insert(&rel, snapshot_row(1)).await.unwrap();
     // The writer sees its own uncommitted row; nobody else does.
-    assert_eq!(txn.rows(&rel, &[]).await.unwrap().len(), 2);
+    assert_eq!(txn.view().rows(&rel, &[]).await.unwrap().len(), 2);
     assert_eq!(
-        store.read().unwrap().rows(&rel, &[]).await.unwrap().len(),
+        store
+            .read()
+            .unwrap()
+            .view()
+            .rows(&rel, &[])
+            .await
+            .unwrap()
+            .len(),
         1
     );
     txn.commit().await.unwrap();
 
     assert_eq!(
-        before.rows(&rel, &[]).await.unwrap().len(),
+        before.view().rows(&rel, &[]).await.unwrap().len(),
         1,
         "old snapshot unchanged"
     );
     assert_eq!(
-        writer_view.rows(&rel, &[]).await.unwrap().len(),
+        writer_view.view().rows(&rel, &[]).await.unwrap().len(),
         1,
         "older transaction unchanged"
     );
     assert_eq!(
-        store.read().unwrap().rows(&rel, &[]).await.unwrap().len(),
+        store
+            .read()
+            .unwrap()
+            .view()
+            .rows(&rel, &[])
+            .await
+            .unwrap()
+            .len(),
         2
     );
 }
@@ -118,7 +135,7 @@ async fn concurrent_commits_of_one_snapshot_id_fail_with_unique_violation() {
     let err = late.insert(&rel, snapshot_row(7)).await.unwrap_err();
     assert!(matches!(err, StoreError::UniqueViolation { .. }), "{err:?}");
 
-    let rows = store.read().unwrap().rows(&rel, &[]).await.unwrap();
+    let rows = store.read().unwrap().view().rows(&rel, &[]).await.unwrap();
     assert_eq!(rows.len(), 1);
 }
 
@@ -146,8 +163,8 @@ async fn concurrent_updates_of_one_row_conflict() {
 
     let mut a = store.write().unwrap();
     let mut b = store.write().unwrap();
-    let row_a = a.rows(&rel, &[1]).await.unwrap().remove(0);
-    let row_b = b.rows(&rel, &[1]).await.unwrap().remove(0);
+    let row_a = a.view().rows(&rel, &[1]).await.unwrap().remove(0);
+    let row_b = b.view().rows(&rel, &[1]).await.unwrap().remove(0);
     a.update(
         &rel,
         &row_a.key,
@@ -177,7 +194,7 @@ async fn concurrent_updates_of_one_row_conflict() {
     a.commit().await.unwrap();
     let err = b.commit().await.unwrap_err();
     assert!(matches!(err, StoreError::Conflict { .. }), "{err:?}");
-    let rows = store.read().unwrap().rows(&rel, &[1]).await.unwrap();
+    let rows = store.read().unwrap().view().rows(&rel, &[1]).await.unwrap();
     assert_eq!(rows[0].row[1], Datum::Int8(10));
 }
 
@@ -235,8 +252,8 @@ async fn updates_that_change_key_columns_move_the_row() {
     );
     txn.commit().await.unwrap();
     let read = store.read().unwrap();
-    assert!(read.rows(&rel, &[1]).await.unwrap().is_empty());
-    assert_eq!(read.rows(&rel, &[9]).await.unwrap()[0].row, moved);
+    assert!(read.view().rows(&rel, &[1]).await.unwrap().is_empty());
+    assert_eq!(read.view().rows(&rel, &[9]).await.unwrap()[0].row, moved);
 }
 
 #[tokio::test]
@@ -269,31 +286,36 @@ async fn visible_rows_follow_begin_and_end_snapshot() {
     txn.commit().await.unwrap();
 
     let read = store.read().unwrap();
-    let name_at = |rows: Vec<rocklake_store::StoredRow>| {
+    let name_at = |rows: Vec<rocklake_store::KeyedRow>| {
         rows.into_iter()
             .map(|r| r.row[5].as_str().unwrap().to_string())
             .collect::<Vec<_>>()
     };
-    assert!(read.visible_rows(&rel, &[5], 99).await.unwrap().is_empty());
+    assert!(read
+        .view()
+        .visible_rows(&rel, &[5], 99)
+        .await
+        .unwrap()
+        .is_empty());
     assert_eq!(
-        name_at(read.visible_rows(&rel, &[5], 100).await.unwrap()),
+        name_at(read.view().visible_rows(&rel, &[5], 100).await.unwrap()),
         ["t_old"]
     );
     assert_eq!(
-        name_at(read.visible_rows(&rel, &[5], 250).await.unwrap()),
+        name_at(read.view().visible_rows(&rel, &[5], 250).await.unwrap()),
         ["t_mid"]
     );
     assert_eq!(
-        name_at(read.visible_rows(&rel, &[5], 300).await.unwrap()),
+        name_at(read.view().visible_rows(&rel, &[5], 300).await.unwrap()),
         ["t_new"]
     );
     assert_eq!(
-        name_at(read.visible_rows(&rel, &[], 10_000).await.unwrap()),
+        name_at(read.view().visible_rows(&rel, &[], 10_000).await.unwrap()),
         ["t_new"]
     );
     // Non-versioned tables are refused rather than answered wrongly.
     let stats = catalog_relation(CatalogTable::by_name("ducklake_table_stats").unwrap());
-    assert!(read.visible_rows(&stats, &[], 1).await.is_err());
+    assert!(read.view().visible_rows(&stats, &[], 1).await.is_err());
 }
 
 #[tokio::test]
@@ -315,7 +337,14 @@ async fn counters_and_hot_key_commit_with_the_snapshot() {
         Some(14)
     );
     assert_eq!(store.counter(Counter::NextFileId).await.unwrap(), Some(24));
-    let hot = store.read().unwrap().hot_key().await.unwrap().unwrap();
+    let hot = store
+        .read()
+        .unwrap()
+        .view()
+        .hot_key()
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(hot.snapshot_id, 4);
     assert_eq!(hot.schema_version, 4);
 
@@ -331,6 +360,7 @@ async fn counters_and_hot_key_commit_with_the_snapshot() {
     let seqs: Vec<u64> = store
         .read()
         .unwrap()
+        .view()
         .rows(&rel, &[])
         .await
         .unwrap()
@@ -375,12 +405,19 @@ async fn a_second_writer_fences_the_first() {
     );
 
     // Nothing the fenced writer tried is visible to the new one or after reopen.
-    let rows = second.read().unwrap().rows(&rel, &[]).await.unwrap();
+    let rows = second.read().unwrap().view().rows(&rel, &[]).await.unwrap();
     assert_eq!(rows.len(), 1);
     second.close().await.unwrap();
     let third = open(dir.path()).await;
     assert_eq!(
-        third.read().unwrap().rows(&rel, &[]).await.unwrap().len(),
+        third
+            .read()
+            .unwrap()
+            .view()
+            .rows(&rel, &[])
+            .await
+            .unwrap()
+            .len(),
         1
     );
 }
@@ -432,7 +469,13 @@ async fn relations_and_schemas_are_registered() {
         )
         .await;
     assert!(
-        matches!(missing, Err(StoreError::NotFound { kind: "schema", .. })),
+        matches!(
+            missing,
+            Err(StoreError::NotFound {
+                kind: ObjectKind::Schema,
+                ..
+            })
+        ),
         "{missing:?}"
     );
     let row = txn
@@ -452,6 +495,7 @@ async fn relations_and_schemas_are_registered() {
     let store = open(dir.path()).await;
     let read = store.read().unwrap();
     let names: Vec<String> = read
+        .view()
         .relations()
         .await
         .unwrap()
@@ -459,8 +503,11 @@ async fn relations_and_schemas_are_registered() {
         .map(|r| r.name)
         .collect();
     assert_eq!(names, ["ducklake_metadata", "ducklake_inlined_data_1_1"]);
-    assert_eq!(read.namespaces().await.unwrap(), ["public", "lake_meta"]);
-    let rows = read.rows(&inlined, &[]).await.unwrap();
+    assert_eq!(
+        read.view().namespaces().await.unwrap(),
+        ["public", "lake_meta"]
+    );
+    let rows = read.view().rows(&inlined, &[]).await.unwrap();
     assert_eq!(rows[0].row[3], Datum::Int4(42));
 }
 
@@ -479,6 +526,7 @@ async fn a_dropped_transaction_leaves_nothing() {
     assert!(store
         .read()
         .unwrap()
+        .view()
         .rows(&rel, &[])
         .await
         .unwrap()
@@ -515,13 +563,14 @@ async fn dropping_a_relation_removes_its_rows_and_registry_entry() {
 
     let read = store.read().unwrap();
     assert!(read
+        .view()
         .relation("public", "ducklake_data_file")
         .await
         .unwrap()
         .is_none());
-    assert!(read.rows(&rels[1], &[]).await.unwrap().is_empty());
+    assert!(read.view().rows(&rels[1], &[]).await.unwrap().is_empty());
     assert_eq!(
-        read.rows(&rels[0], &[]).await.unwrap().len(),
+        read.view().rows(&rels[0], &[]).await.unwrap().len(),
         1,
         "other tables untouched"
     );
@@ -581,6 +630,7 @@ async fn concurrent_creates_of_one_table_name_do_not_both_commit() {
     let named: Vec<_> = store
         .read()
         .unwrap()
+        .view()
         .relations()
         .await
         .unwrap()

@@ -9,11 +9,12 @@ use pgwire::messages::response::{
     TransactionStatus,
 };
 use pgwire::messages::Message;
-use rocklake_codec::datum::{ColumnDef, Datum, PgType};
-use rocklake_sql::error::SqlError;
-use rocklake_sql::output::{Notice, TxStatus};
+use rocklake_types::datum::{ColumnDef, Datum, PgType};
+use rocklake_types::output::{Notice, TxStatus};
+use rocklake_types::SqlError;
 
-use crate::{binary_value, text_format};
+use rocklake_types::value::binary as binary_value;
+use rocklake_types::value::text as text_format;
 
 /// Text format code.
 pub const FORMAT_TEXT: i16 = 0;
@@ -57,7 +58,7 @@ pub fn put_error(buf: &mut BytesMut, error: &SqlError, severity: Severity) {
     let mut fields = vec![
         (b'S', severity.to_string()),
         (b'V', severity.to_string()),
-        (b'C', error.code.clone()),
+        (b'C', error.code.to_string()),
         (b'M', error.message.clone()),
     ];
     let optional = [
@@ -86,7 +87,7 @@ pub fn put_notice(buf: &mut BytesMut, notice: &Notice) {
     let fields = vec![
         (b'S', "NOTICE".to_string()),
         (b'V', "NOTICE".to_string()),
-        (b'C', notice.code.clone()),
+        (b'C', notice.code.to_string()),
         (b'M', notice.message.replace('\0', "\\0")),
     ];
     let _ = put(buf, &NoticeResponse::new(fields));

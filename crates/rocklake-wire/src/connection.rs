@@ -11,20 +11,20 @@
 
 use std::collections::HashMap;
 
-use rocklake_codec::datum::{ColumnDef, PgType, Row};
-use rocklake_sql::error::{codes, SqlError};
-use rocklake_sql::output::QueryOutput;
-use rocklake_sql::result_rows::{ResultRows, RowRef};
+use rocklake_types::datum::{ColumnDef, PgType, Row};
+use rocklake_types::output::QueryOutput;
+use rocklake_types::rows::{ResultRows, RowRef};
+use rocklake_types::{SqlError, SqlState};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::backend::{self, Severity, FORMAT_BINARY, FORMAT_TEXT};
-use crate::copy_binary::{self, CopyInDecoder};
 use crate::frontend::FrontendMessage;
 use crate::session::SqlSession;
 use crate::transport::{ConnectionError, Transport};
 use pgwire::messages::copy::{CopyDone, CopyInResponse, CopyOutResponse};
 use pgwire::messages::extendedquery::{BindComplete, CloseComplete, ParseComplete};
-use rocklake_sql::copy_text::{self, TextCopyFormat};
+use rocklake_types::copy::binary::{self as copy_binary, CopyInDecoder};
+use rocklake_types::copy::text::{self as copy_text, TextCopyFormat};
 
 /// The decoder of a COPY IN stream: binary rows decoded as they arrive, or
 /// text collected and decoded at CopyDone.
@@ -59,17 +59,6 @@ impl InDecoder {
         }
     }
 }
-
-/// SQLSTATE `57014 query_canceled`, used for a client's CopyFail.
-const QUERY_CANCELED: &str = "57014";
-/// SQLSTATE `26000 invalid_sql_statement_name`.
-const INVALID_STATEMENT_NAME: &str = "26000";
-/// SQLSTATE `34000 invalid_cursor_name` (unknown portal).
-const INVALID_CURSOR_NAME: &str = "34000";
-/// SQLSTATE `42P05 duplicate_prepared_statement`.
-const DUPLICATE_PREPARED_STATEMENT: &str = "42P05";
-/// SQLSTATE `22023 invalid_parameter_value`.
-const INVALID_PARAMETER_VALUE: &str = "22023";
 
 /// A parsed (and described) statement.
 struct Prepared {
@@ -125,7 +114,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
     pub async fn run(mut self) -> Result<(), ConnectionError> {
         let result = self.serve_messages().await;
         if let Err(ConnectionError::Protocol(violation)) = &result {
-            let error = SqlError::new(codes::PROTOCOL_VIOLATION, violation.0.clone());
+            let error = SqlError::new(SqlState::PROTOCOL_VIOLATION, violation.0.clone());
             backend::put_error(&mut self.transport.out, &error, Severity::Fatal);
         }
         self.transport.shutdown().await;
@@ -425,14 +414,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                 }
                 FrontendMessage::CopyFail(reason) => {
                     break SqlError::new(
-                        QUERY_CANCELED,
+                        SqlState::QUERY_CANCELED,
                         format!("COPY from stdin failed: {reason}"),
                     );
                 }
                 FrontendMessage::Flush | FrontendMessage::Sync => {}
                 other => {
                     break SqlError::new(
-                        codes::PROTOCOL_VIOLATION,
+                        SqlState::PROTOCOL_VIOLATION,
                         format!(
                             "unexpected message during COPY from stdin: {}",
                             message_name(&other)
@@ -449,7 +438,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
     async fn parse(&mut self, name: String, sql: String, param_types: Vec<u32>) {
         if !name.is_empty() && self.statements.contains_key(&name) {
             let error = SqlError::new(
-                DUPLICATE_PREPARED_STATEMENT,
+                SqlState::DUPLICATE_PREPARED_STATEMENT,
                 format!("prepared statement \"{name}\" already exists"),
             );
             return self.fail(&error, Mode::Extended);
@@ -476,14 +465,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
     fn bind(&mut self, portal: String, statement: &str, param_count: usize, formats: Vec<i16>) {
         let Some(prepared) = self.statements.get(statement) else {
             let error = SqlError::new(
-                INVALID_STATEMENT_NAME,
+                SqlState::INVALID_SQL_STATEMENT_NAME,
                 format!("prepared statement \"{statement}\" does not exist"),
             );
             return self.fail(&error, Mode::Extended);
         };
         if param_count != prepared.param_types.len() {
             let error = SqlError::new(
-                codes::PROTOCOL_VIOLATION,
+                SqlState::PROTOCOL_VIOLATION,
                 format!(
                     "bind message supplies {param_count} parameters, but prepared statement \"{statement}\" requires {}",
                     prepared.param_types.len()
@@ -523,19 +512,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                         describe_rows(out, &prepared.columns, &formats)
                     }),
                 None => Err(SqlError::new(
-                    INVALID_STATEMENT_NAME,
+                    SqlState::INVALID_SQL_STATEMENT_NAME,
                     format!("prepared statement \"{name}\" does not exist"),
                 )),
             },
             b'P' => match self.portals.get(name) {
                 Some(portal) => describe_rows(out, &portal.columns, &portal.formats),
                 None => Err(SqlError::new(
-                    INVALID_CURSOR_NAME,
+                    SqlState::INVALID_CURSOR_NAME,
                     format!("portal \"{name}\" does not exist"),
                 )),
             },
             other => Err(SqlError::new(
-                codes::PROTOCOL_VIOLATION,
+                SqlState::PROTOCOL_VIOLATION,
                 format!("invalid DESCRIBE message subtype {other}"),
             )),
         };
@@ -551,7 +540,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             b'P' => drop(self.portals.remove(name)),
             other => {
                 let error = SqlError::new(
-                    codes::PROTOCOL_VIOLATION,
+                    SqlState::PROTOCOL_VIOLATION,
                     format!("invalid CLOSE message subtype {other}"),
                 );
                 return self.fail(&error, Mode::Extended);
@@ -563,7 +552,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
     async fn execute(&mut self, portal: &str, max_rows: i32) -> Result<(), ConnectionError> {
         let Some(bound) = self.portals.get(portal) else {
             let error = SqlError::new(
-                INVALID_CURSOR_NAME,
+                SqlState::INVALID_CURSOR_NAME,
                 format!("portal \"{portal}\" does not exist"),
             );
             self.fail(&error, Mode::Extended);
@@ -591,7 +580,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         };
         if matches!(outcome, Outcome::Done) && results.next().is_some() {
             let error = SqlError::new(
-                codes::SYNTAX_ERROR,
+                SqlState::SYNTAX_ERROR,
                 "cannot insert multiple commands into a prepared statement",
             );
             self.fail(&error, Mode::Extended);
@@ -622,7 +611,7 @@ fn result_formats(codes: &[i16], columns: usize) -> Result<Vec<i16>, SqlError> {
         n if n == columns => codes.to_vec(),
         n => {
             return Err(SqlError::new(
-                codes::PROTOCOL_VIOLATION,
+                SqlState::PROTOCOL_VIOLATION,
                 format!("bind message has {n} result formats but query has {columns} columns"),
             ))
         }
@@ -632,7 +621,7 @@ fn result_formats(codes: &[i16], columns: usize) -> Result<Vec<i16>, SqlError> {
         .find(|f| **f != FORMAT_TEXT && **f != FORMAT_BINARY)
     {
         return Err(SqlError::new(
-            INVALID_PARAMETER_VALUE,
+            SqlState::INVALID_PARAMETER_VALUE,
             format!("unsupported format code: {bad}"),
         ));
     }

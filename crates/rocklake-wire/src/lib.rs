@@ -26,21 +26,15 @@
 #![warn(missing_docs)]
 
 pub mod backend;
-pub mod binary_value;
 pub mod connection;
-pub mod copy_binary;
-pub mod engine;
 pub mod frontend;
-pub mod numeric;
 pub mod scram;
 pub mod server;
 pub mod session;
 pub mod startup;
-pub mod text_format;
 pub mod tls;
 pub mod transport;
 
-pub use engine::EngineSessions;
 pub use scram::{ScramUsers, ScramVerifier};
 pub use server::{serve, serve_until, ServerConfig};
 pub use session::{SessionFactory, SqlSession};

@@ -18,7 +18,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};
 use rand::RngCore;
-use rocklake_sql::error::{codes, SqlError};
+use rocklake_types::{SqlError, SqlState};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -197,7 +197,7 @@ pub enum ScramError {
 
 fn malformed(detail: &str) -> ScramError {
     ScramError::Protocol(
-        SqlError::new(codes::PROTOCOL_VIOLATION, "malformed SCRAM message").with_detail(detail),
+        SqlError::new(SqlState::PROTOCOL_VIOLATION, "malformed SCRAM message").with_detail(detail),
     )
 }
 
@@ -248,14 +248,14 @@ impl Exchange {
             .ok_or_else(|| malformed("Comma expected."))?;
         if !authzid.is_empty() {
             return Err(ScramError::Protocol(SqlError::new(
-                codes::FEATURE_NOT_SUPPORTED,
+                SqlState::FEATURE_NOT_SUPPORTED,
                 "client uses authorization identity, but it is not supported",
             )));
         }
         let gs2_header = format!("{flag},,");
         if bare.starts_with("m=") {
             return Err(ScramError::Protocol(SqlError::new(
-                codes::FEATURE_NOT_SUPPORTED,
+                SqlState::FEATURE_NOT_SUPPORTED,
                 "client requires an unsupported SCRAM extension",
             )));
         }
@@ -314,7 +314,7 @@ impl Exchange {
         if BASE64.decode(binding).ok().as_deref() != Some(self.gs2_header.as_bytes()) {
             return Err(ScramError::Protocol(
                 SqlError::new(
-                    codes::PROTOCOL_VIOLATION,
+                    SqlState::PROTOCOL_VIOLATION,
                     "SCRAM channel binding check failed",
                 )
                 .with_detail("Unexpected SCRAM channel-binding attribute in client-final-message."),

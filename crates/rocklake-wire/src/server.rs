@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rocklake_sql::error::codes;
+use rocklake_types::SqlState;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -26,8 +26,6 @@ pub struct ServerConfig {
     /// Most client sessions served at once; further clients get SQLSTATE 53300
     /// `sorry, too many clients already`.
     pub max_sessions: usize,
-    /// `server_version` reported at startup.
-    pub server_version: String,
     /// How clients authenticate.
     pub auth: AuthMethod,
     /// A client that has not completed TLS, its StartupMessage and
@@ -42,7 +40,6 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             max_sessions: 100,
-            server_version: "15.18".to_string(),
             auth: AuthMethod::Trust,
             startup_timeout: Duration::from_secs(60),
             tls: None,
@@ -195,7 +192,7 @@ async fn start(
     if tls.is_some_and(|t| t.require) && encryption != Encryption::Active {
         startup::send_fatal(
             &mut transport,
-            startup::INVALID_AUTHORIZATION,
+            SqlState::INVALID_AUTHORIZATION_SPECIFICATION,
             format!(
                 "no pg_hba.conf entry for host \"{}\", user \"{}\", database \"{}\", no encryption",
                 peer.ip(),
@@ -209,7 +206,7 @@ async fn start(
     let Ok(permit) = Arc::clone(&shared.limiter).try_acquire_owned() else {
         startup::send_fatal(
             &mut transport,
-            codes::TOO_MANY_CONNECTIONS,
+            SqlState::TOO_MANY_CONNECTIONS,
             "sorry, too many clients already",
         );
         transport.shutdown().await;
@@ -224,8 +221,7 @@ async fn start(
         }
         let session = shared.sessions.new_session(&client);
         let key = shared.backend_key(session.backend_pid());
-        startup::send_session_start(&mut transport, &shared.config.server_version, &client, key)
-            .await?;
+        startup::send_session_start(&mut transport, &client, key).await?;
         Ok::<_, crate::transport::ConnectionError>(Some(session))
     }
     .await;

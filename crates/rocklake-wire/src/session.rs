@@ -6,9 +6,9 @@
 //! concerns.
 
 use async_trait::async_trait;
-use rocklake_codec::datum::{ColumnDef, Row};
-use rocklake_sql::error::SqlError;
-use rocklake_sql::output::{BatchResult, QueryOutput, TxStatus};
+use rocklake_types::datum::{ColumnDef, Row};
+use rocklake_types::output::{BatchResult, QueryOutput, TxStatus};
+use rocklake_types::SqlError;
 
 use crate::startup::ClientParams;
 

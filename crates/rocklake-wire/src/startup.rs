@@ -11,8 +11,9 @@ use bytes::BufMut;
 use pgwire::messages::startup::{
     Authentication, BackendKeyData, NegotiateProtocolVersion, ParameterStatus, SecretKey,
 };
-use rocklake_sql::error::{codes, SqlError};
-use rocklake_sql::output::TxStatus;
+use rocklake_types::output::TxStatus;
+use rocklake_types::settings::{self, SessionIdentity};
+use rocklake_types::{SqlError, SqlState};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use std::sync::Arc;
@@ -23,11 +24,6 @@ use crate::backend::{self, Severity};
 use crate::frontend::{FrontendMessage, ProtocolViolation, StartupPacket};
 use crate::scram::{self, Exchange, ScramError, ScramUsers};
 use crate::transport::{ConnectionError, Transport};
-
-/// SQLSTATE `28000 invalid_authorization_specification`.
-pub const INVALID_AUTHORIZATION: &str = "28000";
-/// SQLSTATE `28P01 invalid_password`.
-pub const INVALID_PASSWORD: &str = "28P01";
 
 /// How clients prove who they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -68,6 +64,16 @@ pub struct ClientParams {
     pub protocol_options: Vec<String>,
 }
 
+impl ClientParams {
+    /// Who the session belongs to, for the defaults of its settings.
+    pub fn identity(&self) -> SessionIdentity {
+        SessionIdentity {
+            user: self.user.clone(),
+            application_name: self.application_name.clone(),
+        }
+    }
+}
+
 /// Outcome of the pre-authentication phase.
 pub enum Handshake {
     /// A StartupMessage arrived.
@@ -81,7 +87,7 @@ pub enum Handshake {
 }
 
 /// A FATAL error sent before closing.
-pub fn send_fatal<S>(transport: &mut Transport<S>, code: &str, message: impl Into<String>)
+pub fn send_fatal<S>(transport: &mut Transport<S>, code: SqlState, message: impl Into<String>)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send,
 {
@@ -120,7 +126,7 @@ where
                     // packet of protocol 1234.5679.
                     send_fatal(
                         transport,
-                        codes::FEATURE_NOT_SUPPORTED,
+                        SqlState::FEATURE_NOT_SUPPORTED,
                         "unsupported frontend protocol 1234.5679: server supports 3.0 to 3.0",
                     );
                     return Ok(Handshake::Done);
@@ -148,7 +154,7 @@ where
                 if major != 3 {
                     send_fatal(
                         transport,
-                        codes::FEATURE_NOT_SUPPORTED,
+                        SqlState::FEATURE_NOT_SUPPORTED,
                         format!("unsupported frontend protocol {major}.{minor}: server supports 3.0 to 3.0"),
                     );
                     return Ok(Handshake::Done);
@@ -169,7 +175,7 @@ where
                 if client.user.is_empty() {
                     send_fatal(
                         transport,
-                        "28000",
+                        SqlState::INVALID_AUTHORIZATION_SPECIFICATION,
                         "no PostgreSQL user name specified in startup packet",
                     );
                     return Ok(Handshake::Done);
@@ -218,7 +224,7 @@ where
         // password) is not told anything, as in PostgreSQL.
         Ok(_) => Ok(None),
         Err(ConnectionError::Protocol(violation)) => {
-            send_fatal(transport, codes::PROTOCOL_VIOLATION, violation.0);
+            send_fatal(transport, SqlState::PROTOCOL_VIOLATION, violation.0);
             Ok(None)
         }
         Err(e) => Err(e),
@@ -259,7 +265,7 @@ where
     let Some((mechanism, client_first)) = parse_initial_response(initial) else {
         send_fatal(
             transport,
-            codes::PROTOCOL_VIOLATION,
+            SqlState::PROTOCOL_VIOLATION,
             "malformed SASL initial response",
         );
         return Ok(false);
@@ -267,7 +273,7 @@ where
     if mechanism != scram::MECHANISM {
         send_fatal(
             transport,
-            codes::PROTOCOL_VIOLATION,
+            SqlState::PROTOCOL_VIOLATION,
             "client selected an invalid SASL authentication mechanism",
         );
         return Ok(false);
@@ -300,7 +306,7 @@ where
         Err(ScramError::Failed) => {
             send_fatal(
                 transport,
-                INVALID_PASSWORD,
+                SqlState::INVALID_PASSWORD,
                 format!("password authentication failed for user \"{user}\""),
             );
             Ok(false)
@@ -308,36 +314,21 @@ where
     }
 }
 
-/// Sends ParameterStatus like PostgreSQL 15, BackendKeyData and the first
-/// ReadyForQuery.
+/// Sends the ParameterStatus of every reported setting (the server's one
+/// settings table, as PostgreSQL 15 reports them), BackendKeyData and the
+/// first ReadyForQuery.
 pub async fn send_session_start<S>(
     transport: &mut Transport<S>,
-    server_version: &str,
     client: &ClientParams,
     backend_key: (i32, i32),
 ) -> Result<(), ConnectionError>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send,
 {
-    let params = [
-        ("application_name", client.application_name.as_str()),
-        ("client_encoding", "UTF8"),
-        ("DateStyle", "ISO, MDY"),
-        ("default_transaction_read_only", "off"),
-        ("in_hot_standby", "off"),
-        ("integer_datetimes", "on"),
-        ("IntervalStyle", "postgres"),
-        ("is_superuser", "on"),
-        ("server_encoding", "UTF8"),
-        ("server_version", server_version),
-        ("session_authorization", client.user.as_str()),
-        ("standard_conforming_strings", "on"),
-        ("TimeZone", "UTC"),
-    ];
-    for (name, value) in params {
+    for (name, value) in settings::reported(&client.identity()) {
         let _ = backend::put(
             &mut transport.out,
-            &ParameterStatus::new(name.to_string(), value.to_string()),
+            &ParameterStatus::new(name.to_string(), value),
         );
     }
     let (pid, key) = backend_key;

@@ -4,8 +4,8 @@
 #![allow(clippy::result_large_err)]
 
 use proptest::prelude::*;
-use rocklake_codec::datum::{ColumnDef, Datum, PgType, Row};
-use rocklake_wire::copy_binary::{decode_stream, encode_stream, CopyInDecoder, HEADER_LEN};
+use rocklake_types::copy::binary::{decode_stream, encode_stream, CopyInDecoder, HEADER_LEN};
+use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
 fn hex(s: &str) -> Vec<u8> {
     let s: String = s.split_whitespace().collect();
@@ -157,7 +157,7 @@ fn numeric_fields_match_postgres() {
     );
 }
 
-fn decode_err(types: &[PgType], bytes: &[u8]) -> rocklake_sql::error::SqlError {
+fn decode_err(types: &[PgType], bytes: &[u8]) -> rocklake_types::SqlError {
     decode_stream(&cols(types), bytes).unwrap_err()
 }
 

@@ -11,9 +11,9 @@
 #![allow(clippy::result_large_err)]
 
 use bytes::BytesMut;
-use rocklake_codec::datum::PgType;
-use rocklake_wire::binary_value::{put_value, read_value};
-use rocklake_wire::text_format::format_text;
+use rocklake_types::datum::PgType;
+use rocklake_types::value::binary::{put_value, read_value};
+use rocklake_types::value::text::format_text;
 
 const REFERENCE: &str = r#"
 float8|0000000000000000|0

@@ -4,8 +4,8 @@ mod common;
 
 use bytes::Bytes;
 use futures::{SinkExt, TryStreamExt};
-use rocklake_codec::datum::PgType;
-use rocklake_wire::copy_binary::{decode_stream, encode_stream};
+use rocklake_types::copy::binary::{decode_stream, encode_stream};
+use rocklake_types::datum::PgType;
 use rocklake_wire::ServerConfig;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::Type;

@@ -5,8 +5,8 @@ mod common;
 
 use common::{error_field, kind, start, RawClient};
 use pgwire::messages::PgWireBackendMessage as M;
-use rocklake_codec::datum::PgType;
-use rocklake_wire::copy_binary::encode_stream;
+use rocklake_types::copy::binary::encode_stream;
+use rocklake_types::datum::PgType;
 use rocklake_wire::ServerConfig;
 
 fn kinds(messages: &[M]) -> Vec<String> {
@@ -57,7 +57,7 @@ async fn startup_reports_postgres_15_parameters() {
         ("client_encoding", "UTF8"),
         ("DateStyle", "ISO, MDY"),
         ("integer_datetimes", "on"),
-        ("TimeZone", "UTC"),
+        ("TimeZone", "Etc/UTC"),
         ("standard_conforming_strings", "on"),
         ("session_authorization", "postgres"),
     ] {

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rocklake_codec::datum::{Datum, Row};
 use rocklake_codec::relations::Relation;
 use rocklake_codec::tables::CatalogTable;
 use rocklake_store::{CatalogStore, StoreLocation, StoreOptions};
+use rocklake_types::datum::{Datum, Row};
 
 /// Settings of the store benchmark.
 #[derive(clap::Args, Debug)]
@@ -163,7 +163,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
             ),
         )
         .await?;
-        let old = txn.rows(&rels[2], &[1]).await?.remove(0);
+        let old = txn.view().rows(&rels[2], &[1]).await?.remove(0);
         let mut new_row = old.row.clone();
         new_row[1] = Datum::Int8(i + 1);
         txn.update(&rels[2], &old.key, old.row_seq, new_row).await?;
@@ -220,10 +220,11 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
     for _ in 0..args.scans {
         let read = store.read()?;
         let start = Instant::now();
-        scanned = read.rows(&rels[3], &[1]).await?.len();
+        scanned = read.view().rows(&rels[3], &[1]).await?.len();
         scan_samples.push(start.elapsed());
         let start = Instant::now();
         visible = read
+            .view()
             .visible_rows(&rels[4], &[1], (args.files / 20) as u64)
             .await?
             .len();

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use rocklake::engine::EngineSessions;
 use rocklake_store::{
-    CatalogReplica, CatalogStore, ReplicaOptions, StoreLocation, StoreOptions, StoreStorage,
+    CatalogReplica, CatalogStorage, CatalogStore, ReplicaOptions, StoreLocation, StoreOptions,
 };
-use rocklake_wire::{EngineSessions, ServerConfig};
+use rocklake_wire::ServerConfig;
 
 /// Settings of `rocklake serve`.
 #[derive(clap::Args, Debug)]
@@ -81,11 +82,11 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let (role, storage) = match &catalog {
         Catalog::Writer(store) => (
             format!("writer epoch {}", store.epoch()),
-            StoreStorage::new(store.clone()),
+            CatalogStorage::new(store.clone()),
         ),
         Catalog::Replica(replica) => (
             "read-only replica".to_string(),
-            StoreStorage::replica(replica.clone()),
+            CatalogStorage::replica(replica.clone()),
         ),
     };
     eprintln!(

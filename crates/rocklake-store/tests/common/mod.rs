@@ -2,10 +2,10 @@
 
 #![allow(dead_code)]
 
-use rocklake_codec::datum::{ColumnDef, Datum, PgType, Row};
 use rocklake_codec::relations::Relation;
 use rocklake_codec::tables::CatalogTable;
 use rocklake_store::{CatalogStore, StoreLocation, StoreOptions, WriteTxn};
+use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
 /// Opens (as writer) the catalog in `dir`.
 pub async fn open(dir: &std::path::Path) -> CatalogStore {
@@ -79,6 +79,7 @@ pub async fn relation(store: &CatalogStore, name: &str) -> Relation {
     store
         .read()
         .unwrap()
+        .view()
         .relation("public", name)
         .await
         .unwrap()

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use bytes::{Buf, BufMut, BytesMut};
 use pgwire::messages::{DecodeContext, PgWireBackendMessage, ProtocolVersion};
-use rocklake_codec::datum::{ColumnDef, Datum, PgType, Row};
-use rocklake_sql::error::SqlError;
-use rocklake_sql::output::{BatchResult, Notice, QueryOutput, TxStatus};
+use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
+use rocklake_types::output::{BatchResult, Notice, QueryOutput, TxStatus};
+use rocklake_types::{SqlError, SqlState};
 use rocklake_wire::startup::ClientParams;
 use rocklake_wire::{ServerConfig, SessionFactory, SqlSession};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -105,7 +105,7 @@ impl FakeSession {
         let lower = stmt.to_ascii_lowercase();
         if self.status == TxStatus::Failed && lower != "rollback" && lower != "commit" {
             return Err(SqlError::new(
-                "25P02",
+                SqlState::IN_FAILED_SQL_TRANSACTION,
                 "current transaction is aborted, commands ignored until end of transaction block",
             ));
         }
@@ -136,7 +136,7 @@ impl FakeSession {
             "create" => QueryOutput::Command {
                 tag: "CREATE TABLE".into(),
                 notices: vec![Notice {
-                    code: "42P07".into(),
+                    code: SqlState::DUPLICATE_TABLE,
                     message: "relation \"t\" already exists, skipping".into(),
                 }],
             },
@@ -157,7 +157,7 @@ impl FakeSession {
             },
             "copy empty" => QueryOutput::CopyOut {
                 columns: copy_columns(),
-                rows: Vec::<rocklake_codec::datum::Row>::new().into(),
+                rows: Vec::<rocklake_types::datum::Row>::new().into(),
             },
             "copy in" => QueryOutput::CopyIn {
                 columns: copy_columns(),
@@ -169,7 +169,7 @@ impl FakeSession {
             },
             _ => {
                 return Err(SqlError::new(
-                    "42601",
+                    SqlState::SYNTAX_ERROR,
                     format!("syntax error at or near \"{stmt}\""),
                 ));
             }
@@ -198,7 +198,10 @@ impl SqlSession for FakeSession {
         match sql.trim().to_ascii_lowercase().as_str() {
             "select 1" => Ok(vec![ColumnDef::new("?column?", PgType::Int4)]),
             "select types" => Ok(type_columns()),
-            "bogus" => Err(SqlError::new("42601", "syntax error at or near \"bogus\"")),
+            "bogus" => Err(SqlError::new(
+                SqlState::SYNTAX_ERROR,
+                "syntax error at or near \"bogus\"",
+            )),
             _ => Ok(Vec::new()),
         }
     }

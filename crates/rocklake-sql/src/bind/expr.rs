@@ -1,0 +1,689 @@
+//! Binding of expressions: name resolution, PostgreSQL's unknown-literal
+//! coercion, operator typing, functions and aggregates.
+
+use rocklake_types::datum::{Datum, PgType};
+use sqlparser::ast::{BinaryOperator, DataType, Expr, ObjectNamePart, Query, UnaryOperator, Value};
+
+use crate::bind::{fold, Binder};
+use crate::exec::cast::cast_datum;
+use crate::plan::{common_type, comparable, BExpr, CmpOp, Func, SubPlan, Ty};
+use rocklake_types::value::numeric;
+use rocklake_types::value::text::parse_text;
+use rocklake_types::{SqlError, SqlState};
+
+/// The PgType a SQL data type names; 42704 for types RockLake does not have.
+pub fn pg_type_of(dt: &DataType) -> Result<PgType, SqlError> {
+    let spelled = dt.to_string();
+    let spelled = match spelled.to_ascii_uppercase().as_str() {
+        "DOUBLE" => "DOUBLE PRECISION".to_string(),
+        s if s.starts_with("CHARACTER VARYING") || s.starts_with("VARCHAR(") => {
+            "VARCHAR".to_string()
+        }
+        _ => spelled,
+    };
+    PgType::from_sql_name(&spelled).ok_or_else(|| {
+        let shown = match dt {
+            DataType::Custom(name, _) => name
+                .0
+                .iter()
+                .map(|p| match p {
+                    ObjectNamePart::Identifier(id) => fold(id),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join("."),
+            other => other.to_string().to_lowercase(),
+        };
+        SqlError::new(
+            SqlState::UNDEFINED_OBJECT,
+            format!("type \"{shown}\" does not exist"),
+        )
+    })
+}
+
+fn same_storage(a: &PgType, b: &PgType) -> bool {
+    a == b || a.is_string() && b.is_string() && *a != PgType::Char && *b != PgType::Char
+}
+
+fn int_literal(s: &str) -> Datum {
+    if let Ok(v) = s.parse::<i32>() {
+        Datum::Int4(v)
+    } else if let Ok(v) = s.parse::<i64>() {
+        Datum::Int8(v)
+    } else {
+        Datum::Numeric(numeric::parse(s).unwrap_or_else(|| s.to_string()))
+    }
+}
+
+fn datum_type(d: &Datum) -> Ty {
+    match d {
+        Datum::Int4(_) => Some(PgType::Int4),
+        Datum::Int8(_) => Some(PgType::Int8),
+        _ => Some(PgType::Numeric(None)),
+    }
+}
+
+impl Binder<'_> {
+    /// Coerces a bound expression of type `from` to `to`: unknown literals are
+    /// parsed now (as PostgreSQL does), other mismatches get a runtime cast.
+    pub fn coerce(
+        &mut self,
+        b: BExpr,
+        from: &Ty,
+        to: &PgType,
+        ctx: &str,
+    ) -> Result<BExpr, SqlError> {
+        match from {
+            Some(f) if same_storage(f, to) && !matches!(to, PgType::Numeric(Some(_))) => Ok(b),
+            None => match b {
+                BExpr::Const(Datum::Text(s)) => Ok(BExpr::Const(parse_text(&s, to)?)),
+                BExpr::Const(Datum::Null) => Ok(BExpr::Const(Datum::Null)),
+                other => Ok(BExpr::Cast(Box::new(other), to.clone())),
+            },
+            Some(_) => {
+                match b {
+                    BExpr::Const(d) => Ok(BExpr::Const(cast_datum(d, to).map_err(|e| {
+                        SqlError::new(e.code, format!("{} (in {ctx})", e.message))
+                    })?)),
+                    other => Ok(BExpr::Cast(Box::new(other), to.clone())),
+                }
+            }
+        }
+    }
+
+    /// Binds a boolean condition (WHERE, ON, HAVING).
+    pub fn bind_bool(&mut self, e: &Expr, ctx: &str) -> Result<BExpr, SqlError> {
+        let (b, t) = self.bind_expr(e)?;
+        match &t {
+            None | Some(PgType::Bool) => self.coerce(b, &t, &PgType::Bool, ctx),
+            Some(other) => Err(SqlError::new(
+                SqlState::DATATYPE_MISMATCH,
+                format!(
+                    "argument of {ctx} must be type boolean, not type {}",
+                    other.display_name()
+                ),
+            )),
+        }
+    }
+
+    fn resolve_column(&mut self, parts: &[String]) -> Result<(BExpr, Ty), SqlError> {
+        let (qual, schema, col) = match parts {
+            [c] => (None, None, c.clone()),
+            [t, c] => (Some(t.clone()), None, c.clone()),
+            [s, t, c] => (Some(t.clone()), Some(s.clone()), c.clone()),
+            _ => {
+                return Err(SqlError::unsupported(format!(
+                    "improper qualified name: {}",
+                    parts.join(".")
+                )))
+            }
+        };
+        let n = self.scopes.len();
+        let mut ctid_scans = Vec::new();
+        for level in (0..n).rev() {
+            let mut hits = Vec::new();
+            let mut table_seen = false;
+            for e in &self.scopes[level].entries {
+                if qual.as_ref().is_some_and(|q| *q != e.alias) {
+                    continue;
+                }
+                if schema.is_some() && e.schema != schema {
+                    continue;
+                }
+                table_seen = true;
+                if let Some(i) = e.cols.iter().position(|(c, _)| *c == col) {
+                    hits.push((e.offset + i, e.cols[i].1.clone()));
+                } else if col == "ctid" {
+                    if let Some((c, scan)) = e.ctid {
+                        hits.push((c, Some(PgType::Tid)));
+                        ctid_scans.push(scan);
+                    }
+                }
+            }
+            for scan in ctid_scans.drain(..) {
+                if let Some(s) = self.scans.get_mut(scan) {
+                    s.reads_ctid = true;
+                }
+            }
+            if hits.len() > 1 {
+                return Err(SqlError::new(
+                    SqlState::AMBIGUOUS_COLUMN,
+                    format!("column reference \"{col}\" is ambiguous"),
+                ));
+            }
+            if let Some((idx, ty)) = hits.pop() {
+                let up = n - 1 - level;
+                if up > 0 && self.grouped_levels.contains(&level) {
+                    return Err(SqlError::unsupported(format!(
+                        "subquery referencing column \"{}\" of an aggregated outer query is not supported",
+                        parts.join(".")
+                    )));
+                }
+                self.lowest_scope = self.lowest_scope.min(level);
+                if up == 0 && self.agg.is_some() {
+                    return Err(SqlError::new(
+                        SqlState::GROUPING_ERROR,
+                        format!("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function", parts.join(".")),
+                    ));
+                }
+                return Ok((BExpr::Col { up, idx }, ty));
+            }
+            if qual.is_some() && table_seen {
+                break;
+            }
+        }
+        if let Some(q) = qual {
+            let known = self
+                .scopes
+                .iter()
+                .any(|s| s.entries.iter().any(|e| e.alias == q));
+            if !known {
+                return Err(SqlError::new(
+                    SqlState::UNDEFINED_TABLE,
+                    format!("missing FROM-clause entry for table \"{q}\""),
+                ));
+            }
+        }
+        Err(SqlError::new(
+            SqlState::UNDEFINED_COLUMN,
+            format!("column \"{}\" does not exist", parts.join(".")),
+        ))
+    }
+
+    /// Binds a subquery used in an expression.
+    pub fn bind_subquery(&mut self, q: &Query) -> Result<(SubPlan, Ty), SqlError> {
+        let saved_lowest = self.lowest_scope;
+        let saved_agg = self.agg.take();
+        self.lowest_scope = usize::MAX;
+        let my_level = self.scopes.len();
+        if saved_agg.is_some() {
+            self.grouped_levels.push(my_level.saturating_sub(1));
+        }
+        let plan = self.bind_query(q);
+        if saved_agg.is_some() {
+            self.grouped_levels.pop();
+        }
+        let correlated = self.lowest_scope < my_level;
+        self.lowest_scope = saved_lowest.min(self.lowest_scope);
+        self.agg = saved_agg;
+        let plan = plan?;
+        let ty = plan.columns.first().and_then(|c| c.ty.clone());
+        let id = self.next_sub;
+        self.next_sub += 1;
+        Ok((
+            SubPlan {
+                id,
+                correlated,
+                plan: Box::new(plan),
+            },
+            ty,
+        ))
+    }
+
+    fn bind_cmp(&mut self, op: CmpOp, l: &Expr, r: &Expr) -> Result<(BExpr, Ty), SqlError> {
+        let (lb, lt) = self.bind_expr(l)?;
+        let (rb, rt) = self.bind_expr(r)?;
+        let (lb, rb) = self.unify_pair(lb, lt, rb, rt, op_symbol(op))?;
+        Ok((
+            BExpr::Cmp(op, Box::new(lb), Box::new(rb)),
+            Some(PgType::Bool),
+        ))
+    }
+
+    fn unify_pair(
+        &mut self,
+        lb: BExpr,
+        lt: Ty,
+        rb: BExpr,
+        rt: Ty,
+        op: &str,
+    ) -> Result<(BExpr, BExpr), SqlError> {
+        Ok(match (&lt, &rt) {
+            (None, None) => (
+                self.coerce(lb, &lt, &PgType::Text, op)?,
+                self.coerce(rb, &rt, &PgType::Text, op)?,
+            ),
+            (None, Some(t)) => (self.coerce(lb, &lt, t, op)?, rb),
+            (Some(t), None) => (lb, self.coerce(rb, &rt, t, op)?),
+            (Some(a), Some(b)) => {
+                if !comparable(a, b) {
+                    return Err(SqlError::new(
+                        SqlState::UNDEFINED_FUNCTION,
+                        format!(
+                            "operator does not exist: {} {op} {}",
+                            a.display_name(),
+                            b.display_name()
+                        ),
+                    ));
+                }
+                let mixed_datetime = a != b
+                    && matches!(a, PgType::Date | PgType::Timestamp | PgType::TimestampTz)
+                    && matches!(b, PgType::Date | PgType::Timestamp | PgType::TimestampTz);
+                if mixed_datetime {
+                    let t = PgType::TimestampTz;
+                    (self.coerce(lb, &lt, &t, op)?, self.coerce(rb, &rt, &t, op)?)
+                } else {
+                    (lb, rb)
+                }
+            }
+        })
+    }
+
+    fn bind_arith(&mut self, op: char, l: &Expr, r: &Expr) -> Result<(BExpr, Ty), SqlError> {
+        let (lb, lt) = self.bind_expr(l)?;
+        let (rb, rt) = self.bind_expr(r)?;
+        let (lb, rb, lt, rt) = match (&lt, &rt) {
+            (None, Some(t)) => (
+                self.coerce(lb, &lt, t, "arithmetic")?,
+                rb,
+                rt.clone(),
+                rt.clone(),
+            ),
+            (Some(t), None) => (
+                lb,
+                self.coerce(rb, &rt, t, "arithmetic")?,
+                lt.clone(),
+                lt.clone(),
+            ),
+            _ => (lb, rb, lt, rt),
+        };
+        let ty = match (&lt, &rt) {
+            (Some(a), Some(b)) if a.is_numeric() && b.is_numeric() => {
+                common_type(&lt, &rt, "arithmetic")?
+            }
+            _ => {
+                return Err(SqlError::new(
+                    SqlState::UNDEFINED_FUNCTION,
+                    format!(
+                        "operator does not exist: {} {op} {}",
+                        lt.as_ref().map(PgType::display_name).unwrap_or("unknown"),
+                        rt.as_ref().map(PgType::display_name).unwrap_or("unknown")
+                    ),
+                ))
+            }
+        };
+        Ok((BExpr::Arith(op, Box::new(lb), Box::new(rb)), ty))
+    }
+
+    /// Binds an expression, returning it with its type.
+    pub fn bind_expr(&mut self, e: &Expr) -> Result<(BExpr, Ty), SqlError> {
+        if let Some(agg) = &self.agg {
+            if let Some(i) = agg.group_asts.iter().position(|g| g == e) {
+                return Ok((BExpr::Col { up: 0, idx: i }, agg.group_types[i].clone()));
+            }
+        }
+        match e {
+            Expr::Identifier(id) => {
+                let name = fold(id);
+                match self.resolve_column(std::slice::from_ref(&name)) {
+                    Err(e) if e.code == SqlState::UNDEFINED_COLUMN && id.quote_style.is_none() => {
+                        // SQL-standard functions PostgreSQL accepts without parentheses.
+                        let value = match name.as_str() {
+                            "current_schema" => "public".to_string(),
+                            "current_user" | "session_user" | "user" => "postgres".to_string(),
+                            "current_catalog" => self.cat.database.clone(),
+                            _ => return Err(e),
+                        };
+                        Ok((BExpr::Const(Datum::text(value)), Some(PgType::Name)))
+                    }
+                    other => other,
+                }
+            }
+            Expr::CompoundIdentifier(ids) => {
+                self.resolve_column(&ids.iter().map(fold).collect::<Vec<_>>())
+            }
+            Expr::Value(v) => bind_value(&v.value),
+            Expr::Nested(inner) => self.bind_expr(inner),
+            Expr::Collate { expr, .. } => self.bind_expr(expr),
+            Expr::TypedString(ts) => {
+                let t = pg_type_of(&ts.data_type)?;
+                let s = ts.value.value.clone().into_string().unwrap_or_default();
+                Ok((BExpr::Const(parse_text(&s, &t)?), Some(t)))
+            }
+            Expr::UnaryOp { op, expr } => match op {
+                UnaryOperator::Minus => {
+                    if let Expr::Value(v) = expr.as_ref() {
+                        if let Value::Number(n, _) = &v.value {
+                            let d = int_literal(&format!("-{n}"));
+                            let t = datum_type(&d);
+                            return Ok((BExpr::Const(d), t));
+                        }
+                    }
+                    let (b, t) = self.bind_expr(expr)?;
+                    let t = t.or(Some(PgType::Numeric(None)));
+                    Ok((BExpr::Neg(Box::new(b)), t))
+                }
+                UnaryOperator::Plus => self.bind_expr(expr),
+                UnaryOperator::Not => Ok((
+                    BExpr::Not(Box::new(self.bind_bool(expr, "NOT")?)),
+                    Some(PgType::Bool),
+                )),
+                other => Err(SqlError::unsupported(format!(
+                    "operator {other} is not supported"
+                ))),
+            },
+            Expr::BinaryOp { left, op, right } => {
+                let cmp = match op {
+                    BinaryOperator::Eq => Some(CmpOp::Eq),
+                    BinaryOperator::NotEq => Some(CmpOp::Ne),
+                    BinaryOperator::Lt => Some(CmpOp::Lt),
+                    BinaryOperator::LtEq => Some(CmpOp::Le),
+                    BinaryOperator::Gt => Some(CmpOp::Gt),
+                    BinaryOperator::GtEq => Some(CmpOp::Ge),
+                    _ => None,
+                };
+                if let Some(c) = cmp {
+                    return self.bind_cmp(c, left, right);
+                }
+                match op {
+                    BinaryOperator::And | BinaryOperator::Or => {
+                        let l = self.bind_bool(left, &op.to_string())?;
+                        let r = self.bind_bool(right, &op.to_string())?;
+                        let b = if *op == BinaryOperator::And {
+                            BExpr::And(Box::new(l), Box::new(r))
+                        } else {
+                            BExpr::Or(Box::new(l), Box::new(r))
+                        };
+                        Ok((b, Some(PgType::Bool)))
+                    }
+                    BinaryOperator::Plus => self.bind_arith('+', left, right),
+                    BinaryOperator::Minus => self.bind_arith('-', left, right),
+                    BinaryOperator::Multiply => self.bind_arith('*', left, right),
+                    BinaryOperator::Divide => self.bind_arith('/', left, right),
+                    BinaryOperator::Modulo => self.bind_arith('%', left, right),
+                    BinaryOperator::StringConcat => {
+                        let (l, lt) = self.bind_expr(left)?;
+                        let (r, rt) = self.bind_expr(right)?;
+                        let l = self.coerce(l, &lt, &lt.clone().unwrap_or(PgType::Text), "||")?;
+                        let r = self.coerce(r, &rt, &rt.clone().unwrap_or(PgType::Text), "||")?;
+                        Ok((BExpr::Concat(Box::new(l), Box::new(r)), Some(PgType::Text)))
+                    }
+                    other => Err(SqlError::unsupported(format!(
+                        "operator {other} is not supported"
+                    ))),
+                }
+            }
+            Expr::IsNull(x) => Ok((
+                BExpr::IsNull(Box::new(self.bind_expr(x)?.0), false),
+                Some(PgType::Bool),
+            )),
+            Expr::IsNotNull(x) => Ok((
+                BExpr::IsNull(Box::new(self.bind_expr(x)?.0), true),
+                Some(PgType::Bool),
+            )),
+            Expr::IsTrue(x) | Expr::IsNotTrue(x) | Expr::IsFalse(x) | Expr::IsNotFalse(x) => {
+                let b = self.bind_bool(x, "IS")?;
+                let target = matches!(e, Expr::IsTrue(_) | Expr::IsNotTrue(_));
+                let neg = matches!(e, Expr::IsNotTrue(_) | Expr::IsNotFalse(_));
+                Ok((BExpr::IsBool(Box::new(b), target, neg), Some(PgType::Bool)))
+            }
+            Expr::IsDistinctFrom(l, r) | Expr::IsNotDistinctFrom(l, r) => {
+                let (lb, lt) = self.bind_expr(l)?;
+                let (rb, rt) = self.bind_expr(r)?;
+                let (lb, rb) = self.unify_pair(lb, lt, rb, rt, "IS DISTINCT FROM")?;
+                let not = matches!(e, Expr::IsNotDistinctFrom(..));
+                Ok((
+                    BExpr::IsDistinct(Box::new(lb), Box::new(rb), not),
+                    Some(PgType::Bool),
+                ))
+            }
+            Expr::In {
+                expr,
+                target: sqlparser::ast::InTarget::List(list),
+                negated,
+                ..
+            } => {
+                let (xb, xt) = self.bind_expr(expr)?;
+                let mut items = Vec::new();
+                let mut ty = xt.clone();
+                for i in list {
+                    let (b, t) = self.bind_expr(i)?;
+                    ty = common_type(&ty, &t, "IN")?;
+                    items.push((b, t));
+                }
+                let ty = ty.unwrap_or(PgType::Text);
+                let xb = self.coerce(xb, &xt, &ty, "IN")?;
+                let mut bound = Vec::new();
+                for (b, t) in items {
+                    bound.push(self.coerce(b, &t, &ty, "IN")?);
+                }
+                Ok((
+                    BExpr::InList(Box::new(xb), bound, *negated),
+                    Some(PgType::Bool),
+                ))
+            }
+            Expr::In {
+                expr,
+                target: sqlparser::ast::InTarget::Subquery(subquery),
+                negated,
+                ..
+            } => {
+                let (xb, xt) = self.bind_expr(expr)?;
+                let (sub, st) = self.bind_subquery(subquery)?;
+                if sub.plan.columns.len() != 1 {
+                    return Err(SqlError::new(
+                        SqlState::SYNTAX_ERROR,
+                        "subquery has too many columns",
+                    ));
+                }
+                let xb = match (&xt, &st) {
+                    (None, Some(t)) => self.coerce(xb, &xt, t, "IN")?,
+                    _ => xb,
+                };
+                Ok((
+                    BExpr::InSub(Box::new(xb), sub, *negated),
+                    Some(PgType::Bool),
+                ))
+            }
+            Expr::Exists { subquery, negated } => {
+                let (sub, _) = self.bind_subquery(subquery)?;
+                Ok((BExpr::Exists(sub, *negated), Some(PgType::Bool)))
+            }
+            Expr::Subquery(q) => {
+                let (sub, t) = self.bind_subquery(q)?;
+                if sub.plan.columns.len() != 1 {
+                    return Err(SqlError::new(
+                        SqlState::SYNTAX_ERROR,
+                        "subquery must return only one column",
+                    ));
+                }
+                Ok((BExpr::Scalar(sub), t.or(Some(PgType::Text))))
+            }
+            Expr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
+                let (ge, _) = self.bind_cmp(CmpOp::Ge, expr, low)?;
+                let (le, _) = self.bind_cmp(CmpOp::Le, expr, high)?;
+                let both = BExpr::And(Box::new(ge), Box::new(le));
+                Ok((
+                    if *negated {
+                        BExpr::Not(Box::new(both))
+                    } else {
+                        both
+                    },
+                    Some(PgType::Bool),
+                ))
+            }
+            Expr::Like {
+                negated,
+                any,
+                expr,
+                pattern,
+                escape_char,
+            }
+            | Expr::ILike {
+                negated,
+                any,
+                expr,
+                pattern,
+                escape_char,
+            } => {
+                if *any || escape_char.is_some() {
+                    return Err(SqlError::unsupported(format!("unsupported LIKE form: {e}")));
+                }
+                let (xb, xt) = self.bind_expr(expr)?;
+                let xb = self.coerce(xb, &xt, &xt.clone().unwrap_or(PgType::Text), "LIKE")?;
+                let (pb, pt) = self.bind_expr(pattern)?;
+                let pb = self.coerce(pb, &pt, &PgType::Text, "LIKE")?;
+                let ci = matches!(e, Expr::ILike { .. });
+                Ok((
+                    BExpr::Like(Box::new(xb), Box::new(pb), *negated, ci),
+                    Some(PgType::Bool),
+                ))
+            }
+            Expr::Cast {
+                expr,
+                data_type,
+                format,
+                ..
+            } => {
+                if format.is_some() {
+                    return Err(SqlError::unsupported("CAST ... FORMAT is not supported"));
+                }
+                let to = pg_type_of(data_type)?;
+                let (b, t) = self.bind_expr(expr)?;
+                if to == PgType::RegClass {
+                    if let BExpr::Const(Datum::Text(s)) = &b {
+                        let oid = self.cat.regclass(s).ok_or_else(|| {
+                            SqlError::new(
+                                SqlState::UNDEFINED_TABLE,
+                                format!("relation \"{s}\" does not exist"),
+                            )
+                        })?;
+                        return Ok((BExpr::Const(Datum::Oid(oid)), Some(to)));
+                    }
+                }
+                let b = match (&t, b) {
+                    (Some(_), b) => BExpr::Cast(Box::new(b), to.clone()),
+                    (None, b) => self.coerce(b, &t, &to, "CAST")?,
+                };
+                let b = match b {
+                    BExpr::Cast(inner, to) => match *inner {
+                        BExpr::Const(d) => BExpr::Const(cast_datum(d, &to)?),
+                        other => BExpr::Cast(Box::new(other), to),
+                    },
+                    other => other,
+                };
+                Ok((b, Some(to)))
+            }
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
+                let op = match operand {
+                    Some(o) => Some(self.bind_expr(o)?),
+                    None => None,
+                };
+                let mut whens = Vec::new();
+                let mut ty: Ty = None;
+                let mut results = Vec::new();
+                for c in conditions {
+                    let cond = match &op {
+                        Some((_, ot)) => {
+                            let (cb, ct) = self.bind_expr(&c.condition)?;
+                            match (ot, &ct) {
+                                (Some(t), None) => self.coerce(cb, &ct, &t.clone(), "CASE")?,
+                                _ => cb,
+                            }
+                        }
+                        None => self.bind_bool(&c.condition, "CASE/WHEN")?,
+                    };
+                    let (rb, rt) = self.bind_expr(&c.result)?;
+                    ty = common_type(&ty, &rt, "CASE")?;
+                    whens.push(cond);
+                    results.push((rb, rt));
+                }
+                let els = match else_result {
+                    Some(x) => {
+                        let (b, t) = self.bind_expr(x)?;
+                        ty = common_type(&ty, &t, "CASE")?;
+                        Some((b, t))
+                    }
+                    None => None,
+                };
+                let target = ty.unwrap_or(PgType::Text);
+                let mut pairs = Vec::new();
+                for (cond, (rb, rt)) in whens.into_iter().zip(results) {
+                    pairs.push((cond, self.coerce(rb, &rt, &target, "CASE")?));
+                }
+                let otherwise = match els {
+                    Some((b, t)) => Some(Box::new(self.coerce(b, &t, &target, "CASE")?)),
+                    None => None,
+                };
+                Ok((
+                    BExpr::Case {
+                        operand: op.map(|(b, _)| Box::new(b)),
+                        whens: pairs,
+                        otherwise,
+                    },
+                    Some(target),
+                ))
+            }
+            Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let mut args = vec![self.bind_text_arg(expr)?];
+                if let Some(f) = substring_from {
+                    args.push(self.bind_typed_arg(f, &PgType::Int8)?);
+                } else {
+                    args.push(BExpr::Const(Datum::Int8(1)));
+                }
+                if let Some(f) = substring_for {
+                    args.push(self.bind_typed_arg(f, &PgType::Int8)?);
+                }
+                Ok((BExpr::Func(Func::Substr, args), Some(PgType::Text)))
+            }
+            Expr::Function(f) => self.bind_function(f),
+            other => Err(SqlError::unsupported(format!(
+                "expression not supported: {other}"
+            ))),
+        }
+    }
+}
+
+fn op_symbol(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "=",
+        CmpOp::Ne => "<>",
+        CmpOp::Lt => "<",
+        CmpOp::Le => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::Ge => ">=",
+    }
+}
+
+fn bind_value(v: &Value) -> Result<(BExpr, Ty), SqlError> {
+    Ok(match v {
+        Value::Number(n, _) => {
+            if n.contains(['.', 'e', 'E']) {
+                let s = numeric::parse(n).ok_or_else(|| {
+                    SqlError::new(SqlState::SYNTAX_ERROR, format!("bad number {n}"))
+                })?;
+                (BExpr::Const(Datum::Numeric(s)), Some(PgType::Numeric(None)))
+            } else {
+                let d = int_literal(n);
+                let t = datum_type(&d);
+                (BExpr::Const(d), t)
+            }
+        }
+        Value::SingleQuotedString(s)
+        | Value::EscapedStringLiteral(s)
+        | Value::DoubleQuotedString(s) => (BExpr::Const(Datum::text(s.clone())), None),
+        Value::DollarQuotedString(d) => (BExpr::Const(Datum::text(d.value.clone())), None),
+        Value::Boolean(b) => (BExpr::Const(Datum::Bool(*b)), Some(PgType::Bool)),
+        Value::Null => (BExpr::Const(Datum::Null), None),
+        other => {
+            return Err(SqlError::unsupported(format!(
+                "literal not supported: {other}"
+            )))
+        }
+    })
+}

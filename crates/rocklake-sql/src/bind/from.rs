@@ -1,0 +1,465 @@
+//! Binding of FROM clauses: relation lookup (CTE, stored table, virtual
+//! catalog table), joins with equi-condition extraction, and predicate
+//! push-down to storage scans.
+
+use rocklake_types::datum::{Datum, PgType};
+use sqlparser::ast::{JoinConstraint, JoinOperator, TableFactor, TableWithJoins};
+
+use crate::bind::{fold, name_parts, Binder, Entry};
+use crate::catalog::VirtualTable;
+use crate::plan::{BExpr, CmpOp, FromPlan, JoinKind, QueryPlan, ScanReq, ScanSource, SetPlan, Ty};
+use crate::storage::{ColumnBound, RelationDef, ScanFilter};
+use rocklake_types::{SqlError, SqlState};
+
+impl Binder<'_> {
+    /// Binds a FROM list (comma joins become inner joins).
+    pub fn bind_from(&mut self, items: &[TableWithJoins]) -> Result<FromPlan, SqlError> {
+        let mut acc: Option<FromPlan> = None;
+        for item in items {
+            let start = self.scope().width;
+            let p = self.bind_table_with_joins(item)?;
+            acc = Some(match acc {
+                None => p,
+                Some(left) => {
+                    let right_width = self.scope().width - start;
+                    FromPlan::Join {
+                        left: Box::new(left),
+                        right: Box::new(p),
+                        kind: JoinKind::Inner,
+                        on: None,
+                        left_width: start,
+                        right_width,
+                        equi: Vec::new(),
+                    }
+                }
+            });
+        }
+        Ok(acc.unwrap_or(FromPlan::Empty))
+    }
+
+    pub(crate) fn bind_table_with_joins(
+        &mut self,
+        t: &TableWithJoins,
+    ) -> Result<FromPlan, SqlError> {
+        let base = self.scope().width;
+        let mut acc = self.bind_factor(&t.relation)?;
+        for j in &t.joins {
+            let left_width = self.scope().width - base;
+            let right = self.bind_factor(&j.relation)?;
+            let right_width = self.scope().width - base - left_width;
+            let (kind, constraint) = match &j.join_operator {
+                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, Some(c)),
+                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, Some(c)),
+                JoinOperator::CrossJoin(_) => (JoinKind::Inner, None),
+                other => return Err(SqlError::unsupported(format!("unsupported join {other:?}"))),
+            };
+            let on = match constraint {
+                Some(JoinConstraint::On(e)) => Some(self.bind_bool(e, "JOIN/ON")?),
+                Some(JoinConstraint::None) | None => None,
+                Some(other) => {
+                    return Err(SqlError::unsupported(format!(
+                        "unsupported join constraint {other:?}"
+                    )))
+                }
+            };
+            if base != 0 {
+                return Err(SqlError::unsupported(
+                    "joins after a comma-separated FROM item are not supported",
+                ));
+            }
+            let equi = on
+                .as_ref()
+                .map(|o| self.equi_pairs(o, left_width))
+                .unwrap_or_default();
+            acc = FromPlan::Join {
+                left: Box::new(acc),
+                right: Box::new(right),
+                kind,
+                on,
+                left_width,
+                right_width,
+                equi,
+            };
+        }
+        Ok(acc)
+    }
+
+    fn col_type(&self, idx: usize) -> Ty {
+        let scope = self.scopes.last().cloned().unwrap_or_default();
+        for e in &scope.entries {
+            if idx >= e.offset && idx < e.offset + e.cols.len() {
+                return e.cols[idx - e.offset].1.clone();
+            }
+            if e.ctid.is_some_and(|(c, _)| c == idx) {
+                return Some(PgType::Tid);
+            }
+        }
+        None
+    }
+
+    /// Equi-join column pairs of a join condition (hashable types only).
+    pub fn equi_pairs(&self, on: &BExpr, left_width: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut stack = vec![on];
+        while let Some(e) = stack.pop() {
+            match e {
+                BExpr::And(a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                BExpr::Cmp(CmpOp::Eq, a, b) => {
+                    if let (BExpr::Col { up: 0, idx: x }, BExpr::Col { up: 0, idx: y }) =
+                        (a.as_ref(), b.as_ref())
+                    {
+                        let (l, r) = if x < y { (*x, *y) } else { (*y, *x) };
+                        let hashable = match (self.col_type(l), self.col_type(r)) {
+                            (Some(a), Some(b)) => {
+                                a == b
+                                    || a.is_string() && b.is_string()
+                                    || a.is_numeric()
+                                        && b.is_numeric()
+                                        && !matches!(
+                                            a,
+                                            PgType::Float4 | PgType::Float8 | PgType::Numeric(_)
+                                        )
+                                        && !matches!(
+                                            b,
+                                            PgType::Float4 | PgType::Float8 | PgType::Numeric(_)
+                                        )
+                            }
+                            _ => false,
+                        };
+                        if l < left_width && r >= left_width && hashable {
+                            out.push((l, r - left_width));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn bind_factor(&mut self, tf: &TableFactor) -> Result<FromPlan, SqlError> {
+        match tf {
+            TableFactor::Table {
+                name, alias, args, ..
+            } => {
+                if args.is_some() {
+                    return Err(SqlError::unsupported(format!(
+                        "table functions are not supported: {name}"
+                    )));
+                }
+                let parts = name_parts(name)?;
+                let (plan, cols, ctid, schema) = self.resolve_table(&parts)?;
+                let tname = parts.last().cloned().unwrap_or_default();
+                let scan = match (&plan, ctid) {
+                    (FromPlan::Scan(id), true) => Some(*id),
+                    _ => None,
+                };
+                self.add_entry(alias.as_ref(), tname, schema, cols, scan)?;
+                Ok(plan)
+            }
+            TableFactor::Derived {
+                lateral,
+                subquery,
+                alias,
+                ..
+            } => {
+                if *lateral {
+                    return Err(SqlError::unsupported("LATERAL is not supported"));
+                }
+                // A derived table cannot see sibling FROM items: bind it under an
+                // empty placeholder level (the executor passes an empty row for it).
+                let saved = std::mem::take(self.scope());
+                let saved_agg = self.agg.take();
+                let plan = self.bind_query(subquery);
+                self.agg = saved_agg;
+                *self.scope() = saved;
+                let plan = plan?;
+                let cols = plan
+                    .columns
+                    .iter()
+                    .map(|c| (c.name.clone(), c.ty.clone()))
+                    .collect();
+                let name = alias.as_ref().map(|a| fold(&a.name)).unwrap_or_default();
+                self.add_entry(alias.as_ref(), name, None, cols, None)?;
+                Ok(FromPlan::Derived(Box::new(plan)))
+            }
+            TableFactor::NestedJoin {
+                table_with_joins,
+                alias,
+            } => {
+                if alias.is_some() {
+                    return Err(SqlError::unsupported(
+                        "aliased parenthesized joins are not supported",
+                    ));
+                }
+                self.bind_table_with_joins(table_with_joins)
+            }
+            other => Err(SqlError::unsupported(format!(
+                "unsupported FROM item: {other}"
+            ))),
+        }
+    }
+
+    fn add_entry(
+        &mut self,
+        alias: Option<&sqlparser::ast::TableAlias>,
+        name: String,
+        schema: Option<String>,
+        mut cols: Vec<(String, Ty)>,
+        stored_scan: Option<usize>,
+    ) -> Result<(), SqlError> {
+        let alias_name = match alias {
+            Some(a) => {
+                for (i, c) in a.columns.iter().enumerate() {
+                    if let Some(col) = cols.get_mut(i) {
+                        col.0 = fold(&c.name);
+                    }
+                }
+                fold(&a.name)
+            }
+            None => name,
+        };
+        let scope = self.scope();
+        let offset = scope.width;
+        let n = cols.len();
+        scope.entries.push(Entry {
+            alias: alias_name,
+            schema: if alias.is_some() { None } else { schema },
+            cols,
+            offset,
+            ctid: stored_scan.map(|scan| (offset + n, scan)),
+        });
+        scope.width += n + usize::from(stored_scan.is_some());
+        Ok(())
+    }
+
+    /// Resolves a relation name: CTE, stored table, or virtual catalog table.
+    #[allow(clippy::type_complexity)]
+    fn resolve_table(
+        &mut self,
+        parts: &[String],
+    ) -> Result<(FromPlan, Vec<(String, Ty)>, bool, Option<String>), SqlError> {
+        let (schema, name) = match parts {
+            [n] => (None, n.clone()),
+            [s, n] | [_, s, n] => (Some(s.clone()), n.clone()),
+            _ => {
+                return Err(SqlError::new(
+                    SqlState::SYNTAX_ERROR,
+                    format!("improper relation name: {}", parts.join(".")),
+                ))
+            }
+        };
+        if schema.is_none() {
+            for level in self.ctes.iter().rev() {
+                if let Some(plan) = level.get(&name) {
+                    let cols = plan
+                        .columns
+                        .iter()
+                        .map(|c| (c.name.clone(), c.ty.clone()))
+                        .collect();
+                    return Ok((FromPlan::Derived(Box::new(plan.clone())), cols, false, None));
+                }
+            }
+        }
+        let def = self.lookup_relation(schema.as_deref(), &name);
+        if let Some(def) = def {
+            let cols = def
+                .columns
+                .iter()
+                .map(|c| (c.name.clone(), Some(c.pg_type.clone())))
+                .collect();
+            let s = def.schema.clone();
+            self.scans.push(ScanReq {
+                source: ScanSource::Table(def),
+                filter: ScanFilter::default(),
+                keyed_by: Vec::new(),
+                reads_ctid: false,
+            });
+            return Ok((FromPlan::Scan(self.scans.len() - 1), cols, true, Some(s)));
+        }
+        if let Some(v) = VirtualTable::lookup(schema.as_deref(), &name) {
+            let cols = v
+                .columns()
+                .into_iter()
+                .map(|c| (c.name, Some(c.pg_type)))
+                .collect();
+            self.scans.push(ScanReq {
+                source: ScanSource::Virtual(v),
+                filter: ScanFilter::default(),
+                keyed_by: Vec::new(),
+                reads_ctid: false,
+            });
+            return Ok((FromPlan::Scan(self.scans.len() - 1), cols, false, schema));
+        }
+        let shown = match &schema {
+            Some(s) => format!("{s}.{name}"),
+            None => name,
+        };
+        Err(SqlError::new(
+            SqlState::UNDEFINED_TABLE,
+            format!("relation \"{shown}\" does not exist"),
+        ))
+    }
+
+    /// A stored relation by (optional) schema and name.
+    pub fn lookup_relation(&self, schema: Option<&str>, name: &str) -> Option<RelationDef> {
+        self.cat.find_opt(schema, name).cloned()
+    }
+
+    /// Records simple `col op constant` conjuncts of `filter` as scan bounds.
+    pub fn push_down(&mut self, scan: usize, filter: &BExpr) {
+        let ncols = match &self.scans[scan].source {
+            ScanSource::Table(def) => def.columns.len(),
+            ScanSource::Virtual(_) => return,
+        };
+        let mut bounds = Vec::new();
+        let mut keyed_by = Vec::new();
+        let mut stack = vec![filter];
+        while let Some(e) = stack.pop() {
+            match e {
+                BExpr::And(a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                BExpr::Cmp(CmpOp::Eq, a, b)
+                    if matches!(
+                        (a.as_ref(), b.as_ref()),
+                        (BExpr::Col { up: 0, .. }, BExpr::Scalar(_))
+                            | (BExpr::Scalar(_), BExpr::Col { up: 0, .. })
+                    ) =>
+                {
+                    let ((BExpr::Col { idx, .. }, BExpr::Scalar(sub))
+                    | (BExpr::Scalar(sub), BExpr::Col { idx, .. })) = (a.as_ref(), b.as_ref())
+                    else {
+                        continue;
+                    };
+                    if *idx < ncols && !sub.correlated && self.reads_one_plain_scan(&sub.plan) {
+                        keyed_by.push((*idx, sub.clone()));
+                    }
+                }
+                BExpr::Cmp(op, a, b) => {
+                    let (col, val, op) = match (a.as_ref(), b.as_ref()) {
+                        (BExpr::Col { up: 0, idx }, BExpr::Const(d)) => (*idx, d, *op),
+                        (BExpr::Const(d), BExpr::Col { up: 0, idx }) => (*idx, d, flip(*op)),
+                        _ => continue,
+                    };
+                    if col >= ncols || val.is_null() {
+                        continue;
+                    }
+                    let v = Some((val.clone(), true));
+                    let x = Some((val.clone(), false));
+                    let bound = match op {
+                        CmpOp::Eq => ColumnBound::Eq(val.clone()),
+                        CmpOp::Lt => ColumnBound::Range {
+                            lower: None,
+                            upper: x,
+                        },
+                        CmpOp::Le => ColumnBound::Range {
+                            lower: None,
+                            upper: v,
+                        },
+                        CmpOp::Gt => ColumnBound::Range {
+                            lower: x,
+                            upper: None,
+                        },
+                        CmpOp::Ge => ColumnBound::Range {
+                            lower: v,
+                            upper: None,
+                        },
+                        CmpOp::Ne => continue,
+                    };
+                    bounds.push((col, bound));
+                }
+                BExpr::InList(a, list, false) => {
+                    if let BExpr::Col { up: 0, idx } = a.as_ref() {
+                        let vals: Option<Vec<Datum>> = list
+                            .iter()
+                            .map(|x| match x {
+                                BExpr::Const(d) if !d.is_null() => Some(d.clone()),
+                                _ => None,
+                            })
+                            .collect();
+                        if let (Some(vals), true) = (vals, *idx < ncols) {
+                            bounds.push((*idx, ColumnBound::In(vals)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.scans[scan].filter.bounds = bounds;
+        self.scans[scan].keyed_by = keyed_by;
+    }
+
+    /// Whether `plan` is one SELECT over one scan whose rows need nothing else
+    /// prefetched first (no subqueries, no subquery-keyed scan), so it can run
+    /// before the scans it keys.
+    fn reads_one_plain_scan(&self, plan: &QueryPlan) -> bool {
+        let SetPlan::Select(select) = &plan.body else {
+            return false;
+        };
+        let FromPlan::Scan(id) = select.from else {
+            return false;
+        };
+        self.scans[id].keyed_by.is_empty()
+            && plan.limit.is_none()
+            && plan.offset.is_none()
+            && !select.filter.as_ref().is_some_and(has_subquery)
+            && !select.having.as_ref().is_some_and(has_subquery)
+            && !select.projection.iter().any(has_subquery)
+            && select.agg.as_ref().is_none_or(|agg| {
+                !agg.group.iter().any(has_subquery)
+                    && !agg
+                        .calls
+                        .iter()
+                        .filter_map(|(_, arg, _)| arg.as_ref())
+                        .any(has_subquery)
+            })
+    }
+}
+
+/// Whether an expression contains a subquery anywhere.
+fn has_subquery(e: &BExpr) -> bool {
+    match e {
+        BExpr::InSub(..) | BExpr::Exists(..) | BExpr::Scalar(_) => true,
+        BExpr::Const(_) | BExpr::Col { .. } => false,
+        BExpr::Cast(a, _)
+        | BExpr::Neg(a)
+        | BExpr::Not(a)
+        | BExpr::IsNull(a, _)
+        | BExpr::IsBool(a, ..) => has_subquery(a),
+        BExpr::Arith(_, a, b)
+        | BExpr::Concat(a, b)
+        | BExpr::Cmp(_, a, b)
+        | BExpr::And(a, b)
+        | BExpr::Or(a, b)
+        | BExpr::IsDistinct(a, b, _)
+        | BExpr::Like(a, b, ..) => has_subquery(a) || has_subquery(b),
+        BExpr::InList(a, list, _) => has_subquery(a) || list.iter().any(has_subquery),
+        BExpr::Case {
+            operand,
+            whens,
+            otherwise,
+        } => {
+            operand.as_deref().is_some_and(has_subquery)
+                || whens
+                    .iter()
+                    .any(|(w, t)| has_subquery(w) || has_subquery(t))
+                || otherwise.as_deref().is_some_and(has_subquery)
+        }
+        BExpr::Func(_, args) => args.iter().any(has_subquery),
+    }
+}
+
+fn flip(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        other => other,
+    }
+}

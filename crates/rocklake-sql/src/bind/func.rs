@@ -1,0 +1,272 @@
+//! Binding of function calls: scalar functions, constant functions (NOW(),
+//! version(), ...) and aggregates.
+
+use rocklake_types::datum::{Datum, PgType};
+use sqlparser::ast::{
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectNamePart,
+};
+
+use crate::bind::{fold, Binder};
+use crate::plan::{common_type, AggFunc, BExpr, Func, Ty};
+use rocklake_types::settings::version_string;
+use rocklake_types::{SqlError, SqlState};
+
+impl Binder<'_> {
+    pub(crate) fn bind_text_arg(&mut self, e: &Expr) -> Result<BExpr, SqlError> {
+        let (b, t) = self.bind_expr(e)?;
+        self.coerce(b, &t, &PgType::Text, "function argument")
+    }
+
+    pub(crate) fn bind_typed_arg(&mut self, e: &Expr, to: &PgType) -> Result<BExpr, SqlError> {
+        let (b, t) = self.bind_expr(e)?;
+        self.coerce(b, &t, to, "function argument")
+    }
+
+    pub(crate) fn bind_function(&mut self, f: &Function) -> Result<(BExpr, Ty), SqlError> {
+        let parts: Vec<String> = f
+            .name
+            .0
+            .iter()
+            .map(|p| match p {
+                ObjectNamePart::Identifier(id) => fold(id),
+                other => other.to_string(),
+            })
+            .collect();
+        let name = match parts.as_slice() {
+            [n] => n.clone(),
+            [s, n] if s == "pg_catalog" => n.clone(),
+            _ => {
+                return Err(SqlError::new(
+                    SqlState::UNDEFINED_FUNCTION,
+                    format!("function {} does not exist", parts.join(".")),
+                ))
+            }
+        };
+        if f.over.is_some() || f.filter.is_some() || !f.within_group.is_empty() {
+            return Err(SqlError::unsupported(format!(
+                "window/filter clauses are not supported: {f}"
+            )));
+        }
+        let (args, distinct, star) = match &f.args {
+            FunctionArguments::None => (Vec::new(), false, false),
+            FunctionArguments::Subquery(_) => {
+                return Err(SqlError::unsupported(format!("unsupported call {f}")))
+            }
+            FunctionArguments::List(l) => {
+                if !l.clauses.is_empty() {
+                    return Err(SqlError::unsupported(format!("unsupported call {f}")));
+                }
+                let distinct = matches!(
+                    l.duplicate_treatment,
+                    Some(sqlparser::ast::DuplicateTreatment::Distinct)
+                );
+                let mut args = Vec::new();
+                let mut star = false;
+                for a in &l.args {
+                    match a {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => args.push(x.clone()),
+                        FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => star = true,
+                        other => {
+                            return Err(SqlError::unsupported(format!(
+                                "unsupported argument {other}"
+                            )))
+                        }
+                    }
+                }
+                (args, distinct, star)
+            }
+        };
+        let agg = match name.as_str() {
+            "count" if star => Some(AggFunc::CountStar),
+            "count" => Some(AggFunc::Count),
+            "sum" => Some(AggFunc::Sum),
+            "min" => Some(AggFunc::Min),
+            "max" => Some(AggFunc::Max),
+            "avg" => Some(AggFunc::Avg),
+            "bool_and" | "every" => Some(AggFunc::BoolAnd),
+            "bool_or" => Some(AggFunc::BoolOr),
+            _ => None,
+        };
+        if let Some(func) = agg {
+            return self.bind_aggregate(func, &args, distinct);
+        }
+        let argc = args.len();
+        let bad_args = || {
+            SqlError::new(
+                SqlState::UNDEFINED_FUNCTION,
+                format!("function {name}() with {argc} arguments does not exist"),
+            )
+        };
+        let konst = |d: Datum, t: PgType| Ok((BExpr::Const(d), Some(t)));
+        match (name.as_str(), argc) {
+            ("now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp", 0) => {
+                self.reads_time = true;
+                konst(Datum::TimestampTz(self.now), PgType::TimestampTz)
+            }
+            ("version", 0) => konst(Datum::text(version_string()), PgType::Text),
+            ("current_schema", 0) => konst(Datum::Text("public".into()), PgType::Name),
+            ("current_database" | "current_catalog", 0) => {
+                konst(Datum::text(self.cat.database.clone()), PgType::Name)
+            }
+            ("current_user" | "session_user" | "user", 0) => {
+                konst(Datum::Text("postgres".into()), PgType::Name)
+            }
+            ("pg_backend_pid", 0) => konst(Datum::Int4(self.pid), PgType::Int4),
+            ("to_regclass", 1) => {
+                let a = self.bind_text_arg(&args[0])?;
+                Ok((
+                    BExpr::Func(Func::ToRegclass, vec![a]),
+                    Some(PgType::RegClass),
+                ))
+            }
+            ("lower" | "upper", 1) => {
+                let a = self.bind_text_arg(&args[0])?;
+                let func = if name == "lower" {
+                    Func::Lower
+                } else {
+                    Func::Upper
+                };
+                Ok((BExpr::Func(func, vec![a]), Some(PgType::Text)))
+            }
+            ("length" | "char_length" | "character_length", 1) => {
+                let a = self.bind_text_arg(&args[0])?;
+                Ok((BExpr::Func(Func::Length, vec![a]), Some(PgType::Int4)))
+            }
+            ("substring" | "substr", 2 | 3) => {
+                let mut v = vec![self.bind_text_arg(&args[0])?];
+                for a in &args[1..] {
+                    v.push(self.bind_typed_arg(a, &PgType::Int8)?);
+                }
+                Ok((BExpr::Func(Func::Substr, v), Some(PgType::Text)))
+            }
+            ("replace", 3) => {
+                let mut v = Vec::new();
+                for a in &args {
+                    v.push(self.bind_text_arg(a)?);
+                }
+                Ok((BExpr::Func(Func::Replace, v), Some(PgType::Text)))
+            }
+            ("concat", _) => {
+                let mut v = Vec::new();
+                for a in &args {
+                    let (b, t) = self.bind_expr(a)?;
+                    v.push(self.coerce(b, &t, &t.clone().unwrap_or(PgType::Text), "concat")?);
+                }
+                Ok((BExpr::Func(Func::Concat, v), Some(PgType::Text)))
+            }
+            ("abs", 1) => {
+                let (b, t) = self.bind_expr(&args[0])?;
+                let t = t.unwrap_or(PgType::Float8);
+                if !t.is_numeric() {
+                    return Err(bad_args());
+                }
+                let b = self.coerce(b, &Some(t.clone()), &t, "abs")?;
+                Ok((BExpr::Func(Func::Abs, vec![b]), Some(t)))
+            }
+            ("coalesce" | "greatest" | "least", n) if n > 0 => {
+                let func = match name.as_str() {
+                    "coalesce" => Func::Coalesce,
+                    "greatest" => Func::Greatest,
+                    _ => Func::Least,
+                };
+                self.bind_common_args(func, &args, &name)
+            }
+            ("nullif", 2) => self.bind_common_args(Func::Nullif, &args, "NULLIF"),
+            _ => Err(SqlError::new(
+                SqlState::UNDEFINED_FUNCTION,
+                format!(
+                    "function {name}({}) does not exist",
+                    vec!["unknown"; argc].join(", ")
+                ),
+            )),
+        }
+    }
+
+    fn bind_common_args(
+        &mut self,
+        func: Func,
+        args: &[Expr],
+        what: &str,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let mut bound = Vec::new();
+        let mut ty: Ty = None;
+        for a in args {
+            let (b, t) = self.bind_expr(a)?;
+            ty = common_type(&ty, &t, what)?;
+            bound.push((b, t));
+        }
+        let target = ty.unwrap_or(PgType::Text);
+        let mut out = Vec::new();
+        for (b, t) in bound {
+            out.push(self.coerce(b, &t, &target, what)?);
+        }
+        Ok((BExpr::Func(func, out), Some(target)))
+    }
+
+    fn bind_aggregate(
+        &mut self,
+        func: AggFunc,
+        args: &[Expr],
+        distinct: bool,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        if self.agg.is_none() {
+            return Err(SqlError::new(
+                SqlState::GROUPING_ERROR,
+                "aggregate functions are not allowed here",
+            ));
+        }
+        let saved = self.agg.take();
+        let arg = match (func, args) {
+            (AggFunc::CountStar, []) => Ok(None),
+            (_, [a]) => self.bind_expr(a).map(Some),
+            _ => Err(SqlError::new(
+                SqlState::UNDEFINED_FUNCTION,
+                "aggregate called with wrong number of arguments",
+            )),
+        };
+        self.agg = saved;
+        let arg = arg?;
+        let at = arg.as_ref().and_then(|(_, t)| t.clone());
+        let ty = match func {
+            AggFunc::CountStar | AggFunc::Count => PgType::Int8,
+            AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
+            AggFunc::Min | AggFunc::Max => at.clone().unwrap_or(PgType::Text),
+            AggFunc::Sum => match at {
+                Some(PgType::Int2 | PgType::Int4) => PgType::Int8,
+                Some(PgType::Float4) => PgType::Float4,
+                Some(PgType::Float8) => PgType::Float8,
+                Some(PgType::Int8 | PgType::Numeric(_)) | None => PgType::Numeric(None),
+                Some(other) => return Err(agg_type_err("sum", &other)),
+            },
+            AggFunc::Avg => match at {
+                Some(PgType::Float4 | PgType::Float8) => PgType::Float8,
+                Some(PgType::Int2 | PgType::Int4 | PgType::Int8 | PgType::Numeric(_)) | None => {
+                    PgType::Numeric(None)
+                }
+                Some(other) => return Err(agg_type_err("avg", &other)),
+            },
+        };
+        let arg = match arg {
+            Some((b, t)) => {
+                let target = match func {
+                    AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
+                    _ => t.clone().unwrap_or(PgType::Text),
+                };
+                Some(self.coerce(b, &t, &target, "aggregate")?)
+            }
+            None => None,
+        };
+        let state = self.agg.as_mut().expect("agg state");
+        let idx = state.group_asts.len() + state.calls.len();
+        state.calls.push((func, arg, distinct));
+        state.call_types.push(Some(ty.clone()));
+        Ok((BExpr::Col { up: 0, idx }, Some(ty)))
+    }
+}
+
+fn agg_type_err(name: &str, t: &PgType) -> SqlError {
+    SqlError::new(
+        SqlState::UNDEFINED_FUNCTION,
+        format!("function {name}({}) does not exist", t.display_name()),
+    )
+}

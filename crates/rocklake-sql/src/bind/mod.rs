@@ -1,0 +1,800 @@
+//! Binding: turns sqlparser's AST into typed plans ([`crate::plan`]), resolving
+//! names like PostgreSQL (unquoted identifiers fold to lower case; unqualified
+//! relations resolve in `public`, then `pg_catalog`).
+
+pub(crate) mod expr;
+mod from;
+mod func;
+
+use std::collections::HashMap;
+
+use rocklake_types::datum::PgType;
+use sqlparser::ast::{
+    Distinct, Expr, GroupByExpr, Ident, LimitClause, ObjectName, ObjectNamePart, OrderByKind,
+    Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Value,
+};
+
+use crate::catalog::Catalog;
+use crate::plan::{
+    common_type, AggFunc, AggPlan, BExpr, FromPlan, OutCol, QueryPlan, ScanReq, SelectPlan,
+    SetPlan, SortKey, Ty,
+};
+use crate::storage::Extreme;
+use rocklake_types::{SqlError, SqlState};
+
+/// Folds an identifier like PostgreSQL: unquoted → lower case.
+pub fn fold(id: &Ident) -> String {
+    if id.quote_style.is_some() {
+        id.value.clone()
+    } else {
+        id.value.to_lowercase()
+    }
+}
+
+/// The folded parts of an object name.
+pub fn name_parts(name: &ObjectName) -> Result<Vec<String>, SqlError> {
+    name.0
+        .iter()
+        .map(|p| match p {
+            ObjectNamePart::Identifier(id) => Ok(fold(id)),
+            other => Err(SqlError::unsupported(format!(
+                "unsupported name part {other}"
+            ))),
+        })
+        .collect()
+}
+
+/// One FROM item visible to expressions.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Name it is referenced by (alias or table name).
+    pub alias: String,
+    /// Schema, for `schema.table.column` references.
+    pub schema: Option<String>,
+    /// Column names and types.
+    pub cols: Vec<(String, Ty)>,
+    /// Offset of the first column in the flat row.
+    pub offset: usize,
+    /// For stored tables: the index of the hidden `ctid` column and the scan
+    /// that reads the table.
+    pub ctid: Option<(usize, usize)>,
+}
+
+/// The FROM items of one query level.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// Items in order.
+    pub entries: Vec<Entry>,
+    /// Width of the flat row.
+    pub width: usize,
+}
+
+/// State of aggregate binding for the current SELECT.
+#[derive(Debug, Clone, Default)]
+pub struct AggState {
+    /// GROUP BY expressions as written (matched structurally).
+    pub group_asts: Vec<Expr>,
+    /// Their types.
+    pub group_types: Vec<Ty>,
+    /// Collected aggregate calls.
+    pub calls: Vec<(AggFunc, Option<BExpr>, bool)>,
+    /// Result types of the calls.
+    pub call_types: Vec<Ty>,
+}
+
+/// Binds statements against a catalog snapshot.
+pub struct Binder<'c> {
+    /// Catalog snapshot.
+    pub cat: &'c Catalog,
+    /// Scans the statement needs, prefetched before execution.
+    pub scans: Vec<ScanReq>,
+    /// Scope stack: enclosing query levels, current last.
+    pub scopes: Vec<Scope>,
+    /// CTE stack.
+    pub ctes: Vec<HashMap<String, QueryPlan>>,
+    /// Aggregate state of the current level.
+    pub agg: Option<AggState>,
+    /// Transaction timestamp (NOW()).
+    pub now: i64,
+    /// Backend pid reported by pg_backend_pid().
+    pub pid: i32,
+    /// Lowest scope index referenced (correlation detection).
+    pub lowest_scope: usize,
+    /// Next subquery id.
+    pub next_sub: usize,
+    /// Scope levels whose rows are replaced by aggregation (subqueries may
+    /// not reference their FROM columns).
+    pub grouped_levels: Vec<usize>,
+    /// Whether the statement reads the transaction's time (`now()` and its
+    /// synonyms), so its result differs from one transaction to the next.
+    pub reads_time: bool,
+}
+
+const AGGREGATES: &[&str] = &[
+    "count", "sum", "min", "max", "avg", "bool_and", "bool_or", "every",
+];
+
+/// Whether an expression contains an aggregate call at this query level.
+pub fn has_aggregate(e: &Expr) -> bool {
+    match e {
+        Expr::Function(f) => {
+            let n = f
+                .name
+                .0
+                .last()
+                .map(|p| p.to_string().to_lowercase())
+                .unwrap_or_default();
+            AGGREGATES.contains(&n.as_str()) && f.over.is_none()
+                || match &f.args {
+                    sqlparser::ast::FunctionArguments::List(l) => l.args.iter().any(|a| match a {
+                        sqlparser::ast::FunctionArg::Unnamed(
+                            sqlparser::ast::FunctionArgExpr::Expr(x),
+                        ) => has_aggregate(x),
+                        _ => false,
+                    }),
+                    _ => false,
+                }
+        }
+        Expr::BinaryOp { left, right, .. } => has_aggregate(left) || has_aggregate(right),
+        Expr::UnaryOp { expr, .. }
+        | Expr::Nested(expr)
+        | Expr::Cast { expr, .. }
+        | Expr::IsNull(expr)
+        | Expr::IsNotNull(expr)
+        | Expr::Collate { expr, .. } => has_aggregate(expr),
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
+            operand.as_deref().is_some_and(has_aggregate)
+                || conditions
+                    .iter()
+                    .any(|c| has_aggregate(&c.condition) || has_aggregate(&c.result))
+                || else_result.as_deref().is_some_and(has_aggregate)
+        }
+        Expr::In {
+            expr,
+            target: sqlparser::ast::InTarget::List(list),
+            ..
+        } => has_aggregate(expr) || list.iter().any(has_aggregate),
+        Expr::Between {
+            expr, low, high, ..
+        } => has_aggregate(expr) || has_aggregate(low) || has_aggregate(high),
+        _ => false,
+    }
+}
+
+impl<'c> Binder<'c> {
+    /// A binder over `cat` with the transaction's NOW().
+    pub fn new(cat: &'c Catalog, now: i64, pid: i32) -> Self {
+        Binder {
+            cat,
+            scans: Vec::new(),
+            scopes: Vec::new(),
+            ctes: Vec::new(),
+            agg: None,
+            now,
+            pid,
+            lowest_scope: usize::MAX,
+            next_sub: 0,
+            grouped_levels: Vec::new(),
+            reads_time: false,
+        }
+    }
+
+    /// Current scope (pushing one if there is none).
+    pub fn scope(&mut self) -> &mut Scope {
+        if self.scopes.is_empty() {
+            self.scopes.push(Scope::default());
+        }
+        self.scopes.last_mut().expect("scope")
+    }
+
+    /// Registers CTEs of a WITH clause.
+    pub fn push_ctes(&mut self, q: &Query) -> Result<(), SqlError> {
+        let mut map = HashMap::new();
+        if let Some(with) = &q.with {
+            if with.recursive {
+                return Err(SqlError::unsupported("WITH RECURSIVE is not supported"));
+            }
+            for cte in &with.cte_tables {
+                self.ctes.push(map.clone());
+                let saved_lowest = std::mem::replace(&mut self.lowest_scope, usize::MAX);
+                let plan = self.bind_query(&cte.query);
+                let outer_ref = self.lowest_scope < self.scopes.len();
+                self.lowest_scope = saved_lowest.min(self.lowest_scope);
+                self.ctes.pop();
+                let mut plan = plan?;
+                if outer_ref {
+                    return Err(SqlError::unsupported(format!(
+                        "WITH query \"{}\" referencing columns of an enclosing query is not supported",
+                        cte.alias.name.value
+                    )));
+                }
+                let available = plan.columns.len();
+                if cte.alias.columns.len() > available {
+                    return Err(SqlError::new(
+                        SqlState::INVALID_COLUMN_REFERENCE,
+                        format!(
+                            "WITH query \"{}\" has {available} columns available but {} columns specified",
+                            cte.alias.name.value,
+                            cte.alias.columns.len()
+                        ),
+                    ));
+                }
+                for (i, c) in cte.alias.columns.iter().enumerate() {
+                    plan.columns[i].name = fold(&c.name);
+                }
+                map.insert(fold(&cte.alias.name), plan);
+            }
+        }
+        self.ctes.push(map);
+        Ok(())
+    }
+
+    /// Binds a full query.
+    pub fn bind_query(&mut self, q: &Query) -> Result<QueryPlan, SqlError> {
+        self.push_ctes(q)?;
+        let result = self.bind_query_inner(q);
+        self.ctes.pop();
+        result
+    }
+
+    fn bind_query_inner(&mut self, q: &Query) -> Result<QueryPlan, SqlError> {
+        if q.fetch.is_some() || !q.locks.is_empty() {
+            return Err(SqlError::unsupported(format!(
+                "unsupported query clause in: {q}"
+            )));
+        }
+        let order_exprs = match &q.order_by {
+            None => Vec::new(),
+            Some(ob) => match &ob.kind {
+                OrderByKind::Expressions(v) => v.clone(),
+                OrderByKind::All(_) => {
+                    return Err(SqlError::unsupported("ORDER BY ALL is not supported"))
+                }
+            },
+        };
+        let (body, columns, order) = match q.body.as_ref() {
+            SetExpr::Select(sel) => {
+                let (plan, cols, order) = self.bind_select(sel, &order_exprs)?;
+                (SetPlan::Select(Box::new(plan)), cols, order)
+            }
+            other => {
+                let (plan, cols) = self.bind_set_expr(other)?;
+                let mut order = Vec::new();
+                for o in &order_exprs {
+                    let idx = output_index(&o.expr, &cols)?.ok_or_else(|| {
+                        SqlError::unsupported(format!(
+                            "ORDER BY {} on a set operation must name a result column",
+                            o.expr
+                        ))
+                    })?;
+                    order.push(sort_key(idx, o));
+                }
+                (plan, cols, order)
+            }
+        };
+        let (limit, offset) = match &q.limit_clause {
+            None => (None, None),
+            Some(LimitClause::LimitOffset { limit, offset, .. }) => {
+                let l = limit.as_ref().map(|e| self.bind_const_int(e)).transpose()?;
+                let o = offset
+                    .as_ref()
+                    .map(|o| self.bind_const_int(&o.value))
+                    .transpose()?;
+                (l, o)
+            }
+            Some(LimitClause::OffsetCommaLimit { .. }) => {
+                return Err(SqlError::unsupported("LIMIT a, b is not supported"))
+            }
+        };
+        Ok(QueryPlan {
+            body,
+            order,
+            limit,
+            offset,
+            columns,
+        })
+    }
+
+    fn bind_const_int(&mut self, e: &Expr) -> Result<BExpr, SqlError> {
+        let (b, ty) = self.bind_expr(e)?;
+        self.coerce(b, &ty, &PgType::Int8, "LIMIT")
+    }
+
+    /// Binds a set expression (SELECT without ORDER BY, VALUES, UNION).
+    pub fn bind_set_expr(&mut self, e: &SetExpr) -> Result<(SetPlan, Vec<OutCol>), SqlError> {
+        match e {
+            SetExpr::Select(sel) => {
+                let (plan, cols, _) = self.bind_select(sel, &[])?;
+                Ok((SetPlan::Select(Box::new(plan)), cols))
+            }
+            SetExpr::Query(q) => {
+                let plan = self.bind_query(q)?;
+                let cols = plan.columns.clone();
+                let sub = self.sub_as_set(plan);
+                Ok((sub, cols))
+            }
+            SetExpr::Values(v) => {
+                self.bind_values(v.rows.iter().map(|r| r.content.as_slice()).collect())
+            }
+            SetExpr::SetOperation {
+                left,
+                op,
+                set_quantifier,
+                right,
+            } => {
+                if *op != SetOperator::Union {
+                    return Err(SqlError::unsupported(format!("{op} is not supported")));
+                }
+                let all = match set_quantifier {
+                    SetQuantifier::All => true,
+                    SetQuantifier::Distinct | SetQuantifier::None => false,
+                    other => {
+                        return Err(SqlError::unsupported(format!(
+                            "UNION {other} is not supported"
+                        )))
+                    }
+                };
+                let (lp, lc) = self.bind_set_expr(left)?;
+                let (rp, rc) = self.bind_set_expr(right)?;
+                if lc.len() != rc.len() {
+                    return Err(SqlError::new(
+                        SqlState::SYNTAX_ERROR,
+                        "each UNION query must have the same number of columns",
+                    ));
+                }
+                let mut cols = Vec::new();
+                let (mut lcasts, mut rcasts) = (Vec::new(), Vec::new());
+                for (l, r) in lc.iter().zip(&rc) {
+                    let t = common_type(&l.ty, &r.ty, "UNION")?.or(Some(PgType::Text));
+                    lcasts.push(if l.ty == t { None } else { t.clone() });
+                    rcasts.push(if r.ty == t { None } else { t.clone() });
+                    cols.push(OutCol {
+                        name: l.name.clone(),
+                        ty: t,
+                    });
+                }
+                Ok((
+                    SetPlan::Union {
+                        left: Box::new(lp),
+                        right: Box::new(rp),
+                        all,
+                        left_casts: lcasts,
+                        right_casts: rcasts,
+                    },
+                    cols,
+                ))
+            }
+            other => Err(SqlError::unsupported(format!(
+                "unsupported query body: {other}"
+            ))),
+        }
+    }
+
+    fn sub_as_set(&mut self, plan: QueryPlan) -> SetPlan {
+        let width = plan.columns.len();
+        SetPlan::Select(Box::new(SelectPlan {
+            from: FromPlan::Derived(Box::new(plan)),
+            filter: None,
+            agg: None,
+            having: None,
+            projection: (0..width).map(|idx| BExpr::Col { up: 0, idx }).collect(),
+            distinct: false,
+        }))
+    }
+
+    /// Binds VALUES rows, resolving each column to a common type (all-unknown → text).
+    pub fn bind_values(&mut self, rows: Vec<&[Expr]>) -> Result<(SetPlan, Vec<OutCol>), SqlError> {
+        let width = rows.first().map(|r| r.len()).unwrap_or(0);
+        let mut bound: Vec<Vec<(BExpr, Ty)>> = Vec::new();
+        for r in &rows {
+            if r.len() != width {
+                return Err(SqlError::new(
+                    SqlState::SYNTAX_ERROR,
+                    "VALUES lists must all be the same length",
+                ));
+            }
+            let mut out = Vec::new();
+            for e in r.iter() {
+                out.push(self.bind_expr(e)?);
+            }
+            bound.push(out);
+        }
+        let mut types: Vec<Ty> = vec![None; width];
+        for r in &bound {
+            for (i, (_, t)) in r.iter().enumerate() {
+                types[i] = common_type(&types[i], t, "VALUES")?;
+            }
+        }
+        let types: Vec<PgType> = types
+            .into_iter()
+            .map(|t| t.unwrap_or(PgType::Text))
+            .collect();
+        let mut out_rows = Vec::new();
+        for r in bound {
+            let mut row = Vec::new();
+            for (i, (b, t)) in r.into_iter().enumerate() {
+                row.push(self.coerce(b, &t, &types[i], "VALUES")?);
+            }
+            out_rows.push(row);
+        }
+        let cols = types
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| OutCol {
+                name: format!("column{}", i + 1),
+                ty: Some(t),
+            })
+            .collect();
+        Ok((SetPlan::Values(out_rows), cols))
+    }
+
+    /// Binds one SELECT with its ORDER BY (which may add hidden columns).
+    pub fn bind_select(
+        &mut self,
+        sel: &Select,
+        order_by: &[sqlparser::ast::OrderByExpr],
+    ) -> Result<(SelectPlan, Vec<OutCol>, Vec<SortKey>), SqlError> {
+        if sel.top.is_some()
+            || sel.into.is_some()
+            || !sel.lateral_views.is_empty()
+            || sel.qualify.is_some()
+        {
+            return Err(SqlError::unsupported(format!(
+                "unsupported SELECT clause in: {sel}"
+            )));
+        }
+        self.scopes.push(Scope::default());
+        let saved_agg = self.agg.take();
+        let result = self.bind_select_inner(sel, order_by);
+        self.agg = saved_agg;
+        self.scopes.pop();
+        result
+    }
+
+    fn bind_select_inner(
+        &mut self,
+        sel: &Select,
+        order_by: &[sqlparser::ast::OrderByExpr],
+    ) -> Result<(SelectPlan, Vec<OutCol>, Vec<SortKey>), SqlError> {
+        let from = self.bind_from(&sel.from)?;
+        let filter = match &sel.selection {
+            Some(w) => Some(self.bind_bool(w, "WHERE")?),
+            None => None,
+        };
+        if let (FromPlan::Scan(id), Some(f)) = (&from, &filter) {
+            self.push_down(*id, f);
+        }
+        let group_exprs = match &sel.group_by {
+            GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "unsupported GROUP BY: {other}"
+                )))
+            }
+        };
+        let projection_asts: Vec<Expr> = sel
+            .projection
+            .iter()
+            .filter_map(|p| match p {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    Some(e.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        let is_agg = !group_exprs.is_empty()
+            || projection_asts.iter().any(has_aggregate)
+            || sel.having.as_ref().is_some_and(has_aggregate)
+            || order_by.iter().any(|o| has_aggregate(&o.expr));
+        let mut agg_group = Vec::new();
+        if is_agg {
+            let mut state = AggState::default();
+            for g in &group_exprs {
+                let g = match g {
+                    Expr::Value(v) => match &v.value {
+                        Value::Number(n, _) => {
+                            let i: usize = n.parse().unwrap_or(0);
+                            projection_asts
+                                .get(i.wrapping_sub(1))
+                                .cloned()
+                                .ok_or_else(|| {
+                                    SqlError::new(
+                                        SqlState::INVALID_COLUMN_REFERENCE,
+                                        format!("GROUP BY position {n} is not in select list"),
+                                    )
+                                })?
+                        }
+                        _ => g.clone(),
+                    },
+                    _ => g.clone(),
+                };
+                let (g, (b, t)) = match self.bind_expr(&g) {
+                    Ok(bound) => (g, bound),
+                    // PostgreSQL also accepts an output-column alias in GROUP BY.
+                    Err(e) if e.code == SqlState::UNDEFINED_COLUMN => {
+                        let aliased = match &g {
+                            Expr::Identifier(id) => sel.projection.iter().find_map(|p| match p {
+                                SelectItem::ExprWithAlias { expr, alias }
+                                    if fold(alias) == fold(id) =>
+                                {
+                                    Some(expr.clone())
+                                }
+                                _ => None,
+                            }),
+                            _ => None,
+                        };
+                        match aliased {
+                            Some(x) => {
+                                let bound = self.bind_expr(&x)?;
+                                (x, bound)
+                            }
+                            None => return Err(e),
+                        }
+                    }
+                    Err(e) => return Err(e),
+                };
+                agg_group.push(b);
+                state.group_asts.push(g);
+                state.group_types.push(t);
+            }
+            self.agg = Some(state);
+        }
+        let mut projection = Vec::new();
+        let mut cols = Vec::new();
+        for item in &sel.projection {
+            match item {
+                SelectItem::UnnamedExpr(e) => {
+                    let (b, t) = self.bind_expr(e)?;
+                    projection.push(b);
+                    cols.push(OutCol {
+                        name: figure_colname(e),
+                        ty: t,
+                    });
+                }
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    let (b, t) = self.bind_expr(expr)?;
+                    projection.push(b);
+                    cols.push(OutCol {
+                        name: fold(alias),
+                        ty: t,
+                    });
+                }
+                SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
+                    if is_agg {
+                        return Err(SqlError::unsupported(
+                            "SELECT * with aggregates is not supported",
+                        ));
+                    }
+                    let qual = match item {
+                        SelectItem::QualifiedWildcard(
+                            sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                            _,
+                        ) => Some(name_parts(n)?.last().cloned().unwrap_or_default()),
+                        SelectItem::QualifiedWildcard(..) => {
+                            return Err(SqlError::unsupported("unsupported wildcard"))
+                        }
+                        _ => None,
+                    };
+                    let scope = self.scope().clone();
+                    let mut found = false;
+                    for e in scope
+                        .entries
+                        .iter()
+                        .filter(|e| qual.as_ref().is_none_or(|q| *q == e.alias))
+                    {
+                        found = true;
+                        for (i, (n, t)) in e.cols.iter().enumerate() {
+                            projection.push(BExpr::Col {
+                                up: 0,
+                                idx: e.offset + i,
+                            });
+                            cols.push(OutCol {
+                                name: n.clone(),
+                                ty: t.clone(),
+                            });
+                        }
+                    }
+                    if !found && qual.is_some() {
+                        return Err(SqlError::new(
+                            SqlState::UNDEFINED_TABLE,
+                            format!(
+                                "missing FROM-clause entry for table \"{}\"",
+                                qual.unwrap_or_default()
+                            ),
+                        ));
+                    }
+                }
+                other => {
+                    return Err(SqlError::unsupported(format!(
+                        "unsupported select item {other}"
+                    )))
+                }
+            }
+        }
+        let having = match &sel.having {
+            Some(h) => Some(self.bind_bool(h, "HAVING")?),
+            None => None,
+        };
+        let mut order = Vec::new();
+        for o in order_by {
+            let idx = match output_index(&o.expr, &cols)? {
+                Some(i) => i,
+                None => match projection_asts.iter().position(|p| *p == o.expr) {
+                    Some(i) if projection_asts.len() == cols.len() => i,
+                    _ => {
+                        let (b, _) = self.bind_expr(&o.expr)?;
+                        projection.push(b);
+                        projection.len() - 1
+                    }
+                },
+            };
+            order.push(sort_key(idx, o));
+        }
+        let distinct = match &sel.distinct {
+            None | Some(Distinct::All) => false,
+            Some(Distinct::Distinct) => true,
+            Some(Distinct::On(_)) => {
+                return Err(SqlError::unsupported("DISTINCT ON is not supported"))
+            }
+        };
+        if distinct && projection.len() > cols.len() {
+            return Err(SqlError::new(
+                SqlState::INVALID_COLUMN_REFERENCE,
+                "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+            ));
+        }
+        let agg = if is_agg {
+            let state = self.agg.take().unwrap_or_default();
+            Some(AggPlan {
+                group: agg_group,
+                calls: state.calls,
+            })
+        } else {
+            None
+        };
+        if let (FromPlan::Scan(id), None, Some(agg)) = (&from, &filter, &agg) {
+            self.scans[*id].filter.extreme = single_extreme(agg);
+        }
+        let plan = SelectPlan {
+            from,
+            filter,
+            agg,
+            having,
+            projection,
+            distinct,
+        };
+        Ok((plan, cols, order))
+    }
+}
+
+/// `max(col)` or `min(col)` as the only aggregate, without GROUP BY: the one
+/// row of its scan that the statement needs (see `ScanFilter::extreme`).
+fn single_extreme(agg: &AggPlan) -> Option<Extreme> {
+    match (agg.group.as_slice(), agg.calls.as_slice()) {
+        ([], [(func @ (AggFunc::Max | AggFunc::Min), Some(BExpr::Col { up: 0, idx }), _)]) => {
+            Some(Extreme {
+                column: *idx,
+                largest: *func == AggFunc::Max,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn sort_key(idx: usize, o: &sqlparser::ast::OrderByExpr) -> SortKey {
+    let desc = o
+        .options
+        .sort
+        .as_ref()
+        .is_some_and(|s| matches!(s, sqlparser::ast::OrderBySort::Desc));
+    SortKey {
+        idx,
+        desc,
+        nulls_first: o.options.nulls_first.unwrap_or(desc),
+    }
+}
+
+/// ORDER BY item naming an output column (by ordinal or bare name).
+fn output_index(e: &Expr, cols: &[OutCol]) -> Result<Option<usize>, SqlError> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => {
+                let i: usize = n.parse().unwrap_or(0);
+                if i == 0 || i > cols.len() {
+                    return Err(SqlError::new(
+                        SqlState::INVALID_COLUMN_REFERENCE,
+                        format!("ORDER BY position {n} is not in select list"),
+                    ));
+                }
+                Ok(Some(i - 1))
+            }
+            _ => Ok(None),
+        },
+        Expr::Identifier(id) => {
+            let n = fold(id);
+            Ok(cols.iter().position(|c| c.name == n))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The output column name PostgreSQL gives an unaliased expression.
+pub fn figure_colname(e: &Expr) -> String {
+    match e {
+        Expr::Identifier(id) => fold(id),
+        Expr::CompoundIdentifier(ids) => ids.last().map(fold).unwrap_or_default(),
+        Expr::Nested(inner) | Expr::Collate { expr: inner, .. } => figure_colname(inner),
+        Expr::Function(f) => f
+            .name
+            .0
+            .last()
+            .map(|p| match p {
+                ObjectNamePart::Identifier(id) => fold(id),
+                other => other.to_string(),
+            })
+            .unwrap_or_default(),
+        Expr::Cast {
+            expr, data_type, ..
+        } => {
+            let inner = figure_colname(expr);
+            if inner == "?column?" {
+                crate::bind::expr::pg_type_of(data_type)
+                    .map(|t| t.type_name().to_string())
+                    .unwrap_or(inner)
+            } else {
+                inner
+            }
+        }
+        Expr::Case { .. } => "case".into(),
+        Expr::Exists { .. } => "exists".into(),
+        Expr::Subquery(q) => match q.body.as_ref() {
+            SetExpr::Select(s) => match s.projection.first() {
+                Some(SelectItem::UnnamedExpr(x)) => figure_colname(x),
+                Some(SelectItem::ExprWithAlias { alias, .. }) => fold(alias),
+                _ => "?column?".into(),
+            },
+            _ => "?column?".into(),
+        },
+        Expr::Substring { .. } => "substring".into(),
+        _ => "?column?".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlparser::dialect::PostgreSqlDialect;
+    use sqlparser::parser::Parser;
+
+    fn expr(sql: &str) -> Expr {
+        Parser::new(&PostgreSqlDialect {})
+            .try_with_sql(sql)
+            .unwrap()
+            .parse_expr()
+            .unwrap()
+    }
+
+    #[test]
+    fn column_names_follow_postgres() {
+        assert_eq!(figure_colname(&expr("\"Foo\"")), "Foo");
+        assert_eq!(figure_colname(&expr("t.Bar")), "bar");
+        assert_eq!(figure_colname(&expr("COUNT(*)")), "count");
+        assert_eq!(figure_colname(&expr("CAST(x AS BOOLEAN)")), "x");
+        assert_eq!(figure_colname(&expr("'1'::int4")), "int4");
+        assert_eq!(figure_colname(&expr("1 + 2")), "?column?");
+        assert_eq!(figure_colname(&expr("CASE WHEN true THEN 1 END")), "case");
+        assert_eq!(figure_colname(&expr("(SELECT max(a) FROM t)")), "max");
+    }
+
+    #[test]
+    fn detects_aggregates() {
+        assert!(has_aggregate(&expr("count(*) + 1")));
+        assert!(has_aggregate(&expr("coalesce(max(a), 0)")));
+        assert!(!has_aggregate(&expr("lower(a)")));
+    }
+}

@@ -1,0 +1,151 @@
+//! Casts between types: explicit and implicit `CAST`, and the assignment
+//! casts that conform a value to a column's type.
+
+use rocklake_types::datum::{Datum, PgType};
+use rocklake_types::value::numeric;
+use rocklake_types::value::text::{format_text, parse_text};
+use rocklake_types::{SqlError, SqlState};
+
+use crate::exec::compare::to_f64;
+
+/// Text form used by casts to text and by `||` (booleans become `true`/`false`).
+pub fn text_of(d: &Datum) -> Option<String> {
+    match d {
+        Datum::Bool(b) => Some(if *b { "true" } else { "false" }.to_string()),
+        other => format_text(other),
+    }
+}
+pub(crate) fn range_err(t: &PgType) -> SqlError {
+    SqlError::new(
+        SqlState::NUMERIC_VALUE_OUT_OF_RANGE,
+        format!("{} out of range", t.display_name()),
+    )
+}
+pub(crate) fn int_to(v: i64, to: &PgType) -> Result<Datum, SqlError> {
+    Ok(match to {
+        PgType::Int2 => Datum::Int2(i16::try_from(v).map_err(|_| range_err(to))?),
+        PgType::Int4 => Datum::Int4(i32::try_from(v).map_err(|_| range_err(to))?),
+        PgType::Int8 => Datum::Int8(v),
+        PgType::Oid | PgType::RegClass => Datum::Oid(u32::try_from(v).map_err(|_| range_err(to))?),
+        PgType::Float4 => Datum::Float4(v as f32),
+        PgType::Float8 => Datum::Float8(v as f64),
+        PgType::Numeric(tm) => Datum::Numeric(numeric::apply_typmod(&v.to_string(), *tm)?),
+        PgType::Bool => Datum::Bool(v != 0),
+        _ => return parse_text(&v.to_string(), to),
+    })
+}
+/// Casts a datum to `to`, as `CAST(d AS to)` would.
+pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
+    use Datum as D;
+    match (&d, to) {
+        (D::Null, _) => Ok(D::Null),
+        (_, PgType::Text | PgType::Varchar | PgType::Name) => Ok(match &d {
+            D::Text(_) => d.clone(),
+            _ => D::text(text_of(&d).unwrap_or_default()),
+        }),
+        (_, PgType::Char) => Ok(D::text(
+            text_of(&d)
+                .unwrap_or_default()
+                .chars()
+                .take(1)
+                .collect::<String>(),
+        )),
+        (D::Text(s), _) => parse_text(s, to),
+        (D::Int2(_) | D::Int4(_) | D::Int8(_) | D::Oid(_), _) => {
+            int_to(d.as_i64().unwrap_or(0), to)
+        }
+        (D::Float4(_) | D::Float8(_), _) => {
+            let v = to_f64(&d).unwrap_or(0.0);
+            match to {
+                PgType::Float4 => Ok(D::Float4(v as f32)),
+                PgType::Float8 => Ok(D::Float8(v)),
+                PgType::Numeric(tm) => {
+                    let n = numeric::from_f64(v).ok_or_else(|| {
+                        SqlError::unsupported("cannot convert infinity to numeric")
+                    })?;
+                    Ok(D::Numeric(numeric::apply_typmod(&n, *tm)?))
+                }
+                PgType::Int2 | PgType::Int4 | PgType::Int8 => {
+                    let r = v.round_ties_even();
+                    if !r.is_finite() || r < i64::MIN as f64 || r >= i64::MAX as f64 {
+                        return Err(range_err(to));
+                    }
+                    int_to(r as i64, to)
+                }
+                _ => parse_text(&format_text(&d).unwrap_or_default(), to),
+            }
+        }
+        (D::Numeric(s), _) => match to {
+            PgType::Numeric(tm) => Ok(D::Numeric(numeric::apply_typmod(s, *tm)?)),
+            PgType::Float4 => Ok(D::Float4(to_f64(&d).unwrap_or(f64::NAN) as f32)),
+            PgType::Float8 => Ok(D::Float8(to_f64(&d).unwrap_or(f64::NAN))),
+            PgType::Int2 | PgType::Int4 | PgType::Int8 => {
+                int_to(numeric::to_i64_rounded(s).ok_or_else(|| range_err(to))?, to)
+            }
+            _ => parse_text(s, to),
+        },
+        (D::TimestampTz(v) | D::Timestamp(v), PgType::TimestampTz) => Ok(D::TimestampTz(*v)),
+        (D::TimestampTz(v) | D::Timestamp(v), PgType::Timestamp) => Ok(D::Timestamp(*v)),
+        (D::TimestampTz(v) | D::Timestamp(v), PgType::Date) => {
+            Ok(D::Date(v.div_euclid(86_400_000_000) as i32))
+        }
+        (D::Date(v), PgType::Timestamp) => Ok(D::Timestamp(i64::from(*v) * 86_400_000_000)),
+        (D::Date(v), PgType::TimestampTz) => Ok(D::TimestampTz(i64::from(*v) * 86_400_000_000)),
+        (D::Bool(b), PgType::Int4) => Ok(D::Int4(i32::from(*b))),
+        _ => {
+            let same = matches!(
+                (&d, to),
+                (D::Bool(_), PgType::Bool)
+                    | (D::Bytea(_), PgType::Bytea)
+                    | (D::Uuid(_), PgType::Uuid)
+                    | (D::Date(_), PgType::Date)
+                    | (D::Time(_), PgType::Time)
+                    | (D::TimeTz { .. }, PgType::TimeTz)
+                    | (D::Interval { .. }, PgType::Interval)
+                    | (D::Tid { .. }, PgType::Tid)
+                    | (D::Int2Array(_), PgType::Int2Array)
+            );
+            if same {
+                return Ok(d);
+            }
+            Err(SqlError::new(
+                SqlState::FEATURE_NOT_SUPPORTED,
+                format!(
+                    "cannot cast value {} to type {}",
+                    text_of(&d).unwrap_or_default(),
+                    to.display_name()
+                ),
+            ))
+        }
+    }
+}
+/// Conforms a value to a column type (assignment cast).
+pub fn assign(d: Datum, t: &PgType) -> Result<Datum, SqlError> {
+    if already_typed(&d, t) {
+        Ok(d)
+    } else {
+        cast_datum(d, t)
+    }
+}
+/// Whether `d` is already a value of type `t` as the engine holds it, so
+/// assigning it changes nothing.
+pub fn already_typed(d: &Datum, t: &PgType) -> bool {
+    matches!(
+        (d, t),
+        (Datum::Null, _)
+            | (
+                Datum::Text(_),
+                PgType::Text | PgType::Varchar | PgType::Name
+            )
+            | (Datum::Int8(_), PgType::Int8)
+            | (Datum::Int4(_), PgType::Int4)
+            | (Datum::Int2(_), PgType::Int2)
+            | (Datum::Bool(_), PgType::Bool)
+            | (Datum::Float8(_), PgType::Float8)
+            | (Datum::TimestampTz(_), PgType::TimestampTz)
+            | (Datum::Timestamp(_), PgType::Timestamp)
+            | (Datum::Date(_), PgType::Date)
+            | (Datum::Uuid(_), PgType::Uuid)
+            | (Datum::Tid { .. }, PgType::Tid)
+    )
+}

@@ -1,0 +1,211 @@
+//! Evaluation of bound expressions with PostgreSQL's three-valued logic.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use rocklake_types::datum::Datum;
+use rocklake_types::{SqlError, SqlState};
+
+use crate::exec::cast::{cast_datum, text_of};
+use crate::exec::compare::compare;
+use crate::exec::functions::{call, like};
+use crate::exec::operators::{arith, negate};
+use crate::exec::select::{run_subquery, ExecCtx};
+use crate::plan::{BExpr, CmpOp, SubPlan};
+
+fn truth(d: &Datum) -> Option<bool> {
+    match d {
+        Datum::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+fn bool_datum(b: Option<bool>) -> Datum {
+    b.map(Datum::Bool).unwrap_or(Datum::Null)
+}
+/// Evaluates `e` like [`eval`], borrowing instead of copying when it is a
+/// column or a constant (comparisons and null tests only look at the value).
+fn eval_ref<'a>(
+    e: &'a BExpr,
+    ctx: &ExecCtx,
+    env: &[&'a [Datum]],
+) -> Result<Cow<'a, Datum>, SqlError> {
+    Ok(match e {
+        BExpr::Const(d) => Cow::Borrowed(d),
+        BExpr::Col { up, idx } => Cow::Borrowed(
+            env.get(env.len().wrapping_sub(1 + up))
+                .ok_or_else(|| SqlError::internal("bad column level"))?
+                .get(*idx)
+                .ok_or_else(|| SqlError::internal("bad column index"))?,
+        ),
+        other => Cow::Owned(eval(other, ctx, env)?),
+    })
+}
+/// Evaluates a condition with three-valued logic: `Some(true)`,
+/// `Some(false)`, or `None` for NULL. Connectives, comparisons and null tests
+/// are evaluated here directly, reading their operands in place, which is
+/// what a filter over many rows spends its time on.
+pub fn eval_pred(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Option<bool>, SqlError> {
+    Ok(match e {
+        BExpr::And(l, r) => {
+            let a = eval_pred(l, ctx, env)?;
+            if a == Some(false) {
+                return Ok(Some(false));
+            }
+            match (a, eval_pred(r, ctx, env)?) {
+                (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            }
+        }
+        BExpr::Or(l, r) => {
+            let a = eval_pred(l, ctx, env)?;
+            if a == Some(true) {
+                return Ok(Some(true));
+            }
+            match (a, eval_pred(r, ctx, env)?) {
+                (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            }
+        }
+        BExpr::Not(inner) => eval_pred(inner, ctx, env)?.map(|b| !b),
+        BExpr::Cmp(op, l, r) => {
+            let (a, b) = (eval_ref(l, ctx, env)?, eval_ref(r, ctx, env)?);
+            if a.is_null() || b.is_null() {
+                None
+            } else {
+                Some(cmp_holds(*op, compare(&a, &b)))
+            }
+        }
+        BExpr::IsNull(inner, neg) => Some(eval_ref(inner, ctx, env)?.is_null() != *neg),
+        other => truth(&eval(other, ctx, env)?),
+    })
+}
+/// Evaluates `e` with `env` = enclosing rows, the current row last.
+pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlError> {
+    Ok(match e {
+        BExpr::Const(_) | BExpr::Col { .. } => eval_ref(e, ctx, env)?.into_owned(),
+        BExpr::Cast(inner, to) => cast_datum(eval(inner, ctx, env)?, to)?,
+        BExpr::Neg(inner) => negate(eval(inner, ctx, env)?)?,
+        BExpr::Arith(op, l, r) => arith(*op, &eval(l, ctx, env)?, &eval(r, ctx, env)?)?,
+        BExpr::Concat(l, r) => match (text_of(&eval(l, ctx, env)?), text_of(&eval(r, ctx, env)?)) {
+            (Some(a), Some(b)) => Datum::text(a + &b),
+            _ => Datum::Null,
+        },
+        BExpr::Not(_) | BExpr::Cmp(..) | BExpr::And(..) | BExpr::Or(..) | BExpr::IsNull(..) => {
+            bool_datum(eval_pred(e, ctx, env)?)
+        }
+        BExpr::IsDistinct(l, r, not_distinct) => {
+            let (a, b) = (eval_ref(l, ctx, env)?, eval_ref(r, ctx, env)?);
+            let same = match (a.is_null(), b.is_null()) {
+                (true, true) => true,
+                (false, false) => compare(&a, &b) == Ordering::Equal,
+                _ => false,
+            };
+            Datum::Bool(same == *not_distinct)
+        }
+        BExpr::IsBool(inner, target, neg) => {
+            Datum::Bool((truth(&eval(inner, ctx, env)?) == Some(*target)) != *neg)
+        }
+        BExpr::InList(x, list, neg) => {
+            let v = eval_ref(x, ctx, env)?;
+            let mut items = Vec::with_capacity(list.len());
+            for item in list {
+                items.push(eval(item, ctx, env)?);
+            }
+            in_values(&v, items.iter(), *neg)
+        }
+        BExpr::InSub(x, sub, neg) => {
+            let v = eval(x, ctx, env)?;
+            let rows = run_subquery(sub, ctx, env)?;
+            in_values(&v, rows.iter().map(|r| &r[0]), *neg)
+        }
+        BExpr::Exists(sub, neg) => Datum::Bool(run_subquery(sub, ctx, env)?.is_empty() == *neg),
+        BExpr::Scalar(sub) => scalar(sub, ctx, env)?,
+        BExpr::Like(x, pat, neg, ci) => match (eval(x, ctx, env)?, eval(pat, ctx, env)?) {
+            (Datum::Null, _) | (_, Datum::Null) => Datum::Null,
+            (a, b) => {
+                let (mut s, mut p) = (
+                    text_of(&a).unwrap_or_default(),
+                    text_of(&b).unwrap_or_default(),
+                );
+                if *ci {
+                    s = s.to_lowercase();
+                    p = p.to_lowercase();
+                }
+                Datum::Bool(like(&s, &p) != *neg)
+            }
+        },
+        BExpr::Case {
+            operand,
+            whens,
+            otherwise,
+        } => {
+            let base = match operand {
+                Some(o) => Some(eval(o, ctx, env)?),
+                None => None,
+            };
+            for (cond, result) in whens {
+                let c = eval(cond, ctx, env)?;
+                let hit = match &base {
+                    Some(b) => !b.is_null() && !c.is_null() && compare(b, &c) == Ordering::Equal,
+                    None => truth(&c) == Some(true),
+                };
+                if hit {
+                    return eval(result, ctx, env);
+                }
+            }
+            match otherwise {
+                Some(o) => eval(o, ctx, env)?,
+                None => Datum::Null,
+            }
+        }
+        BExpr::Func(f, args) => {
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                vals.push(eval(a, ctx, env)?);
+            }
+            call(*f, vals, ctx)?
+        }
+    })
+}
+fn scalar(sub: &SubPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlError> {
+    let rows = run_subquery(sub, ctx, env)?;
+    match rows.len() {
+        0 => Ok(Datum::Null),
+        1 => Ok(rows[0][0].clone()),
+        _ => Err(SqlError::new(
+            SqlState::CARDINALITY_VIOLATION,
+            "more than one row returned by a subquery used as an expression",
+        )),
+    }
+}
+fn in_values<'a>(v: &Datum, items: impl Iterator<Item = &'a Datum>, neg: bool) -> Datum {
+    if v.is_null() {
+        return Datum::Null;
+    }
+    let mut saw_null = false;
+    for item in items {
+        if item.is_null() {
+            saw_null = true;
+        } else if compare(v, item) == Ordering::Equal {
+            return Datum::Bool(!neg);
+        }
+    }
+    if saw_null {
+        Datum::Null
+    } else {
+        Datum::Bool(neg)
+    }
+}
+/// Whether `ord` satisfies the comparison operator.
+pub fn cmp_holds(op: CmpOp, ord: Ordering) -> bool {
+    match op {
+        CmpOp::Eq => ord == Ordering::Equal,
+        CmpOp::Ne => ord != Ordering::Equal,
+        CmpOp::Lt => ord == Ordering::Less,
+        CmpOp::Le => ord != Ordering::Greater,
+        CmpOp::Gt => ord == Ordering::Greater,
+        CmpOp::Ge => ord != Ordering::Less,
+    }
+}

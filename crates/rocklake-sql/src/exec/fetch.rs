@@ -1,0 +1,70 @@
+//! Reading the scans a statement needs before it runs.
+
+use rocklake_types::SqlError;
+
+use crate::catalog::Catalog;
+use crate::exec::scan_data::ScanData;
+use crate::exec::select::{run_subquery, ExecCtx};
+use crate::plan::{ScanReq, ScanSource};
+use crate::storage::{ColumnBound, ScanFilter, StorageTxn};
+
+/// Reads every scan a plan needs. Scans keyed by scalar subqueries
+/// (`col = (SELECT max(..) ..)`) are read last: their subqueries run over the
+/// scans read before, and each value becomes an equality bound, so storage can
+/// seek instead of reading the table.
+///
+/// With `share`, a stored relation whose `ctid` the statement does not read by
+/// name may come back shared with storage (read-only statements); otherwise
+/// stored rows are copies with their `ctid` appended, which writes find by
+/// position.
+pub async fn prefetch(
+    txn: &mut dyn StorageTxn,
+    cat: &Catalog,
+    scans: &[ScanReq],
+    share: bool,
+) -> Result<Vec<ScanData>, SqlError> {
+    let mut out: Vec<ScanData> = scans.iter().map(|_| ScanData::default()).collect();
+    for (slot, s) in out.iter_mut().zip(scans) {
+        if s.keyed_by.is_empty() {
+            *slot = fetch(txn, cat, s, &s.filter, share).await?;
+        }
+    }
+    for (index, s) in scans.iter().enumerate() {
+        if s.keyed_by.is_empty() {
+            continue;
+        }
+        let mut filter = s.filter.clone();
+        {
+            let ctx = ExecCtx::new(&out, cat);
+            for (column, sub) in &s.keyed_by {
+                let rows = run_subquery(sub, &ctx, &[])?;
+                // Zero or several rows, or NULL: no bound; execution reports
+                // what it must (e.g. 21000 for several rows).
+                if let [row] = rows.as_slice() {
+                    if let Some(value) = row.first().filter(|v| !v.is_null()) {
+                        filter
+                            .bounds
+                            .push((*column, ColumnBound::Eq(value.clone())));
+                    }
+                }
+            }
+        }
+        out[index] = fetch(txn, cat, s, &filter, share).await?;
+    }
+    Ok(out)
+}
+async fn fetch(
+    txn: &mut dyn StorageTxn,
+    cat: &Catalog,
+    scan: &ScanReq,
+    filter: &ScanFilter,
+    share: bool,
+) -> Result<ScanData, SqlError> {
+    Ok(match &scan.source {
+        ScanSource::Table(def) if share && !scan.reads_ctid => {
+            ScanData::from_stored(txn.scan_shared(def, filter).await?)
+        }
+        ScanSource::Table(def) => ScanData::owned_stored(txn.scan(def, filter).await?),
+        ScanSource::Virtual(v) => ScanData::Owned(v.rows(cat)),
+    })
+}

@@ -1,0 +1,162 @@
+//! [`CatalogResults`]: results of queries over the virtual `pg_catalog` and
+//! `information_schema` tables, kept for one catalog version and shared by
+//! the sessions of a server.
+//!
+//! DuckDB's `postgres_scanner` sends the same catalog query (a join of
+//! `pg_class`, `pg_namespace`, `pg_attribute`, `pg_type`, `pg_description` and
+//! `pg_constraint`) every time a DuckDB attaches the catalog and when it looks
+//! up a table. The virtual tables are derived from the relation and schema
+//! lists (and the database name) alone, so while the catalog version (the
+//! registry version) stays the same, the same statement gives the same rows:
+//! a new DuckDB connection gets them without computing the join again. A
+//! newer version replaces what was kept; transactions at an older version (or
+//! whose own DDL or temporary tables changed their catalog) compute theirs.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use rocklake_types::datum::ColumnDef;
+
+use crate::catalog::VirtualTable;
+use crate::plan::{ScanReq, ScanSource};
+use rocklake_types::rows::ResultRows;
+
+/// Results kept at most.
+const MAX_RESULTS: usize = 64;
+/// Rows of a result kept at most.
+const MAX_ROWS: usize = 10_000;
+
+/// Results of catalog queries by database and statement text, for the
+/// newest catalog version seen.
+#[derive(Default)]
+pub struct CatalogResults {
+    kept: Mutex<Kept>,
+}
+
+#[derive(Default)]
+struct Kept {
+    version: u64,
+    by_statement: HashMap<(String, String), (Vec<ColumnDef>, ResultRows)>,
+}
+
+/// Whether a statement's result depends only on the catalog lists: it reads
+/// at least one virtual table, only virtual tables derived from the
+/// relations and schemas (not `pg_settings`, which `SET` changes), and not
+/// the transaction's time.
+pub fn derives_from_catalog(scans: &[ScanReq], reads_time: bool) -> bool {
+    !reads_time
+        && !scans.is_empty()
+        && scans.iter().all(|scan| match &scan.source {
+            ScanSource::Virtual(table) => !matches!(table, VirtualTable::Settings),
+            ScanSource::Table(_) => false,
+        })
+}
+
+/// Where a result belongs: the catalog version it was computed at, the
+/// database the session is connected to, and the statement text.
+pub struct ResultKey {
+    /// Catalog version of the transaction's catalog.
+    pub version: u64,
+    /// Database name (`current_database()`, `pg_database`).
+    pub database: String,
+    /// The statement, as text.
+    pub statement: String,
+}
+
+impl CatalogResults {
+    /// The result kept for `key`, if any.
+    pub fn get(&self, key: &ResultKey) -> Option<(Vec<ColumnDef>, ResultRows)> {
+        let kept = self.kept.lock().expect("catalog results");
+        if kept.version != key.version {
+            return None;
+        }
+        kept.by_statement
+            .get(&(key.database.clone(), key.statement.clone()))
+            .cloned()
+    }
+
+    /// Keeps a result computed at `key.version`, unless it is large, many
+    /// are kept already, or a newer version is kept.
+    pub fn put(&self, key: ResultKey, columns: &[ColumnDef], rows: &ResultRows) {
+        let mut kept = self.kept.lock().expect("catalog results");
+        if key.version > kept.version {
+            kept.version = key.version;
+            kept.by_statement.clear();
+        }
+        if key.version == kept.version
+            && rows.len() <= MAX_ROWS
+            && kept.by_statement.len() < MAX_RESULTS
+        {
+            kept.by_statement.insert(
+                (key.database, key.statement),
+                (columns.to_vec(), rows.clone()),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{RelationDef, ScanFilter};
+    use rocklake_types::datum::{Datum, PgType};
+
+    fn scan(source: ScanSource) -> ScanReq {
+        ScanReq {
+            source,
+            filter: ScanFilter::default(),
+            keyed_by: Vec::new(),
+            reads_ctid: false,
+        }
+    }
+
+    #[test]
+    fn only_catalog_derived_statements_are_kept() {
+        let class = scan(ScanSource::Virtual(VirtualTable::Class));
+        let settings = scan(ScanSource::Virtual(VirtualTable::Settings));
+        let table = scan(ScanSource::Table(RelationDef {
+            schema: "public".into(),
+            name: "t".into(),
+            columns: Vec::new(),
+            primary_key: Vec::new(),
+        }));
+        assert!(derives_from_catalog(std::slice::from_ref(&class), false));
+        assert!(!derives_from_catalog(std::slice::from_ref(&class), true));
+        assert!(!derives_from_catalog(&[], false));
+        assert!(!derives_from_catalog(&[class.clone(), settings], false));
+        assert!(!derives_from_catalog(&[class, table], false));
+    }
+
+    fn key(version: u64, database: &str, statement: &str) -> ResultKey {
+        ResultKey {
+            version,
+            database: database.into(),
+            statement: statement.into(),
+        }
+    }
+
+    #[test]
+    fn results_are_kept_per_version_and_database_and_large_ones_not_at_all() {
+        let results = CatalogResults::default();
+        let columns = vec![ColumnDef::new("n", PgType::Int8)];
+        let small = ResultRows::Owned(vec![vec![Datum::Int8(1)]]);
+        let large = ResultRows::Owned(vec![vec![Datum::Int8(1)]; MAX_ROWS + 1]);
+        results.put(key(3, "lake", "small"), &columns, &small);
+        results.put(key(3, "lake", "large"), &columns, &large);
+        assert_eq!(
+            results.get(&key(3, "lake", "small")),
+            Some((columns.clone(), small.clone()))
+        );
+        assert!(results.get(&key(3, "lake", "large")).is_none());
+        assert!(results.get(&key(3, "other", "small")).is_none());
+        assert!(results.get(&key(2, "lake", "small")).is_none());
+
+        // An older version does not displace the newer one; a newer one does.
+        results.put(key(2, "lake", "old"), &columns, &small);
+        assert!(results.get(&key(2, "lake", "old")).is_none());
+        assert!(results.get(&key(3, "lake", "small")).is_some());
+        results.put(key(4, "lake", "new"), &columns, &small);
+        assert!(results.get(&key(3, "lake", "small")).is_none());
+        assert!(results.get(&key(4, "lake", "new")).is_some());
+    }
+}

@@ -1,0 +1,157 @@
+//! A session's settings and the statements that read and change them: `SET`,
+//! `RESET`, `SHOW`. Defaults come from the server's one settings table
+//! ([`rocklake_types::settings`]), which also feeds the ParameterStatus a
+//! client gets at startup, `pg_settings` and `current_setting()`.
+
+use std::collections::BTreeMap;
+
+use rocklake_types::settings::{self, SessionIdentity};
+use rocklake_types::{ColumnDef, Datum, PgType, QueryOutput, SqlError, SqlState};
+use sqlparser::ast::{Expr, Ident, Reset, Set};
+
+use crate::bind::fold;
+
+/// The settings of one session: the server's defaults, overridden by what
+/// the session set.
+#[derive(Debug, Clone, Default)]
+pub struct SessionSettings {
+    identity: SessionIdentity,
+    /// Values the session set, by lower-case name: (name as spelled, value).
+    changed: BTreeMap<String, (String, String)>,
+}
+
+impl SessionSettings {
+    /// The defaults for a session of `identity`.
+    pub fn new(identity: SessionIdentity) -> Self {
+        SessionSettings {
+            identity,
+            changed: BTreeMap::new(),
+        }
+    }
+
+    /// `(name as PostgreSQL spells it, value)` of the setting `name` (any
+    /// case); `None` for a setting nobody set that the server does not know.
+    pub fn get(&self, name: &str) -> Option<(String, String)> {
+        let key = name.to_lowercase();
+        if let Some(value) = self.changed.get(&key) {
+            return Some(value.clone());
+        }
+        settings::find(&key).map(|s| (s.name.to_string(), s.default_value(&self.identity)))
+    }
+
+    /// Every setting, known or set, in name order.
+    pub fn all(&self) -> Vec<(String, String)> {
+        let mut map: BTreeMap<String, (String, String)> = settings::SETTINGS
+            .iter()
+            .map(|s| {
+                (
+                    s.name.to_lowercase(),
+                    (s.name.to_string(), s.default_value(&self.identity)),
+                )
+            })
+            .collect();
+        for (key, value) in &self.changed {
+            map.insert(key.clone(), value.clone());
+        }
+        map.into_values().collect()
+    }
+
+    /// Sets `name` for the rest of the session; `DEFAULT` restores the default.
+    pub fn set(&mut self, name: &str, value: String) {
+        let key = name.to_lowercase();
+        if value.eq_ignore_ascii_case("default") {
+            self.changed.remove(&key);
+            return;
+        }
+        let spelled = self
+            .get(name)
+            .map(|(n, _)| n)
+            .unwrap_or_else(|| key.clone());
+        self.changed.insert(key, (spelled, value));
+    }
+
+    /// `RESET name`.
+    pub fn reset(&mut self, name: &str) {
+        self.changed.remove(&name.to_lowercase());
+    }
+
+    /// `RESET ALL` / `DISCARD ALL`.
+    pub fn reset_all(&mut self) {
+        self.changed.clear();
+    }
+}
+
+/// `SET name = value` / `SET name TO value` (other forms are accepted and
+/// ignored, as before).
+pub fn set(settings: &mut SessionSettings, statement: &Set) -> QueryOutput {
+    if let Set::SingleAssignment {
+        variable, values, ..
+    } = statement
+    {
+        let name = variable
+            .0
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(".");
+        let value = values
+            .iter()
+            .map(|v| match v {
+                Expr::Value(x) => x
+                    .value
+                    .clone()
+                    .into_string()
+                    .unwrap_or_else(|| x.to_string()),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        settings.set(&name, value);
+    }
+    QueryOutput::command("SET")
+}
+
+/// `RESET name` / `RESET ALL`.
+pub fn reset(settings: &mut SessionSettings, statement: &Reset) -> QueryOutput {
+    match statement {
+        Reset::ALL => settings.reset_all(),
+        Reset::ConfigurationParameter(p) => settings.reset(
+            &p.0.iter()
+                .map(|part| part.to_string())
+                .collect::<Vec<_>>()
+                .join("."),
+        ),
+        _ => {}
+    }
+    QueryOutput::command("RESET")
+}
+
+/// `SHOW name` / `SHOW ALL`, with PostgreSQL's column names.
+pub fn show(settings: &SessionSettings, variable: &[Ident]) -> Result<QueryOutput, SqlError> {
+    let name = variable.iter().map(fold).collect::<Vec<_>>().join(" ");
+    if name == "all" {
+        let rows = settings
+            .all()
+            .into_iter()
+            .map(|(n, v)| vec![Datum::text(n), Datum::text(v), Datum::text(String::new())])
+            .collect::<Vec<_>>();
+        let columns = ["name", "setting", "description"]
+            .iter()
+            .map(|c| ColumnDef::new(*c, PgType::Text))
+            .collect();
+        return Ok(QueryOutput::Rows {
+            columns,
+            rows: rows.into(),
+        });
+    }
+    let (spelled, value) = settings.get(&name).ok_or_else(|| {
+        SqlError::new(
+            SqlState::UNDEFINED_OBJECT,
+            format!("unrecognized configuration parameter \"{name}\""),
+        )
+    })?;
+    Ok(QueryOutput::Rows {
+        columns: vec![ColumnDef::new(spelled.to_lowercase(), PgType::Text)],
+        rows: vec![vec![Datum::text(value)]].into(),
+    })
+}

@@ -1,0 +1,210 @@
+//! The contract between the SQL engine and whatever holds the relations.
+//!
+//! The engine never sees keys or SlateDB: it asks a [`StorageTxn`] for relation
+//! definitions and rows, and hands back inserts, updates and deletes. The catalog
+//! store implements this over SlateDB; [`crate::storage::memory::MemoryStorage`] implements it
+//! in memory for the engine's own tests.
+
+pub mod memory;
+pub(crate) mod temp;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rocklake_types::datum::{ColumnDef, Datum, Row};
+
+use rocklake_types::SqlError;
+
+pub use rocklake_types::rows::{RowId, ScannedRow, SharedRows};
+
+/// Result type of storage calls.
+pub type StorageResult<T> = Result<T, SqlError>;
+
+/// Definition of a relation (table) as the engine sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelationDef {
+    /// Schema (namespace) name, e.g. `public`.
+    pub schema: String,
+    /// Relation name, e.g. `ducklake_snapshot`.
+    pub name: String,
+    /// Columns in declaration order.
+    pub columns: Vec<ColumnDef>,
+    /// Columns (by index) that form the relation's primary key, empty if none.
+    /// The storage enforces uniqueness on them and reports violations as
+    /// SQLSTATE 23505.
+    pub primary_key: Vec<usize>,
+}
+
+impl RelationDef {
+    /// Index of the column with this (already case-folded) name.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Name of the primary-key constraint as PostgreSQL derives it.
+    pub fn primary_key_name(&self) -> String {
+        format!("{}_pkey", self.name)
+    }
+}
+
+/// A bound on one column that a scan may use to narrow what it reads. The
+/// engine always re-checks its full predicate on the returned rows, so storage
+/// may ignore any bound it cannot use (the filter is *inexact*).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnBound {
+    /// `column = value`.
+    Eq(Datum),
+    /// `column IN (values)`.
+    In(Vec<Datum>),
+    /// `lower <= column <= upper` with either side optional and either side
+    /// inclusive (`true`) or exclusive (`false`).
+    Range {
+        /// Lower bound and whether it is inclusive.
+        lower: Option<(Datum, bool)>,
+        /// Upper bound and whether it is inclusive.
+        upper: Option<(Datum, bool)>,
+    },
+}
+
+/// Conjunction of per-column bounds pushed down to a scan.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScanFilter {
+    /// `(column index, bound)` pairs, all of which hold for wanted rows.
+    pub bounds: Vec<(usize, ColumnBound)>,
+    /// Set when the statement only needs the row holding the largest or
+    /// smallest value of one column among the rows the bounds admit (e.g.
+    /// `SELECT max(snapshot_id) FROM ducklake_snapshot`). Storage that keeps
+    /// rows ordered by that column may return just that row; any other storage
+    /// ignores it, since the engine computes the aggregate over whatever it gets.
+    pub extreme: Option<Extreme>,
+}
+
+/// The one row an aggregate-only scan needs (see [`ScanFilter::extreme`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extreme {
+    /// Column index of the `max`/`min` argument.
+    pub column: usize,
+    /// `max` (true) or `min` (false).
+    pub largest: bool,
+}
+
+/// The rows of one scan, as [`StorageTxn::scan_shared`] returns them.
+pub enum ScanRows {
+    /// Copies the engine owns.
+    Owned(Vec<ScannedRow>),
+    /// Rows shared with storage.
+    Shared(Arc<dyn SharedRows>),
+}
+
+/// One transaction's view of storage: a consistent snapshot for reads plus the
+/// transaction's own uncommitted writes. Dropping it without [`StorageTxn::commit`]
+/// discards every write.
+#[async_trait]
+pub trait StorageTxn: Send {
+    /// Looks a relation up by schema and name (both already case-folded).
+    async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>>;
+
+    /// All relations, in a stable order.
+    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>>;
+
+    /// A version of the relation and schema lists this transaction sees:
+    /// while it stays the same, [`StorageTxn::relations`] and
+    /// [`StorageTxn::schemas`] return what they returned before, so a session
+    /// may keep them across transactions. `None` when storage cannot tell, or
+    /// when this transaction has changed them itself.
+    async fn catalog_version(&mut self) -> StorageResult<Option<u64>> {
+        Ok(None)
+    }
+
+    /// Creates a relation. Returns `Ok(false)` without changing anything when it
+    /// exists and `if_not_exists` is set; errors (SQLSTATE 42P07) when it exists
+    /// otherwise.
+    async fn create_relation(
+        &mut self,
+        def: RelationDef,
+        if_not_exists: bool,
+    ) -> StorageResult<bool>;
+
+    /// Drops a relation and all its rows. Returns `Ok(false)` when it does not
+    /// exist and `if_exists` is set; errors (SQLSTATE 42P01) when it does not
+    /// exist otherwise.
+    async fn drop_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> StorageResult<bool>;
+
+    /// Creates a schema (namespace). Same existence rules as `create_relation`
+    /// (SQLSTATE 42P06).
+    async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool>;
+
+    /// Names of all schemas.
+    async fn schemas(&mut self) -> StorageResult<Vec<String>>;
+
+    /// Rows of `relation` that may satisfy `filter`, in a stable order.
+    async fn scan(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<Vec<ScannedRow>>;
+
+    /// Like [`StorageTxn::scan`], for a read that only looks at the rows: storage
+    /// that already holds them decoded may hand them over shared instead of
+    /// copying each one.
+    async fn scan_shared(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<ScanRows> {
+        Ok(ScanRows::Owned(self.scan(relation, filter).await?))
+    }
+
+    /// Inserts rows. A primary-key duplicate (against committed rows, this
+    /// transaction's rows, or rows committed concurrently, detected at the latest
+    /// at commit) fails with SQLSTATE 23505.
+    async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()>;
+
+    /// Replaces the row `id` with `new_row`.
+    async fn update(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        new_row: Row,
+    ) -> StorageResult<()>;
+
+    /// Deletes the row `id`.
+    async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()>;
+
+    /// Makes every write of this transaction durable and visible atomically, or
+    /// fails (e.g. SQLSTATE 23505 on a concurrent duplicate key, 40001 on another
+    /// conflict) and keeps nothing.
+    async fn commit(self: Box<Self>) -> StorageResult<()>;
+}
+
+/// Something that opens storage transactions: the catalog store, or the
+/// in-memory test storage.
+#[async_trait]
+pub trait Storage: Send + Sync {
+    /// Begins a transaction on a consistent snapshot. `read_only` transactions
+    /// reject writes with SQLSTATE 25006.
+    async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>>;
+
+    /// Runs a catalog maintenance command in its own transaction and returns
+    /// what it did as `(item, value)` pairs. Storage without retention rejects
+    /// every command as unsupported.
+    async fn maintain(&self, command: Maintenance) -> StorageResult<Vec<(String, String)>> {
+        Err(SqlError::unsupported(format!(
+            "{command:?} is not supported by this storage"
+        )))
+    }
+}
+
+/// A catalog maintenance command (see [`crate::maintenance`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Maintenance {
+    /// Advance the retention floor: a snapshot id, or an age such as `7d`.
+    RetainFrom(String),
+    /// Delete every row the retention floor gave up.
+    Excise,
+}

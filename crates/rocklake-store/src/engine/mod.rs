@@ -1,0 +1,100 @@
+//! The catalog store as the SQL engine's storage: implements
+//! [`rocklake_sql::Storage`] over a [`CatalogStore`] (or a
+//! [`CatalogReplica`]). [`txn`] turns the engine's scans into key-prefix reads
+//! and its writes into store writes; [`errors`] maps store errors to
+//! PostgreSQL's.
+
+// `SqlError` carries every field of a PostgreSQL ErrorResponse; it is the
+// engine's error type and only travels on error paths.
+#![allow(clippy::result_large_err)]
+
+mod errors;
+mod row_keys;
+mod txn;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rocklake_sql::storage::{Maintenance, Storage, StorageResult, StorageTxn};
+use rocklake_types::{SqlError, SqlState};
+
+use crate::error::StoreError;
+use crate::replica::CatalogReplica;
+use crate::retention::RetainSpec;
+use crate::store::CatalogStore;
+pub use errors::to_sql;
+use txn::{Access, RegistryCache, StoreTxn};
+
+/// Where a [`CatalogStorage`] reads and writes.
+enum Source {
+    /// The catalog's writer.
+    Writer(CatalogStore),
+    /// A read replica: every transaction is read-only.
+    Replica(CatalogReplica),
+}
+/// [`Storage`] backed by a [`CatalogStore`] or a [`CatalogReplica`].
+pub struct CatalogStorage {
+    source: Source,
+    registry: Arc<RegistryCache>,
+}
+impl CatalogStorage {
+    /// Serves `store` to the SQL engine.
+    pub fn new(store: CatalogStore) -> Self {
+        CatalogStorage {
+            source: Source::Writer(store),
+            registry: Arc::default(),
+        }
+    }
+
+    /// Serves a read replica to the SQL engine: reads work, and every write
+    /// fails with SQLSTATE 25006 as on a PostgreSQL hot standby.
+    pub fn replica(replica: CatalogReplica) -> Self {
+        CatalogStorage {
+            source: Source::Replica(replica),
+            registry: Arc::default(),
+        }
+    }
+}
+#[async_trait]
+impl Storage for CatalogStorage {
+    async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>> {
+        let access = match &self.source {
+            Source::Replica(replica) => Access::Read(replica.read()),
+            Source::Writer(store) if read_only => Access::Read(store.read().map_err(to_sql)?),
+            Source::Writer(store) => Access::Write(Box::new(store.write().map_err(to_sql)?)),
+        };
+        Ok(Box::new(StoreTxn::new(access, self.registry.clone())))
+    }
+
+    async fn maintain(&self, command: Maintenance) -> StorageResult<Vec<(String, String)>> {
+        let Source::Writer(store) = &self.source else {
+            return Err(to_sql(StoreError::ReadOnly));
+        };
+        let now = std::time::SystemTime::now();
+        match command {
+            Maintenance::RetainFrom(spec) => {
+                let spec: RetainSpec = spec
+                    .parse()
+                    .map_err(|e: String| SqlError::new(SqlState::INVALID_PARAMETER_VALUE, e))?;
+                let outcome = store.retain_from(spec, now).await.map_err(to_sql)?;
+                Ok(vec![
+                    ("previous_retain_from".into(), outcome.previous.to_string()),
+                    ("retain_from".into(), outcome.floor.to_string()),
+                    ("latest_snapshot".into(), outcome.latest.to_string()),
+                ])
+            }
+            Maintenance::Excise => {
+                let report = store.excise(now).await.map_err(to_sql)?;
+                let mut rows = vec![("retain_from".to_string(), report.floor.to_string())];
+                rows.extend(report.removed.iter().map(|(table, count)| {
+                    (format!("rows removed from {table}"), count.to_string())
+                }));
+                rows.push((
+                    "files scheduled for deletion".into(),
+                    report.scheduled_files.to_string(),
+                ));
+                Ok(rows)
+            }
+        }
+    }
+}

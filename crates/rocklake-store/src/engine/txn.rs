@@ -1,0 +1,462 @@
+//! [`StoreTxn`]: one SQL transaction over the store. Relations are resolved
+//! against the registry as of the transaction's snapshot (shared between
+//! transactions at the same registry version); scans become key-prefix reads
+//! using the columns the filter pins; updates and deletes find their rows by
+//! the keys remembered when they were read.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use rocklake_codec::relations::{Relation, RowLayout};
+use rocklake_codec::tables::SnapshotColumns;
+use rocklake_codec::tags::Tag;
+use rocklake_sql::storage::{
+    ColumnBound, RelationDef, RowId, ScanFilter, ScanRows, ScannedRow, SharedRows, StorageResult,
+    StorageTxn,
+};
+use rocklake_types::datum::{Datum, Row};
+use rocklake_types::{SqlError, SqlState};
+use slatedb::IterationOrder;
+
+use super::errors::to_sql;
+use super::row_keys::RowKeys;
+use crate::error::StoreError;
+use crate::reader::KeyedRow;
+use crate::txn::{ReadTxn, WriteTxn};
+use crate::view::CatalogView;
+
+/// Relations by (schema, name).
+type RelationMap = HashMap<(String, String), Relation>;
+/// The relation registry as last loaded, with the registry version it was
+/// loaded at. Transactions that see the same version share it instead of
+/// scanning and decoding the registry again.
+#[derive(Default)]
+pub(super) struct RegistryCache {
+    latest: Mutex<Option<(u64, Arc<RelationMap>)>>,
+}
+/// The rows of one scan as the store read them (perhaps from the scan
+/// cache), handed to the engine without copying.
+struct SharedScan(Arc<Vec<KeyedRow>>);
+impl SharedRows for SharedScan {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn values(&self, index: usize) -> &[Datum] {
+        &self.0[index].row
+    }
+
+    fn id(&self, index: usize) -> RowId {
+        RowId(self.0[index].row_seq)
+    }
+}
+pub(super) enum Access {
+    Read(ReadTxn),
+    Write(Box<WriteTxn>),
+}
+impl Access {
+    /// What the transaction reads.
+    fn view(&self) -> CatalogView<'_> {
+        match self {
+            Access::Read(txn) => txn.view(),
+            Access::Write(txn) => txn.view(),
+        }
+    }
+}
+
+/// One SQL transaction over the store.
+pub(super) struct StoreTxn {
+    access: Access,
+    registry: Arc<RegistryCache>,
+    /// Relations by (schema, name) as this transaction sees them: shared with
+    /// the cache until this transaction creates or drops one.
+    relations: Option<Arc<RelationMap>>,
+    /// The registry version `relations` was loaded at.
+    registry_version: u64,
+    /// Whether this transaction created or dropped a relation or schema.
+    registry_changed: bool,
+    /// Keys of the rows this transaction has read or written, so updates and
+    /// deletes can find them.
+    row_keys: RowKeys,
+    /// The retention floor, read on the first scan of `ducklake_snapshot`.
+    retain_from: Option<u64>,
+}
+/// Whether a `ducklake_snapshot` row is below the retention floor.
+fn snapshot_id_below(row: &[Datum], floor: u64) -> bool {
+    row.get(SnapshotColumns::get().snapshot_id)
+        .and_then(Datum::as_i64)
+        .is_some_and(|id| id >= 0 && (id as u64) < floor)
+}
+fn definition(relation: &Relation) -> RelationDef {
+    RelationDef {
+        schema: relation.schema.clone(),
+        name: relation.name.clone(),
+        columns: relation.columns.clone(),
+        primary_key: relation.primary_key.clone(),
+    }
+}
+fn as_key_field(datum: &Datum) -> Option<u64> {
+    datum.as_i64().and_then(|v| u64::try_from(v).ok())
+}
+/// The longest run of leading key fields the filter pins to one value each:
+/// the key prefix a scan can seek to.
+fn key_prefix(key_columns: &[usize], filter: &ScanFilter) -> Vec<u64> {
+    let mut prefix = Vec::new();
+    for &column in key_columns {
+        let pinned = filter.bounds.iter().find_map(|(index, bound)| match bound {
+            ColumnBound::Eq(value) if *index == column => as_key_field(value),
+            _ => None,
+        });
+        match pinned {
+            Some(value) => prefix.push(value),
+            None => break,
+        }
+    }
+    prefix
+}
+/// When the filter asks only for the row with the largest (smallest) value of
+/// the key field right after `prefix`, and every bound is one the prefix
+/// already enforces, that row is the last (first) key under the prefix: the
+/// scan order that finds it with one seek.
+fn extreme_order(
+    key_columns: &[usize],
+    prefix: &[u64],
+    filter: &ScanFilter,
+) -> Option<IterationOrder> {
+    let extreme = filter.extreme?;
+    let pinned = &key_columns[..prefix.len()];
+    let all_enforced = filter
+        .bounds
+        .iter()
+        .all(|(column, bound)| matches!(bound, ColumnBound::Eq(_)) && pinned.contains(column));
+    if !all_enforced || key_columns.get(prefix.len()) != Some(&extreme.column) {
+        return None;
+    }
+    Some(if extreme.largest {
+        IterationOrder::Descending
+    } else {
+        IterationOrder::Ascending
+    })
+}
+impl StoreTxn {
+    pub(super) fn new(access: Access, registry: Arc<RegistryCache>) -> StoreTxn {
+        StoreTxn {
+            access,
+            registry,
+            relations: None,
+            registry_version: 0,
+            registry_changed: false,
+            row_keys: RowKeys::default(),
+            retain_from: None,
+        }
+    }
+
+    fn writer(&mut self) -> StorageResult<&mut WriteTxn> {
+        match &mut self.access {
+            Access::Write(txn) => Ok(txn),
+            Access::Read(_) => Err(to_sql(StoreError::ReadOnly)),
+        }
+    }
+
+    async fn relation_map(&mut self) -> StorageResult<&RelationMap> {
+        if self.relations.is_none() {
+            let (version, map) = self.load_relations().await?;
+            self.registry_version = version;
+            self.relations = Some(map);
+        }
+        Ok(self.relations.as_deref().expect("loaded above"))
+    }
+
+    /// The relation map for a change by this transaction (copied from the
+    /// shared one on first change).
+    async fn relation_map_mut(&mut self) -> StorageResult<&mut RelationMap> {
+        self.relation_map().await?;
+        self.registry_changed = true;
+        Ok(Arc::make_mut(
+            self.relations.as_mut().expect("loaded above"),
+        ))
+    }
+
+    /// The registry at this transaction's snapshot: from the cache when its
+    /// version matches, otherwise scanned (and cached if newer).
+    async fn load_relations(&self) -> StorageResult<(u64, Arc<RelationMap>)> {
+        let version = self
+            .access
+            .view()
+            .registry_version()
+            .await
+            .map_err(to_sql)?;
+        if let Some((cached, map)) = &*self.registry.latest.lock().expect("registry cache") {
+            if *cached == version {
+                return Ok((version, map.clone()));
+            }
+        }
+        let list = self.access.view().relations().await.map_err(to_sql)?;
+        let map: Arc<RelationMap> = Arc::new(
+            list.into_iter()
+                .map(|r| ((r.schema.clone(), r.name.clone()), r))
+                .collect(),
+        );
+        let mut latest = self.registry.latest.lock().expect("registry cache");
+        if latest.as_ref().is_none_or(|(cached, _)| *cached < version) {
+            *latest = Some((version, map.clone()));
+        }
+        Ok((version, map))
+    }
+
+    async fn resolve(&mut self, def: &RelationDef) -> StorageResult<Relation> {
+        let key = (def.schema.clone(), def.name.clone());
+        self.relation_map()
+            .await?
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| {
+                SqlError::new(
+                    SqlState::UNDEFINED_TABLE,
+                    format!("relation \"{}\" does not exist", def.name),
+                )
+            })
+    }
+
+    /// The retention floor for a scan of `ducklake_snapshot`; fails with
+    /// [`StoreError::BelowRetention`] when the filter pins only snapshots
+    /// below it (time travel to a snapshot that was given up).
+    async fn snapshot_floor(&mut self, filter: &ScanFilter) -> StorageResult<u64> {
+        let floor = match self.retain_from {
+            Some(floor) => floor,
+            None => {
+                let floor = self.access.view().retain_from().await.map_err(to_sql)?;
+                self.retain_from = Some(floor);
+                floor
+            }
+        };
+        if floor == 0 {
+            return Ok(0);
+        }
+        for (column, bound) in &filter.bounds {
+            if *column != SnapshotColumns::get().snapshot_id {
+                continue;
+            }
+            let pinned: Vec<i64> = match bound {
+                ColumnBound::Eq(value) => value.as_i64().into_iter().collect(),
+                ColumnBound::In(values) => values.iter().filter_map(Datum::as_i64).collect(),
+                ColumnBound::Range { .. } => continue,
+            };
+            if let Some(&requested) = pinned.iter().max() {
+                if requested >= 0 && (requested as u64) < floor {
+                    return Err(to_sql(StoreError::BelowRetention {
+                        requested: requested as u64,
+                        retain_from: floor,
+                    }));
+                }
+            }
+        }
+        Ok(floor)
+    }
+
+    fn remembered(&mut self, relation: &Relation, id: RowId) -> StorageResult<Vec<u8>> {
+        self.row_keys
+            .get(relation.relation_id, id.0)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| {
+                SqlError::internal(format!(
+                    "row {} of \"{}\" was not read in this transaction",
+                    id.0, relation.name
+                ))
+            })
+    }
+}
+#[async_trait]
+impl StorageTxn for StoreTxn {
+    async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>> {
+        let key = (schema.to_string(), name.to_string());
+        Ok(self.relation_map().await?.get(&key).map(definition))
+    }
+
+    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
+        let mut list: Vec<&Relation> = self.relation_map().await?.values().collect();
+        list.sort_by_key(|r| r.relation_id);
+        Ok(list.into_iter().map(definition).collect())
+    }
+
+    async fn catalog_version(&mut self) -> StorageResult<Option<u64>> {
+        self.relation_map().await?;
+        Ok((!self.registry_changed).then_some(self.registry_version))
+    }
+
+    async fn create_relation(
+        &mut self,
+        def: RelationDef,
+        if_not_exists: bool,
+    ) -> StorageResult<bool> {
+        let created = self
+            .writer()?
+            .create_relation(
+                &def.schema,
+                &def.name,
+                def.columns,
+                def.primary_key,
+                if_not_exists,
+            )
+            .await
+            .map_err(to_sql)?;
+        match created {
+            Some(relation) => {
+                self.relation_map_mut()
+                    .await?
+                    .insert((relation.schema.clone(), relation.name.clone()), relation);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    async fn drop_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> StorageResult<bool> {
+        let dropped = self
+            .writer()?
+            .drop_relation(schema, name, if_exists)
+            .await
+            .map_err(to_sql)?;
+        if dropped {
+            let key = (schema.to_string(), name.to_string());
+            if let Some(relation) = self.relation_map_mut().await?.remove(&key) {
+                self.row_keys.forget_relation(relation.relation_id);
+            }
+        }
+        Ok(dropped)
+    }
+
+    async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {
+        let created = self
+            .writer()?
+            .create_namespace(name, if_not_exists)
+            .await
+            .map_err(to_sql)?;
+        self.registry_changed |= created;
+        Ok(created)
+    }
+
+    async fn schemas(&mut self) -> StorageResult<Vec<String>> {
+        self.access.view().namespaces().await.map_err(to_sql)
+    }
+
+    async fn scan(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<Vec<ScannedRow>> {
+        Ok(match self.scan_shared(relation, filter).await? {
+            ScanRows::Owned(rows) => rows,
+            ScanRows::Shared(rows) => rows.to_stored(),
+        })
+    }
+
+    async fn scan_shared(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<ScanRows> {
+        let relation = self.resolve(relation).await?;
+        let floor = match relation.layout() {
+            RowLayout::Catalog(table) if table.tag == Tag::Snapshot => {
+                self.snapshot_floor(filter).await?
+            }
+            _ => 0,
+        };
+        let key_columns = relation.layout().seek_columns();
+        let prefix = key_prefix(&key_columns, filter);
+        let order = extreme_order(&key_columns, &prefix, filter)
+            .filter(|order| floor == 0 || matches!(order, IterationOrder::Descending));
+        if let Some(order) = order {
+            let row = self
+                .access
+                .view()
+                .edge_row(&relation, &prefix, order)
+                .await
+                .map_err(to_sql)?;
+            let Some(stored) = row.filter(|s| floor == 0 || !snapshot_id_below(&s.row, floor))
+            else {
+                return Ok(ScanRows::Owned(Vec::new()));
+            };
+            self.row_keys
+                .remember(relation.relation_id, stored.row_seq, stored.key);
+            return Ok(ScanRows::Owned(vec![ScannedRow {
+                id: RowId(stored.row_seq),
+                row: stored.row,
+            }]));
+        }
+        let rows = self
+            .access
+            .view()
+            .rows_shared(&relation, &prefix)
+            .await
+            .map_err(to_sql)?;
+        self.row_keys
+            .remember_scan(relation.relation_id, Arc::clone(&rows));
+        if floor == 0 {
+            return Ok(ScanRows::Shared(Arc::new(SharedScan(rows))));
+        }
+        // Snapshots below the retention floor are hidden: copy the others.
+        Ok(ScanRows::Owned(
+            rows.iter()
+                .filter(|stored| !snapshot_id_below(&stored.row, floor))
+                .map(|stored| ScannedRow {
+                    id: RowId(stored.row_seq),
+                    row: stored.row.clone(),
+                })
+                .collect(),
+        ))
+    }
+
+    async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()> {
+        let relation = self.resolve(relation).await?;
+        let writer = self.writer()?;
+        let mut stored = Vec::with_capacity(rows.len());
+        for row in rows {
+            stored.push(writer.insert(&relation, row).await.map_err(to_sql)?);
+        }
+        for row in stored {
+            self.row_keys
+                .remember(relation.relation_id, row.row_seq, row.key);
+        }
+        Ok(())
+    }
+
+    async fn update(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        new_row: Row,
+    ) -> StorageResult<()> {
+        let relation = self.resolve(relation).await?;
+        let old_key = self.remembered(&relation, id)?;
+        let new = self
+            .writer()?
+            .update(&relation, &old_key, id.0, new_row)
+            .await
+            .map_err(to_sql)?;
+        self.row_keys.remember(relation.relation_id, id.0, new.key);
+        Ok(())
+    }
+
+    async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()> {
+        let relation = self.resolve(relation).await?;
+        let old_key = self.remembered(&relation, id)?;
+        self.writer()?.delete(&old_key).map_err(to_sql)?;
+        self.row_keys.forget(relation.relation_id, id.0);
+        Ok(())
+    }
+
+    async fn commit(self: Box<Self>) -> StorageResult<()> {
+        match self.access {
+            Access::Read(_) => Ok(()),
+            Access::Write(txn) => txn.commit().await.map_err(to_sql),
+        }
+    }
+}

@@ -1,0 +1,411 @@
+//! SQL values and PostgreSQL types as RockLake exchanges them between layers.
+//!
+//! A [`Datum`] is one cell of a row; a [`PgType`] says how a column is typed on the
+//! PostgreSQL wire (its OID) and how its cells are stored. Every layer (store, SQL
+//! engine, wire server) speaks in these two types.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Microseconds between 1970-01-01 and 2000-01-01, the PostgreSQL epoch.
+pub const PG_EPOCH_OFFSET_MICROS: i64 = 946_684_800_000_000;
+
+/// `time` as a `timestamptz` value: microseconds since 2000-01-01 UTC (times
+/// before 1970 count as 1970).
+pub fn timestamptz_micros(time: std::time::SystemTime) -> i64 {
+    let unix = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0);
+    unix - PG_EPOCH_OFFSET_MICROS
+}
+
+/// A PostgreSQL column type, identified on the wire by its OID.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PgType {
+    /// `boolean` (OID 16).
+    Bool,
+    /// `bytea` (OID 17).
+    Bytea,
+    /// `"char"`, the single-byte internal type (OID 18).
+    Char,
+    /// `name` (OID 19).
+    Name,
+    /// `bigint` (OID 20).
+    Int8,
+    /// `smallint` (OID 21).
+    Int2,
+    /// `integer` (OID 23).
+    Int4,
+    /// `text` (OID 25).
+    Text,
+    /// `oid` (OID 26).
+    Oid,
+    /// `tid`, a tuple identifier (OID 27).
+    Tid,
+    /// `real` (OID 700).
+    Float4,
+    /// `double precision` (OID 701).
+    Float8,
+    /// `varchar` / `character varying` (OID 1043).
+    Varchar,
+    /// `date` (OID 1082).
+    Date,
+    /// `time without time zone` (OID 1083).
+    Time,
+    /// `timestamp without time zone` (OID 1114).
+    Timestamp,
+    /// `timestamp with time zone` (OID 1184).
+    TimestampTz,
+    /// `interval` (OID 1186).
+    Interval,
+    /// `time with time zone` (OID 1266).
+    TimeTz,
+    /// `numeric(precision, scale)` (OID 1700); `None` means unconstrained.
+    Numeric(Option<(u16, u16)>),
+    /// `uuid` (OID 2950).
+    Uuid,
+    /// `regclass` (OID 2205).
+    RegClass,
+    /// `smallint[]` (OID 1005).
+    Int2Array,
+}
+
+impl PgType {
+    /// The type's OID as sent in RowDescription and COPY headers.
+    pub fn oid(&self) -> u32 {
+        match self {
+            PgType::Bool => 16,
+            PgType::Bytea => 17,
+            PgType::Char => 18,
+            PgType::Name => 19,
+            PgType::Int8 => 20,
+            PgType::Int2 => 21,
+            PgType::Int4 => 23,
+            PgType::Text => 25,
+            PgType::Oid => 26,
+            PgType::Tid => 27,
+            PgType::Float4 => 700,
+            PgType::Float8 => 701,
+            PgType::Varchar => 1043,
+            PgType::Date => 1082,
+            PgType::Time => 1083,
+            PgType::Timestamp => 1114,
+            PgType::TimestampTz => 1184,
+            PgType::Interval => 1186,
+            PgType::TimeTz => 1266,
+            PgType::Numeric(_) => 1700,
+            PgType::Uuid => 2950,
+            PgType::RegClass => 2205,
+            PgType::Int2Array => 1005,
+        }
+    }
+
+    /// The `pg_type.typname` of this type.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            PgType::Bool => "bool",
+            PgType::Bytea => "bytea",
+            PgType::Char => "char",
+            PgType::Name => "name",
+            PgType::Int8 => "int8",
+            PgType::Int2 => "int2",
+            PgType::Int4 => "int4",
+            PgType::Text => "text",
+            PgType::Oid => "oid",
+            PgType::Tid => "tid",
+            PgType::Float4 => "float4",
+            PgType::Float8 => "float8",
+            PgType::Varchar => "varchar",
+            PgType::Date => "date",
+            PgType::Time => "time",
+            PgType::Timestamp => "timestamp",
+            PgType::TimestampTz => "timestamptz",
+            PgType::Interval => "interval",
+            PgType::TimeTz => "timetz",
+            PgType::Numeric(_) => "numeric",
+            PgType::Uuid => "uuid",
+            PgType::RegClass => "regclass",
+            PgType::Int2Array => "_int2",
+        }
+    }
+
+    /// The name PostgreSQL uses for this type in messages (`bigint`,
+    /// `timestamp with time zone`, ...), as `format_type` prints it.
+    pub fn display_name(&self) -> &'static str {
+        match self {
+            PgType::Bool => "boolean",
+            PgType::Int2 => "smallint",
+            PgType::Int4 => "integer",
+            PgType::Int8 => "bigint",
+            PgType::Float4 => "real",
+            PgType::Float8 => "double precision",
+            PgType::Varchar => "character varying",
+            PgType::Timestamp => "timestamp without time zone",
+            PgType::TimestampTz => "timestamp with time zone",
+            PgType::Time => "time without time zone",
+            PgType::TimeTz => "time with time zone",
+            PgType::Char => "\"char\"",
+            PgType::Int2Array => "smallint[]",
+            other => other.type_name(),
+        }
+    }
+
+    /// Whether this is an integer, floating-point or `numeric` type.
+    pub fn is_numeric(&self) -> bool {
+        matches!(
+            self,
+            PgType::Int2
+                | PgType::Int4
+                | PgType::Int8
+                | PgType::Oid
+                | PgType::Float4
+                | PgType::Float8
+                | PgType::Numeric(_)
+        )
+    }
+
+    /// Whether this is a string type (`text`, `varchar`, `name`, `"char"`).
+    pub fn is_string(&self) -> bool {
+        matches!(
+            self,
+            PgType::Text | PgType::Varchar | PgType::Name | PgType::Char
+        )
+    }
+
+    /// The `pg_attribute.atttypmod` PostgreSQL reports for a column of this type.
+    pub fn type_modifier(&self) -> i32 {
+        match self {
+            PgType::Numeric(Some((precision, scale))) => {
+                ((i32::from(*precision) << 16) | i32::from(*scale)) + 4
+            }
+            _ => -1,
+        }
+    }
+
+    /// Parses a type name as written in `CREATE TABLE` (case-insensitive), e.g.
+    /// `BIGINT`, `TIMESTAMP WITH TIME ZONE`, `DECIMAL(18,3)`. Returns `None` for a
+    /// type RockLake does not store.
+    pub fn from_sql_name(name: &str) -> Option<PgType> {
+        let lowered = name.trim().to_ascii_lowercase();
+        let collapsed: String = lowered.split_whitespace().collect::<Vec<_>>().join(" ");
+        if let Some(args) = collapsed
+            .strip_prefix("decimal")
+            .or_else(|| collapsed.strip_prefix("numeric"))
+        {
+            let args = args.trim();
+            if args.is_empty() {
+                return Some(PgType::Numeric(None));
+            }
+            let inner = args.strip_prefix('(')?.strip_suffix(')')?;
+            let mut parts = inner.split(',').map(|p| p.trim().parse::<u16>());
+            let precision = parts.next()?.ok()?;
+            let scale = match parts.next() {
+                Some(s) => s.ok()?,
+                None => 0,
+            };
+            return Some(PgType::Numeric(Some((precision, scale))));
+        }
+        Some(match collapsed.as_str() {
+            "bool" | "boolean" => PgType::Bool,
+            "bytea" | "blob" => PgType::Bytea,
+            "\"char\"" | "char" => PgType::Char,
+            "name" => PgType::Name,
+            "int8" | "bigint" => PgType::Int8,
+            "int2" | "smallint" => PgType::Int2,
+            "int4" | "int" | "integer" => PgType::Int4,
+            "text" => PgType::Text,
+            "oid" => PgType::Oid,
+            "tid" => PgType::Tid,
+            "float4" | "real" => PgType::Float4,
+            "float8" | "double precision" | "double" => PgType::Float8,
+            "varchar" | "character varying" | "string" => PgType::Varchar,
+            "date" => PgType::Date,
+            "time" | "time without time zone" => PgType::Time,
+            "timestamp" | "timestamp without time zone" => PgType::Timestamp,
+            "timestamptz" | "timestamp with time zone" => PgType::TimestampTz,
+            "interval" => PgType::Interval,
+            "timetz" | "time with time zone" => PgType::TimeTz,
+            "uuid" => PgType::Uuid,
+            "regclass" => PgType::RegClass,
+            "int2[]" | "smallint[]" | "_int2" => PgType::Int2Array,
+            _ => return None,
+        })
+    }
+
+    /// The SQL spelling of this type, suitable for `CREATE TABLE`.
+    pub fn sql_name(&self) -> String {
+        match self {
+            PgType::Numeric(Some((p, s))) => format!("NUMERIC({p},{s})"),
+            PgType::Numeric(None) => "NUMERIC".to_string(),
+            PgType::Int8 => "BIGINT".to_string(),
+            PgType::Int4 => "INTEGER".to_string(),
+            PgType::Int2 => "SMALLINT".to_string(),
+            PgType::Float4 => "REAL".to_string(),
+            PgType::Float8 => "DOUBLE PRECISION".to_string(),
+            PgType::Bool => "BOOLEAN".to_string(),
+            PgType::Varchar => "VARCHAR".to_string(),
+            PgType::TimestampTz => "TIMESTAMP WITH TIME ZONE".to_string(),
+            PgType::TimeTz => "TIME WITH TIME ZONE".to_string(),
+            other => other.type_name().to_ascii_uppercase(),
+        }
+    }
+}
+
+impl fmt::Display for PgType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.sql_name())
+    }
+}
+
+/// One SQL value. The column's [`PgType`] says how to interpret it; several types
+/// share a variant (e.g. `text`, `varchar` and `name` are all [`Datum::Text`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Datum {
+    /// SQL NULL.
+    Null,
+    /// `boolean`.
+    Bool(bool),
+    /// `smallint`.
+    Int2(i16),
+    /// `integer`.
+    Int4(i32),
+    /// `bigint`.
+    Int8(i64),
+    /// `real`.
+    Float4(f32),
+    /// `double precision`.
+    Float8(f64),
+    /// `text`, `varchar`, `name`, `"char"` (one character). Shared, so
+    /// copying rows (from the scan cache, through projections) does not copy
+    /// their strings.
+    Text(Arc<str>),
+    /// `bytea`.
+    Bytea(Vec<u8>),
+    /// `uuid`, as its 16 bytes in network order.
+    Uuid([u8; 16]),
+    /// `timestamp with time zone`: microseconds since 2000-01-01 00:00:00 UTC.
+    TimestampTz(i64),
+    /// `timestamp without time zone`: microseconds since 2000-01-01 00:00:00.
+    Timestamp(i64),
+    /// `date`: days since 2000-01-01.
+    Date(i32),
+    /// `time`: microseconds since midnight.
+    Time(i64),
+    /// `time with time zone`: microseconds since midnight and the zone's offset in
+    /// seconds *west* of UTC (PostgreSQL's convention, so UTC+2 is -7200).
+    TimeTz {
+        /// Microseconds since midnight, local time.
+        micros: i64,
+        /// Seconds west of UTC.
+        offset_west_secs: i32,
+    },
+    /// `interval`.
+    Interval {
+        /// Whole months.
+        months: i32,
+        /// Whole days.
+        days: i32,
+        /// Microseconds.
+        micros: i64,
+    },
+    /// `numeric`, kept as its canonical decimal text (e.g. `-12.340`, `NaN`).
+    Numeric(String),
+    /// `oid` and `regclass`.
+    Oid(u32),
+    /// `tid`: (block, offset).
+    Tid {
+        /// Block number.
+        block: u32,
+        /// Item offset within the block (1-based in PostgreSQL).
+        offset: u16,
+    },
+    /// `smallint[]`.
+    Int2Array(Vec<i16>),
+}
+
+impl Datum {
+    /// True for SQL NULL.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Datum::Null)
+    }
+
+    /// The value as an `i64` when it is any integer variant.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Datum::Int2(v) => Some(i64::from(*v)),
+            Datum::Int4(v) => Some(i64::from(*v)),
+            Datum::Int8(v) => Some(*v),
+            Datum::Oid(v) => Some(i64::from(*v)),
+            _ => None,
+        }
+    }
+
+    /// A [`Datum::Text`] from any string.
+    pub fn text(s: impl Into<Arc<str>>) -> Datum {
+        Datum::Text(s.into())
+    }
+
+    /// The value as a string slice when it is [`Datum::Text`].
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Datum::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// A row: one [`Datum`] per column, in the relation's column order.
+pub type Row = Vec<Datum>;
+
+/// A named, typed column of a relation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnDef {
+    /// Column name, as PostgreSQL would fold it (lower case unless quoted).
+    pub name: String,
+    /// Column type.
+    pub pg_type: PgType,
+    /// Whether the column was declared `NOT NULL`.
+    pub not_null: bool,
+}
+
+impl ColumnDef {
+    /// A nullable column.
+    pub fn new(name: impl Into<String>, pg_type: PgType) -> Self {
+        ColumnDef {
+            name: name.into(),
+            pg_type,
+            not_null: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_create_table_type_names() {
+        assert_eq!(PgType::from_sql_name("BIGINT"), Some(PgType::Int8));
+        assert_eq!(
+            PgType::from_sql_name("TIMESTAMP WITH TIME ZONE"),
+            Some(PgType::TimestampTz)
+        );
+        assert_eq!(
+            PgType::from_sql_name("DECIMAL(18,3)"),
+            Some(PgType::Numeric(Some((18, 3))))
+        );
+        assert_eq!(
+            PgType::from_sql_name("double  precision"),
+            Some(PgType::Float8)
+        );
+        assert_eq!(PgType::from_sql_name("TIME_NS"), None);
+    }
+
+    #[test]
+    fn numeric_typmod_matches_postgres() {
+        // PostgreSQL reports numeric(18,3) as atttypmod 1179655.
+        assert_eq!(PgType::Numeric(Some((18, 3))).type_modifier(), 1_179_655);
+        assert_eq!(PgType::Int8.type_modifier(), -1);
+    }
+}

@@ -1,0 +1,201 @@
+//! [`SqlState`]: PostgreSQL's five-character error codes, the one table of
+//! every SQLSTATE RockLake raises (named as in PostgreSQL's `errcodes.txt`).
+//! Product code names a code through this table, never as a literal.
+
+use std::fmt;
+
+/// A PostgreSQL SQLSTATE, e.g. [`SqlState::UNIQUE_VIOLATION`] (`23505`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SqlState(&'static str);
+
+impl SqlState {
+    /// The five characters of the code.
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+
+    /// The code's class: its first two characters (`23` for integrity
+    /// constraint violations).
+    pub fn class(self) -> &'static str {
+        &self.0[..2]
+    }
+}
+
+macro_rules! sqlstates {
+    ($($(#[$doc:meta])* $name:ident = $code:literal;)*) => {
+        impl SqlState {
+            $($(#[$doc])* pub const $name: SqlState = SqlState($code);)*
+
+            /// Every code of the table (for tests and documentation).
+            pub const ALL: &'static [SqlState] = &[$(SqlState::$name),*];
+        }
+    };
+}
+
+sqlstates! {
+    /// `00000 successful_completion` (notices that are not warnings).
+    SUCCESSFUL_COMPLETION = "00000";
+    /// `01000 warning`.
+    WARNING = "01000";
+    /// `08P01 protocol_violation`: the client broke the wire protocol.
+    PROTOCOL_VIOLATION = "08P01";
+    /// `0A000 feature_not_supported`: valid SQL RockLake does not implement.
+    FEATURE_NOT_SUPPORTED = "0A000";
+    /// `21000 cardinality_violation` (a scalar subquery returned several rows).
+    CARDINALITY_VIOLATION = "21000";
+    /// `22003 numeric_value_out_of_range`.
+    NUMERIC_VALUE_OUT_OF_RANGE = "22003";
+    /// `22007 invalid_datetime_format`.
+    INVALID_DATETIME_FORMAT = "22007";
+    /// `22008 datetime_field_overflow`.
+    DATETIME_FIELD_OVERFLOW = "22008";
+    /// `22011 substring_error`.
+    SUBSTRING_ERROR = "22011";
+    /// `22012 division_by_zero`.
+    DIVISION_BY_ZERO = "22012";
+    /// `22021 character_not_in_repertoire` (bytes that are not UTF-8).
+    CHARACTER_NOT_IN_REPERTOIRE = "22021";
+    /// `22023 invalid_parameter_value`.
+    INVALID_PARAMETER_VALUE = "22023";
+    /// `2201W invalid_row_count_in_limit_clause`.
+    INVALID_ROW_COUNT_IN_LIMIT_CLAUSE = "2201W";
+    /// `2201X invalid_row_count_in_result_offset_clause`.
+    INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE = "2201X";
+    /// `22P02 invalid_text_representation`: bad text input for a type.
+    INVALID_TEXT_REPRESENTATION = "22P02";
+    /// `22P03 invalid_binary_representation`: bad binary input for a type.
+    INVALID_BINARY_REPRESENTATION = "22P03";
+    /// `22P04 bad_copy_file_format`.
+    BAD_COPY_FILE_FORMAT = "22P04";
+    /// `23502 not_null_violation`.
+    NOT_NULL_VIOLATION = "23502";
+    /// `23505 unique_violation` (DuckLake retries a commit on it).
+    UNIQUE_VIOLATION = "23505";
+    /// `25001 active_sql_transaction`: the statement cannot run in a block.
+    ACTIVE_SQL_TRANSACTION = "25001";
+    /// `25006 read_only_sql_transaction`: a write in a read-only transaction.
+    READ_ONLY_SQL_TRANSACTION = "25006";
+    /// `25P01 no_active_sql_transaction`.
+    NO_ACTIVE_SQL_TRANSACTION = "25P01";
+    /// `25P02 in_failed_sql_transaction`: commands ignored until the block ends.
+    IN_FAILED_SQL_TRANSACTION = "25P02";
+    /// `26000 invalid_sql_statement_name`: an unknown prepared statement.
+    INVALID_SQL_STATEMENT_NAME = "26000";
+    /// `28000 invalid_authorization_specification`.
+    INVALID_AUTHORIZATION_SPECIFICATION = "28000";
+    /// `28P01 invalid_password`.
+    INVALID_PASSWORD = "28P01";
+    /// `34000 invalid_cursor_name`: an unknown portal.
+    INVALID_CURSOR_NAME = "34000";
+    /// `3D000 invalid_catalog_name`: an unknown database.
+    INVALID_CATALOG_NAME = "3D000";
+    /// `3F000 invalid_schema_name`: an unknown schema.
+    INVALID_SCHEMA_NAME = "3F000";
+    /// `40001 serialization_failure`: a concurrent commit conflicted.
+    SERIALIZATION_FAILURE = "40001";
+    /// `42501 insufficient_privilege`.
+    INSUFFICIENT_PRIVILEGE = "42501";
+    /// `42601 syntax_error`.
+    SYNTAX_ERROR = "42601";
+    /// `42701 duplicate_column`.
+    DUPLICATE_COLUMN = "42701";
+    /// `42702 ambiguous_column`.
+    AMBIGUOUS_COLUMN = "42702";
+    /// `42703 undefined_column`.
+    UNDEFINED_COLUMN = "42703";
+    /// `42704 undefined_object` (unknown type, setting, ...).
+    UNDEFINED_OBJECT = "42704";
+    /// `42803 grouping_error`.
+    GROUPING_ERROR = "42803";
+    /// `42804 datatype_mismatch`.
+    DATATYPE_MISMATCH = "42804";
+    /// `42809 wrong_object_type`.
+    WRONG_OBJECT_TYPE = "42809";
+    /// `42883 undefined_function` (also unknown operators).
+    UNDEFINED_FUNCTION = "42883";
+    /// `42P01 undefined_table`.
+    UNDEFINED_TABLE = "42P01";
+    /// `42P05 duplicate_prepared_statement`.
+    DUPLICATE_PREPARED_STATEMENT = "42P05";
+    /// `42P06 duplicate_schema`.
+    DUPLICATE_SCHEMA = "42P06";
+    /// `42P07 duplicate_table`.
+    DUPLICATE_TABLE = "42P07";
+    /// `42P10 invalid_column_reference`.
+    INVALID_COLUMN_REFERENCE = "42P10";
+    /// `42P16 invalid_table_definition`.
+    INVALID_TABLE_DEFINITION = "42P16";
+    /// `53200 out_of_memory`: a statement went over its memory limit.
+    OUT_OF_MEMORY = "53200";
+    /// `53300 too_many_connections`.
+    TOO_MANY_CONNECTIONS = "53300";
+    /// `54000 program_limit_exceeded` (statement or message too large).
+    PROGRAM_LIMIT_EXCEEDED = "54000";
+    /// `54001 statement_too_complex` ("stack depth limit exceeded").
+    STATEMENT_TOO_COMPLEX = "54001";
+    /// `57014 query_canceled` (cancel request or statement timeout).
+    QUERY_CANCELED = "57014";
+    /// `57P01 admin_shutdown` (server shutdown, or this writer was fenced).
+    ADMIN_SHUTDOWN = "57P01";
+    /// `58030 io_error`: storage failed.
+    IO_ERROR = "58030";
+    /// `72000 snapshot_too_old`: below the retention floor.
+    SNAPSHOT_TOO_OLD = "72000";
+    /// `XX000 internal_error`.
+    INTERNAL_ERROR = "XX000";
+    /// `XX001 data_corrupted`.
+    DATA_CORRUPTED = "XX001";
+}
+
+impl fmt::Display for SqlState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl fmt::Debug for SqlState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SqlState({})", self.0)
+    }
+}
+
+impl PartialEq<str> for SqlState {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for SqlState {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<SqlState> for &str {
+    fn eq(&self, other: &SqlState) -> bool {
+        *self == other.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_five_characters_and_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for state in SqlState::ALL {
+            assert_eq!(state.as_str().len(), 5, "{state}");
+            assert!(
+                state
+                    .as_str()
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b.is_ascii_uppercase()),
+                "{state}"
+            );
+            assert!(seen.insert(state.as_str()), "{state} listed twice");
+        }
+        assert_eq!(SqlState::UNIQUE_VIOLATION, "23505");
+        assert_eq!(SqlState::UNIQUE_VIOLATION.class(), "23");
+    }
+}
