@@ -3,7 +3,7 @@
 #
 # Creates <repo>/.venv, installs the pinned DuckDB wheels (DuckDB cannot
 # download extensions at run time, so the extensions come from PyPI wheels),
-# pytest and psycopg, then lays the extensions out as a DuckDB extension
+# pytest, psycopg and pytz, then lays the extensions out as a DuckDB extension
 # directory at <repo>/.venv/duckdb-ext/v1.5.5/linux_amd64/.
 #
 # Usage: scripts/setup-python.sh            (PYTHON=python3.11 to choose an interpreter)
@@ -21,6 +21,9 @@ PINNED=(
   "duckdb-extension-httpfs==${DUCKDB_VERSION}"
   "pytest==9.2.0"
   "psycopg[binary]==3.3.9"
+  # DuckDB returns TIMESTAMP WITH TIME ZONE values (ducklake_snapshots(), ...)
+  # to Python as tz-aware datetimes, which needs pytz.
+  "pytz==2026.6"
 )
 
 if [ ! -x "${VENV}/bin/python" ]; then

@@ -23,6 +23,20 @@ fn index_column_name(c: &sqlparser::ast::IndexColumn) -> Result<String, SqlError
 
 /// Builds the relation definition a CREATE TABLE describes.
 pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
+    check_create_form(ct)?;
+    let (schema, name) = table_name(ct)?;
+    let (mut columns, mut primary_key) = column_defs(ct)?;
+    apply_constraints(ct, &name, &mut columns, &mut primary_key)?;
+    Ok(RelationDef {
+        schema,
+        name,
+        columns,
+        primary_key,
+    })
+}
+
+/// Rejects the CREATE TABLE forms RockLake does not implement.
+fn check_create_form(ct: &CreateTable) -> Result<(), SqlError> {
     // Temporary tables live only as long as their transaction (ON COMMIT DROP):
     // see `crate::temp`. Session-long temporary tables are not supported.
     let temp_ok = ct.temporary && ct.on_commit == Some(OnCommit::Drop) && ct.global != Some(true);
@@ -42,6 +56,12 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
             "ON COMMIT can only be used on temporary tables",
         ));
     }
+    Ok(())
+}
+
+/// The schema and name of the new table (temporary tables go to the
+/// session's temporary schema).
+fn table_name(ct: &CreateTable) -> Result<(String, String), SqlError> {
     let parts = name_parts(&ct.name)?;
     let (schema, name) = match parts.as_slice() {
         [n] if ct.temporary => (TEMP_SCHEMA.to_string(), n.clone()),
@@ -60,6 +80,11 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
             "cannot create temporary relation in non-temporary schema",
         ));
     }
+    Ok((schema, name))
+}
+
+/// The declared columns, and the primary key their options declare.
+fn column_defs(ct: &CreateTable) -> Result<(Vec<ColumnDef>, Vec<usize>), SqlError> {
     let mut columns = Vec::new();
     let mut primary_key = Vec::new();
     for (i, c) in ct.columns.iter().enumerate() {
@@ -88,6 +113,16 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
         }
         columns.push(def);
     }
+    Ok((columns, primary_key))
+}
+
+/// Table constraints (a `PRIMARY KEY (...)`); one primary key per table.
+fn apply_constraints(
+    ct: &CreateTable,
+    name: &str,
+    columns: &mut [ColumnDef],
+    primary_key: &mut Vec<usize>,
+) -> Result<(), SqlError> {
     for tc in &ct.constraints {
         match tc {
             TableConstraint::PrimaryKey(pk) => {
@@ -133,12 +168,7 @@ pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
             format!("multiple primary keys for table \"{name}\" are not allowed"),
         ));
     }
-    Ok(RelationDef {
-        schema,
-        name,
-        columns,
-        primary_key,
-    })
+    Ok(())
 }
 
 /// Executes CREATE TABLE [IF NOT EXISTS].

@@ -265,6 +265,49 @@ pub async fn update(
         b.push_ctes(q)?;
     }
     b.scopes.push(Scope::default());
+    let (from, filter) = bind_update_source(&mut b, upd, ncols)?;
+    let (projection, set_cols) = bind_assignments(&mut b, upd, &def)?;
+    let plan = SelectPlan {
+        from,
+        filter,
+        agg: None,
+        having: None,
+        projection,
+        distinct: false,
+    };
+    let data = prefetch(txn, env.cat, &b.scans, false).await?;
+    let rows = {
+        let ctx = ExecCtx::new(&data, env.cat);
+        run_select(&plan, &ctx, &[])?
+    };
+    let mut seen = HashSet::new();
+    let mut n = 0usize;
+    for r in rows {
+        let id = tid_of(&r[0])?;
+        if !seen.insert(id) {
+            continue;
+        }
+        let mut new_row: Row = r[1..=ncols].to_vec();
+        for (j, &ci) in set_cols.iter().enumerate() {
+            new_row[ci] = assign(r[ncols + 1 + j].clone(), &def.columns[ci].pg_type)?;
+        }
+        check_not_null(&def, &new_row)?;
+        txn.update(&def, id, new_row).await?;
+        n += 1;
+    }
+    Ok(QueryOutput::Command {
+        tag: format!("UPDATE {n}"),
+        notices: Vec::new(),
+    })
+}
+
+/// The rows an UPDATE reads: its target, joined with its FROM items, and
+/// its WHERE (pushed down, or turned into equi-join pairs).
+fn bind_update_source(
+    b: &mut Binder<'_>,
+    upd: &Update,
+    ncols: usize,
+) -> Result<(FromPlan, Option<BExpr>), SqlError> {
     let target = b.bind_from(std::slice::from_ref(&upd.table))?;
     let from = match &upd.from {
         None => target,
@@ -316,6 +359,17 @@ pub async fn update(
         }
         (other, _) => other,
     };
+    Ok((from, filter))
+}
+
+/// The projection of an UPDATE's input (the row's `ctid`, its columns,
+/// then each assigned value) and the columns the values go to.
+fn bind_assignments(
+    b: &mut Binder<'_>,
+    upd: &Update,
+    def: &RelationDef,
+) -> Result<(Vec<BExpr>, Vec<usize>), SqlError> {
+    let ncols = def.columns.len();
     let mut projection: Vec<BExpr> = (0..=ncols)
         .map(|idx| BExpr::Col {
             up: 0,
@@ -340,38 +394,7 @@ pub async fn update(
         projection.push(b.coerce(x, &t, &def.columns[ci].pg_type, &format!("column \"{c}\""))?);
         set_cols.push(ci);
     }
-    let plan = SelectPlan {
-        from,
-        filter,
-        agg: None,
-        having: None,
-        projection,
-        distinct: false,
-    };
-    let data = prefetch(txn, env.cat, &b.scans, false).await?;
-    let rows = {
-        let ctx = ExecCtx::new(&data, env.cat);
-        run_select(&plan, &ctx, &[])?
-    };
-    let mut seen = HashSet::new();
-    let mut n = 0usize;
-    for r in rows {
-        let id = tid_of(&r[0])?;
-        if !seen.insert(id) {
-            continue;
-        }
-        let mut new_row: Row = r[1..=ncols].to_vec();
-        for (j, &ci) in set_cols.iter().enumerate() {
-            new_row[ci] = assign(r[ncols + 1 + j].clone(), &def.columns[ci].pg_type)?;
-        }
-        check_not_null(&def, &new_row)?;
-        txn.update(&def, id, new_row).await?;
-        n += 1;
-    }
-    Ok(QueryOutput::Command {
-        tag: format!("UPDATE {n}"),
-        notices: Vec::new(),
-    })
+    Ok((projection, set_cols))
 }
 
 /// Executes DELETE FROM t [WHERE ...].

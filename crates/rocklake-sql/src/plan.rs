@@ -113,10 +113,11 @@ pub enum BExpr {
     Concat(Box<BExpr>, Box<BExpr>),
     /// Comparison.
     Cmp(CmpOp, Box<BExpr>, Box<BExpr>),
-    /// `AND`.
-    And(Box<BExpr>, Box<BExpr>),
-    /// `OR`.
-    Or(Box<BExpr>, Box<BExpr>),
+    /// `AND` of two or more conditions (a chain `a AND b AND c` is one node,
+    /// so long chains do not nest).
+    And(Vec<BExpr>),
+    /// `OR` of two or more conditions, like [`BExpr::And`].
+    Or(Vec<BExpr>),
     /// `IS [NOT] NULL` (flag: negated).
     IsNull(Box<BExpr>, bool),
     /// `IS [NOT] DISTINCT FROM` (flag: negated = NOT DISTINCT).

@@ -59,12 +59,7 @@ impl ReadTxn {
     /// What this transaction reads: its snapshot (or the replica's state)
     /// through the scan cache.
     pub fn view(&self) -> CatalogView<'_> {
-        CatalogView::new(
-            ReadSource::View(&self.view),
-            self.epoch,
-            self.cache.as_ref(),
-            None,
-        )
+        CatalogView::new(self.view.source(), self.epoch, self.cache.as_ref(), None)
     }
 }
 

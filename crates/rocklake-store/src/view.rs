@@ -32,11 +32,23 @@ pub(crate) enum ReadView {
     Replica(Arc<DbReader>),
 }
 
+impl ReadView {
+    /// What a view over it reads.
+    pub(crate) fn source(&self) -> ReadSource<'_> {
+        match self {
+            ReadView::Snapshot(snapshot) => ReadSource::Snapshot(snapshot),
+            ReadView::Replica(reader) => ReadSource::Replica(reader),
+        }
+    }
+}
+
 /// What a [`CatalogView`] reads from.
 #[derive(Clone, Copy)]
 pub(crate) enum ReadSource<'a> {
-    /// A read transaction's snapshot or replica state.
-    View(&'a ReadView),
+    /// A snapshot of the writer's database.
+    Snapshot(&'a DbSnapshot),
+    /// A replica's replayed state.
+    Replica(&'a DbReader),
     /// A write transaction: its snapshot plus its own writes.
     Transaction(&'a DbTransaction),
 }
@@ -222,45 +234,6 @@ impl<'a> CatalogView<'a> {
 }
 
 #[async_trait::async_trait]
-impl DbReadOps for ReadView {
-    async fn get_with_options<K: AsRef<[u8]> + Send>(
-        &self,
-        key: K,
-        options: &ReadOptions,
-    ) -> Result<Option<Bytes>, slatedb::Error> {
-        match self {
-            ReadView::Snapshot(s) => s.get_with_options(key, options).await,
-            ReadView::Replica(r) => r.get_with_options(key, options).await,
-        }
-    }
-
-    async fn get_key_value_with_options<K: AsRef<[u8]> + Send>(
-        &self,
-        key: K,
-        options: &ReadOptions,
-    ) -> Result<Option<KeyValue>, slatedb::Error> {
-        match self {
-            ReadView::Snapshot(s) => s.get_key_value_with_options(key, options).await,
-            ReadView::Replica(r) => r.get_key_value_with_options(key, options).await,
-        }
-    }
-
-    async fn scan_with_options<T>(
-        &self,
-        range: T,
-        options: &ScanOptions,
-    ) -> Result<DbIterator, slatedb::Error>
-    where
-        T: slatedb::ByteRangeBounds + Send,
-    {
-        match self {
-            ReadView::Snapshot(s) => s.scan_with_options(range, options).await,
-            ReadView::Replica(r) => r.scan_with_options(range, options).await,
-        }
-    }
-}
-
-#[async_trait::async_trait]
 impl DbReadOps for ReadSource<'_> {
     async fn get_with_options<K: AsRef<[u8]> + Send>(
         &self,
@@ -268,7 +241,8 @@ impl DbReadOps for ReadSource<'_> {
         options: &ReadOptions,
     ) -> Result<Option<Bytes>, slatedb::Error> {
         match self {
-            ReadSource::View(v) => v.get_with_options(key, options).await,
+            ReadSource::Snapshot(s) => s.get_with_options(key, options).await,
+            ReadSource::Replica(r) => r.get_with_options(key, options).await,
             ReadSource::Transaction(t) => t.get_with_options(key, options).await,
         }
     }
@@ -279,7 +253,8 @@ impl DbReadOps for ReadSource<'_> {
         options: &ReadOptions,
     ) -> Result<Option<KeyValue>, slatedb::Error> {
         match self {
-            ReadSource::View(v) => v.get_key_value_with_options(key, options).await,
+            ReadSource::Snapshot(s) => s.get_key_value_with_options(key, options).await,
+            ReadSource::Replica(r) => r.get_key_value_with_options(key, options).await,
             ReadSource::Transaction(t) => t.get_key_value_with_options(key, options).await,
         }
     }
@@ -293,7 +268,8 @@ impl DbReadOps for ReadSource<'_> {
         T: slatedb::ByteRangeBounds + Send,
     {
         match self {
-            ReadSource::View(v) => v.scan_with_options(range, options).await,
+            ReadSource::Snapshot(s) => s.scan_with_options(range, options).await,
+            ReadSource::Replica(r) => r.scan_with_options(range, options).await,
             ReadSource::Transaction(t) => t.scan_with_options(range, options).await,
         }
     }

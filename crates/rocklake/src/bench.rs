@@ -100,7 +100,7 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
 
     let raw_dir = dir.join("raw");
     std::fs::create_dir_all(&raw_dir)?;
-    let mut raw = raw_durable_put(&raw_dir, args.commits).await?;
+    let raw = raw_durable_put(&raw_dir, args.commits).await?;
 
     let location = StoreLocation::Local(dir.join("catalog"));
     let store = CatalogStore::open(&location, StoreOptions::default()).await?;
@@ -115,10 +115,25 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         ],
     )
     .await?;
+    let commits = time_commits(&store, &rels, args.commits).await?;
+    load_scan_data(&store, &rels, args.files).await?;
+    let scans = time_scans(&store, &rels, &args).await?;
+    store.close().await?;
+    report(raw, commits, scans, args.files);
+    Ok(())
+}
+
+/// Times `count` DuckLake-like commits: a new snapshot, its change record
+/// and an update of the table's statistics.
+async fn time_commits(
+    store: &CatalogStore,
+    rels: &[Relation],
+    count: usize,
+) -> anyhow::Result<Vec<Duration>> {
     let snapshot_table = CatalogTable::by_name("ducklake_snapshot").unwrap();
     let changes_table = CatalogTable::by_name("ducklake_snapshot_changes").unwrap();
     let stats_table = CatalogTable::by_name("ducklake_table_stats").unwrap();
-
+    let record_count = stats_table.column_index("record_count").unwrap();
     let mut txn = store.write()?;
     txn.insert(
         &rels[2],
@@ -132,10 +147,8 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
     )
     .await?;
     txn.commit().await?;
-
-    // A DuckLake-like commit: new snapshot, its change record, updated stats.
-    let mut commit_samples = Vec::with_capacity(args.commits);
-    for i in 0..args.commits as i64 {
+    let mut samples = Vec::with_capacity(count);
+    for i in 0..count as i64 {
         let start = Instant::now();
         let mut txn = store.write()?;
         txn.insert(
@@ -165,19 +178,26 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         .await?;
         let old = txn.view().rows(&rels[2], &[1]).await?.remove(0);
         let mut new_row = old.row.clone();
-        new_row[1] = Datum::Int8(i + 1);
+        new_row[record_count] = Datum::Int8(i + 1);
         txn.update(&rels[2], &old.key, old.row_seq, new_row).await?;
         txn.commit().await?;
-        commit_samples.push(start.elapsed());
+        samples.push(start.elapsed());
     }
+    Ok(samples)
+}
 
-    // Scan data: `files` data files of table 1, and as many column versions.
+/// Writes `files` data files of table 1, and as many column versions.
+async fn load_scan_data(
+    store: &CatalogStore,
+    rels: &[Relation],
+    files: usize,
+) -> anyhow::Result<()> {
     let data_file_table = CatalogTable::by_name("ducklake_data_file").unwrap();
     let column_table = CatalogTable::by_name("ducklake_column").unwrap();
     let batch = 1000;
-    for chunk_start in (0..args.files).step_by(batch) {
+    for chunk_start in (0..files).step_by(batch) {
         let mut txn = store.write()?;
-        for id in chunk_start..(chunk_start + batch).min(args.files) {
+        for id in chunk_start..(chunk_start + batch).min(files) {
             let id = id as i64;
             txn.insert(
                 &rels[3],
@@ -213,29 +233,51 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
         }
         txn.commit().await?;
     }
-    let mut scan_samples = Vec::with_capacity(args.scans);
-    let mut visible_samples = Vec::with_capacity(args.scans);
-    let mut scanned = 0;
-    let mut visible = 0;
+    Ok(())
+}
+
+/// Timings of the scans: every data file of one table, and the column
+/// versions visible at one snapshot.
+struct ScanTimes {
+    scan: Vec<Duration>,
+    visible: Vec<Duration>,
+    scanned: usize,
+    visible_rows: usize,
+}
+
+async fn time_scans(
+    store: &CatalogStore,
+    rels: &[Relation],
+    args: &BenchArgs,
+) -> anyhow::Result<ScanTimes> {
+    let mut times = ScanTimes {
+        scan: Vec::with_capacity(args.scans),
+        visible: Vec::with_capacity(args.scans),
+        scanned: 0,
+        visible_rows: 0,
+    };
     for _ in 0..args.scans {
         let read = store.read()?;
         let start = Instant::now();
-        scanned = read.view().rows(&rels[3], &[1]).await?.len();
-        scan_samples.push(start.elapsed());
+        times.scanned = read.view().rows(&rels[3], &[1]).await?.len();
+        times.scan.push(start.elapsed());
         let start = Instant::now();
-        visible = read
+        times.visible_rows = read
             .view()
             .visible_rows(&rels[4], &[1], (args.files / 20) as u64)
             .await?
             .len();
-        visible_samples.push(start.elapsed());
+        times.visible.push(start.elapsed());
     }
-    store.close().await?;
+    Ok(times)
+}
 
+/// Prints the results as a Markdown table.
+fn report(mut raw: Vec<Duration>, mut commits: Vec<Duration>, mut scans: ScanTimes, files: usize) {
     let raw_median = percentile(&mut raw, 0.5);
-    let commit_median = percentile(&mut commit_samples, 0.5);
-    let scan_median = percentile(&mut scan_samples, 0.5);
-    let visible_median = percentile(&mut visible_samples, 0.5);
+    let commit_median = percentile(&mut commits, 0.5);
+    let scan_median = percentile(&mut scans.scan, 0.5);
+    let visible_median = percentile(&mut scans.visible, 0.5);
     println!();
     println!("| metric | median | p95 | note |");
     println!("|---|---|---|---|");
@@ -247,20 +289,20 @@ pub async fn run(args: BenchArgs) -> anyhow::Result<()> {
     println!(
         "| catalog commit (snapshot + changes + stats update) | {} | {} | {:.2}x baseline |",
         ms(commit_median),
-        ms(percentile(&mut commit_samples, 0.95)),
+        ms(percentile(&mut commits, 0.95)),
         commit_median.as_secs_f64() / raw_median.as_secs_f64()
     );
     println!(
-        "| scan data files of one table | {} | {} | {scanned} rows, {:.0} rows/s |",
+        "| scan data files of one table | {} | {} | {} rows, {:.0} rows/s |",
         ms(scan_median),
-        ms(percentile(&mut scan_samples, 0.95)),
-        scanned as f64 / scan_median.as_secs_f64()
+        ms(percentile(&mut scans.scan, 0.95)),
+        scans.scanned,
+        scans.scanned as f64 / scan_median.as_secs_f64()
     );
     println!(
-        "| MVCC scan of column versions | {} | {} | {visible} of {} visible |",
+        "| MVCC scan of column versions | {} | {} | {} of {files} visible |",
         ms(visible_median),
-        ms(percentile(&mut visible_samples, 0.95)),
-        args.files
+        ms(percentile(&mut scans.visible, 0.95)),
+        scans.visible_rows,
     );
-    Ok(())
 }

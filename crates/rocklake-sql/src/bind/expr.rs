@@ -2,7 +2,7 @@
 //! coercion, operator typing, functions and aggregates.
 
 use rocklake_types::datum::{Datum, PgType};
-use sqlparser::ast::{BinaryOperator, DataType, Expr, ObjectNamePart, Query, UnaryOperator, Value};
+use sqlparser::ast::{CaseWhen, DataType, Expr, Ident, ObjectNamePart, Query, Value};
 
 use crate::bind::{fold, Binder};
 use crate::exec::cast::cast_datum;
@@ -45,7 +45,7 @@ fn same_storage(a: &PgType, b: &PgType) -> bool {
     a == b || a.is_string() && b.is_string() && *a != PgType::Char && *b != PgType::Char
 }
 
-fn int_literal(s: &str) -> Datum {
+pub(super) fn int_literal(s: &str) -> Datum {
     if let Ok(v) = s.parse::<i32>() {
         Datum::Int4(v)
     } else if let Ok(v) = s.parse::<i64>() {
@@ -55,7 +55,7 @@ fn int_literal(s: &str) -> Datum {
     }
 }
 
-fn datum_type(d: &Datum) -> Ty {
+pub(super) fn datum_type(d: &Datum) -> Ty {
     match d {
         Datum::Int4(_) => Some(PgType::Int4),
         Datum::Int8(_) => Some(PgType::Int8),
@@ -220,7 +220,12 @@ impl Binder<'_> {
         ))
     }
 
-    fn bind_cmp(&mut self, op: CmpOp, l: &Expr, r: &Expr) -> Result<(BExpr, Ty), SqlError> {
+    pub(super) fn bind_cmp(
+        &mut self,
+        op: CmpOp,
+        l: &Expr,
+        r: &Expr,
+    ) -> Result<(BExpr, Ty), SqlError> {
         let (lb, lt) = self.bind_expr(l)?;
         let (rb, rt) = self.bind_expr(r)?;
         let (lb, rb) = self.unify_pair(lb, lt, rb, rt, op_symbol(op))?;
@@ -230,7 +235,7 @@ impl Binder<'_> {
         ))
     }
 
-    fn unify_pair(
+    pub(super) fn unify_pair(
         &mut self,
         lb: BExpr,
         lt: Ty,
@@ -269,7 +274,12 @@ impl Binder<'_> {
         })
     }
 
-    fn bind_arith(&mut self, op: char, l: &Expr, r: &Expr) -> Result<(BExpr, Ty), SqlError> {
+    pub(super) fn bind_arith(
+        &mut self,
+        op: char,
+        l: &Expr,
+        r: &Expr,
+    ) -> Result<(BExpr, Ty), SqlError> {
         let (lb, lt) = self.bind_expr(l)?;
         let (rb, rt) = self.bind_expr(r)?;
         let (lb, rb, lt, rt) = match (&lt, &rt) {
@@ -306,6 +316,8 @@ impl Binder<'_> {
     }
 
     /// Binds an expression, returning it with its type.
+    /// Binds an expression: resolves names, types literals and checks
+    /// operand types; one arm per expression family.
     pub fn bind_expr(&mut self, e: &Expr) -> Result<(BExpr, Ty), SqlError> {
         if let Some(agg) = &self.agg {
             if let Some(i) = agg.group_asts.iter().position(|g| g == e) {
@@ -313,22 +325,7 @@ impl Binder<'_> {
             }
         }
         match e {
-            Expr::Identifier(id) => {
-                let name = fold(id);
-                match self.resolve_column(std::slice::from_ref(&name)) {
-                    Err(e) if e.code == SqlState::UNDEFINED_COLUMN && id.quote_style.is_none() => {
-                        // SQL-standard functions PostgreSQL accepts without parentheses.
-                        let value = match name.as_str() {
-                            "current_schema" => "public".to_string(),
-                            "current_user" | "session_user" | "user" => "postgres".to_string(),
-                            "current_catalog" => self.cat.database.clone(),
-                            _ => return Err(e),
-                        };
-                        Ok((BExpr::Const(Datum::text(value)), Some(PgType::Name)))
-                    }
-                    other => other,
-                }
-            }
+            Expr::Identifier(id) => self.bind_identifier(id),
             Expr::CompoundIdentifier(ids) => {
                 self.resolve_column(&ids.iter().map(fold).collect::<Vec<_>>())
             }
@@ -340,199 +337,54 @@ impl Binder<'_> {
                 let s = ts.value.value.clone().into_string().unwrap_or_default();
                 Ok((BExpr::Const(parse_text(&s, &t)?), Some(t)))
             }
-            Expr::UnaryOp { op, expr } => match op {
-                UnaryOperator::Minus => {
-                    if let Expr::Value(v) = expr.as_ref() {
-                        if let Value::Number(n, _) = &v.value {
-                            let d = int_literal(&format!("-{n}"));
-                            let t = datum_type(&d);
-                            return Ok((BExpr::Const(d), t));
-                        }
-                    }
-                    let (b, t) = self.bind_expr(expr)?;
-                    let t = t.or(Some(PgType::Numeric(None)));
-                    Ok((BExpr::Neg(Box::new(b)), t))
-                }
-                UnaryOperator::Plus => self.bind_expr(expr),
-                UnaryOperator::Not => Ok((
-                    BExpr::Not(Box::new(self.bind_bool(expr, "NOT")?)),
-                    Some(PgType::Bool),
-                )),
-                other => Err(SqlError::unsupported(format!(
-                    "operator {other} is not supported"
-                ))),
-            },
-            Expr::BinaryOp { left, op, right } => {
-                let cmp = match op {
-                    BinaryOperator::Eq => Some(CmpOp::Eq),
-                    BinaryOperator::NotEq => Some(CmpOp::Ne),
-                    BinaryOperator::Lt => Some(CmpOp::Lt),
-                    BinaryOperator::LtEq => Some(CmpOp::Le),
-                    BinaryOperator::Gt => Some(CmpOp::Gt),
-                    BinaryOperator::GtEq => Some(CmpOp::Ge),
-                    _ => None,
-                };
-                if let Some(c) = cmp {
-                    return self.bind_cmp(c, left, right);
-                }
-                match op {
-                    BinaryOperator::And | BinaryOperator::Or => {
-                        let l = self.bind_bool(left, &op.to_string())?;
-                        let r = self.bind_bool(right, &op.to_string())?;
-                        let b = if *op == BinaryOperator::And {
-                            BExpr::And(Box::new(l), Box::new(r))
-                        } else {
-                            BExpr::Or(Box::new(l), Box::new(r))
-                        };
-                        Ok((b, Some(PgType::Bool)))
-                    }
-                    BinaryOperator::Plus => self.bind_arith('+', left, right),
-                    BinaryOperator::Minus => self.bind_arith('-', left, right),
-                    BinaryOperator::Multiply => self.bind_arith('*', left, right),
-                    BinaryOperator::Divide => self.bind_arith('/', left, right),
-                    BinaryOperator::Modulo => self.bind_arith('%', left, right),
-                    BinaryOperator::StringConcat => {
-                        let (l, lt) = self.bind_expr(left)?;
-                        let (r, rt) = self.bind_expr(right)?;
-                        let l = self.coerce(l, &lt, &lt.clone().unwrap_or(PgType::Text), "||")?;
-                        let r = self.coerce(r, &rt, &rt.clone().unwrap_or(PgType::Text), "||")?;
-                        Ok((BExpr::Concat(Box::new(l), Box::new(r)), Some(PgType::Text)))
-                    }
-                    other => Err(SqlError::unsupported(format!(
-                        "operator {other} is not supported"
-                    ))),
-                }
-            }
-            Expr::IsNull(x) => Ok((
-                BExpr::IsNull(Box::new(self.bind_expr(x)?.0), false),
-                Some(PgType::Bool),
-            )),
-            Expr::IsNotNull(x) => Ok((
-                BExpr::IsNull(Box::new(self.bind_expr(x)?.0), true),
-                Some(PgType::Bool),
-            )),
+            Expr::UnaryOp { op, expr } => self.bind_unary(op, expr),
+            Expr::BinaryOp { left, op, right } => self.bind_binary(left, op, right),
+            Expr::IsNull(x) | Expr::IsNotNull(x) => self.bind_is_null(x, e),
             Expr::IsTrue(x) | Expr::IsNotTrue(x) | Expr::IsFalse(x) | Expr::IsNotFalse(x) => {
-                let b = self.bind_bool(x, "IS")?;
-                let target = matches!(e, Expr::IsTrue(_) | Expr::IsNotTrue(_));
-                let neg = matches!(e, Expr::IsNotTrue(_) | Expr::IsNotFalse(_));
-                Ok((BExpr::IsBool(Box::new(b), target, neg), Some(PgType::Bool)))
+                self.bind_is_bool(x, e)
             }
             Expr::IsDistinctFrom(l, r) | Expr::IsNotDistinctFrom(l, r) => {
-                let (lb, lt) = self.bind_expr(l)?;
-                let (rb, rt) = self.bind_expr(r)?;
-                let (lb, rb) = self.unify_pair(lb, lt, rb, rt, "IS DISTINCT FROM")?;
-                let not = matches!(e, Expr::IsNotDistinctFrom(..));
-                Ok((
-                    BExpr::IsDistinct(Box::new(lb), Box::new(rb), not),
-                    Some(PgType::Bool),
-                ))
+                self.bind_is_distinct(l, r, matches!(e, Expr::IsNotDistinctFrom(..)))
             }
             Expr::In {
                 expr,
                 target: sqlparser::ast::InTarget::List(list),
                 negated,
                 ..
-            } => {
-                let (xb, xt) = self.bind_expr(expr)?;
-                let mut items = Vec::new();
-                let mut ty = xt.clone();
-                for i in list {
-                    let (b, t) = self.bind_expr(i)?;
-                    ty = common_type(&ty, &t, "IN")?;
-                    items.push((b, t));
-                }
-                let ty = ty.unwrap_or(PgType::Text);
-                let xb = self.coerce(xb, &xt, &ty, "IN")?;
-                let mut bound = Vec::new();
-                for (b, t) in items {
-                    bound.push(self.coerce(b, &t, &ty, "IN")?);
-                }
-                Ok((
-                    BExpr::InList(Box::new(xb), bound, *negated),
-                    Some(PgType::Bool),
-                ))
-            }
+            } => self.bind_in_list(expr, list, *negated),
             Expr::In {
                 expr,
                 target: sqlparser::ast::InTarget::Subquery(subquery),
                 negated,
                 ..
-            } => {
-                let (xb, xt) = self.bind_expr(expr)?;
-                let (sub, st) = self.bind_subquery(subquery)?;
-                if sub.plan.columns.len() != 1 {
-                    return Err(SqlError::new(
-                        SqlState::SYNTAX_ERROR,
-                        "subquery has too many columns",
-                    ));
-                }
-                let xb = match (&xt, &st) {
-                    (None, Some(t)) => self.coerce(xb, &xt, t, "IN")?,
-                    _ => xb,
-                };
-                Ok((
-                    BExpr::InSub(Box::new(xb), sub, *negated),
-                    Some(PgType::Bool),
-                ))
-            }
+            } => self.bind_in_subquery(expr, subquery, *negated),
             Expr::Exists { subquery, negated } => {
                 let (sub, _) = self.bind_subquery(subquery)?;
                 Ok((BExpr::Exists(sub, *negated), Some(PgType::Bool)))
             }
-            Expr::Subquery(q) => {
-                let (sub, t) = self.bind_subquery(q)?;
-                if sub.plan.columns.len() != 1 {
-                    return Err(SqlError::new(
-                        SqlState::SYNTAX_ERROR,
-                        "subquery must return only one column",
-                    ));
-                }
-                Ok((BExpr::Scalar(sub), t.or(Some(PgType::Text))))
-            }
+            Expr::Subquery(q) => self.bind_scalar_subquery(q),
             Expr::Between {
                 expr,
                 negated,
                 low,
                 high,
-            } => {
-                let (ge, _) = self.bind_cmp(CmpOp::Ge, expr, low)?;
-                let (le, _) = self.bind_cmp(CmpOp::Le, expr, high)?;
-                let both = BExpr::And(Box::new(ge), Box::new(le));
-                Ok((
-                    if *negated {
-                        BExpr::Not(Box::new(both))
-                    } else {
-                        both
-                    },
-                    Some(PgType::Bool),
-                ))
-            }
+            } => self.bind_between(expr, low, high, *negated),
             Expr::Like {
                 negated,
-                any,
+                any: false,
                 expr,
                 pattern,
-                escape_char,
-            }
-            | Expr::ILike {
+                escape_char: None,
+            } => self.bind_like(expr, pattern, *negated, false),
+            Expr::ILike {
                 negated,
-                any,
+                any: false,
                 expr,
                 pattern,
-                escape_char,
-            } => {
-                if *any || escape_char.is_some() {
-                    return Err(SqlError::unsupported(format!("unsupported LIKE form: {e}")));
-                }
-                let (xb, xt) = self.bind_expr(expr)?;
-                let xb = self.coerce(xb, &xt, &xt.clone().unwrap_or(PgType::Text), "LIKE")?;
-                let (pb, pt) = self.bind_expr(pattern)?;
-                let pb = self.coerce(pb, &pt, &PgType::Text, "LIKE")?;
-                let ci = matches!(e, Expr::ILike { .. });
-                Ok((
-                    BExpr::Like(Box::new(xb), Box::new(pb), *negated, ci),
-                    Some(PgType::Bool),
-                ))
+                escape_char: None,
+            } => self.bind_like(expr, pattern, *negated, true),
+            Expr::Like { .. } | Expr::ILike { .. } => {
+                Err(SqlError::unsupported(format!("unsupported LIKE form: {e}")))
             }
             Expr::Cast {
                 expr,
@@ -543,109 +395,149 @@ impl Binder<'_> {
                 if format.is_some() {
                     return Err(SqlError::unsupported("CAST ... FORMAT is not supported"));
                 }
-                let to = pg_type_of(data_type)?;
-                let (b, t) = self.bind_expr(expr)?;
-                if to == PgType::RegClass {
-                    if let BExpr::Const(Datum::Text(s)) = &b {
-                        let oid = self.cat.regclass(s).ok_or_else(|| {
-                            SqlError::new(
-                                SqlState::UNDEFINED_TABLE,
-                                format!("relation \"{s}\" does not exist"),
-                            )
-                        })?;
-                        return Ok((BExpr::Const(Datum::Oid(oid)), Some(to)));
-                    }
-                }
-                let b = match (&t, b) {
-                    (Some(_), b) => BExpr::Cast(Box::new(b), to.clone()),
-                    (None, b) => self.coerce(b, &t, &to, "CAST")?,
-                };
-                let b = match b {
-                    BExpr::Cast(inner, to) => match *inner {
-                        BExpr::Const(d) => BExpr::Const(cast_datum(d, &to)?),
-                        other => BExpr::Cast(Box::new(other), to),
-                    },
-                    other => other,
-                };
-                Ok((b, Some(to)))
+                self.bind_cast(expr, data_type)
             }
             Expr::Case {
                 operand,
                 conditions,
                 else_result,
                 ..
-            } => {
-                let op = match operand {
-                    Some(o) => Some(self.bind_expr(o)?),
-                    None => None,
-                };
-                let mut whens = Vec::new();
-                let mut ty: Ty = None;
-                let mut results = Vec::new();
-                for c in conditions {
-                    let cond = match &op {
-                        Some((_, ot)) => {
-                            let (cb, ct) = self.bind_expr(&c.condition)?;
-                            match (ot, &ct) {
-                                (Some(t), None) => self.coerce(cb, &ct, &t.clone(), "CASE")?,
-                                _ => cb,
-                            }
-                        }
-                        None => self.bind_bool(&c.condition, "CASE/WHEN")?,
-                    };
-                    let (rb, rt) = self.bind_expr(&c.result)?;
-                    ty = common_type(&ty, &rt, "CASE")?;
-                    whens.push(cond);
-                    results.push((rb, rt));
-                }
-                let els = match else_result {
-                    Some(x) => {
-                        let (b, t) = self.bind_expr(x)?;
-                        ty = common_type(&ty, &t, "CASE")?;
-                        Some((b, t))
-                    }
-                    None => None,
-                };
-                let target = ty.unwrap_or(PgType::Text);
-                let mut pairs = Vec::new();
-                for (cond, (rb, rt)) in whens.into_iter().zip(results) {
-                    pairs.push((cond, self.coerce(rb, &rt, &target, "CASE")?));
-                }
-                let otherwise = match els {
-                    Some((b, t)) => Some(Box::new(self.coerce(b, &t, &target, "CASE")?)),
-                    None => None,
-                };
-                Ok((
-                    BExpr::Case {
-                        operand: op.map(|(b, _)| Box::new(b)),
-                        whens: pairs,
-                        otherwise,
-                    },
-                    Some(target),
-                ))
-            }
+            } => self.bind_case(operand.as_deref(), conditions, else_result.as_deref()),
             Expr::Substring {
                 expr,
                 substring_from,
                 substring_for,
                 ..
-            } => {
-                let mut args = vec![self.bind_text_arg(expr)?];
-                if let Some(f) = substring_from {
-                    args.push(self.bind_typed_arg(f, &PgType::Int8)?);
-                } else {
-                    args.push(BExpr::Const(Datum::Int8(1)));
-                }
-                if let Some(f) = substring_for {
-                    args.push(self.bind_typed_arg(f, &PgType::Int8)?);
-                }
-                Ok((BExpr::Func(Func::Substr, args), Some(PgType::Text)))
-            }
+            } => self.bind_substring(expr, substring_from.as_deref(), substring_for.as_deref()),
             Expr::Function(f) => self.bind_function(f),
             other => Err(SqlError::unsupported(format!(
                 "expression not supported: {other}"
             ))),
         }
+    }
+
+    /// A bare identifier: a column, or one of the SQL-standard functions
+    /// PostgreSQL accepts without parentheses.
+    fn bind_identifier(&mut self, id: &Ident) -> Result<(BExpr, Ty), SqlError> {
+        let name = fold(id);
+        match self.resolve_column(std::slice::from_ref(&name)) {
+            Err(e) if e.code == SqlState::UNDEFINED_COLUMN && id.quote_style.is_none() => {
+                let value = match name.as_str() {
+                    "current_schema" => "public".to_string(),
+                    "current_user" | "session_user" | "user" => "postgres".to_string(),
+                    "current_catalog" => self.cat.database.clone(),
+                    _ => return Err(e),
+                };
+                Ok((BExpr::Const(Datum::text(value)), Some(PgType::Name)))
+            }
+            other => other,
+        }
+    }
+
+    /// `CAST(x AS t)` / `x::t`; casts of constants are folded, and a
+    /// `regclass` constant is resolved now.
+    fn bind_cast(&mut self, expr: &Expr, data_type: &DataType) -> Result<(BExpr, Ty), SqlError> {
+        let to = pg_type_of(data_type)?;
+        let (b, t) = self.bind_expr(expr)?;
+        if to == PgType::RegClass {
+            if let BExpr::Const(Datum::Text(s)) = &b {
+                let oid = self.cat.regclass(s).ok_or_else(|| {
+                    SqlError::new(
+                        SqlState::UNDEFINED_TABLE,
+                        format!("relation \"{s}\" does not exist"),
+                    )
+                })?;
+                return Ok((BExpr::Const(Datum::Oid(oid)), Some(to)));
+            }
+        }
+        let b = match (&t, b) {
+            (Some(_), b) => BExpr::Cast(Box::new(b), to.clone()),
+            (None, b) => self.coerce(b, &t, &to, "CAST")?,
+        };
+        let b = match b {
+            BExpr::Cast(inner, to) => match *inner {
+                BExpr::Const(d) => BExpr::Const(cast_datum(d, &to)?),
+                other => BExpr::Cast(Box::new(other), to),
+            },
+            other => other,
+        };
+        Ok((b, Some(to)))
+    }
+
+    /// `CASE [operand] WHEN ... THEN ... [ELSE ...] END`: the results are
+    /// resolved to one common type.
+    fn bind_case(
+        &mut self,
+        operand: Option<&Expr>,
+        conditions: &[CaseWhen],
+        else_result: Option<&Expr>,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let op = match operand {
+            Some(o) => Some(self.bind_expr(o)?),
+            None => None,
+        };
+        let mut whens = Vec::new();
+        let mut ty: Ty = None;
+        let mut results = Vec::new();
+        for c in conditions {
+            let cond = match &op {
+                Some((_, ot)) => {
+                    let (cb, ct) = self.bind_expr(&c.condition)?;
+                    match (ot, &ct) {
+                        (Some(t), None) => self.coerce(cb, &ct, &t.clone(), "CASE")?,
+                        _ => cb,
+                    }
+                }
+                None => self.bind_bool(&c.condition, "CASE/WHEN")?,
+            };
+            let (rb, rt) = self.bind_expr(&c.result)?;
+            ty = common_type(&ty, &rt, "CASE")?;
+            whens.push(cond);
+            results.push((rb, rt));
+        }
+        let els = match else_result {
+            Some(x) => {
+                let (b, t) = self.bind_expr(x)?;
+                ty = common_type(&ty, &t, "CASE")?;
+                Some((b, t))
+            }
+            None => None,
+        };
+        let target = ty.unwrap_or(PgType::Text);
+        let mut pairs = Vec::new();
+        for (cond, (rb, rt)) in whens.into_iter().zip(results) {
+            pairs.push((cond, self.coerce(rb, &rt, &target, "CASE")?));
+        }
+        let otherwise = match els {
+            Some((b, t)) => Some(Box::new(self.coerce(b, &t, &target, "CASE")?)),
+            None => None,
+        };
+        Ok((
+            BExpr::Case {
+                operand: op.map(|(b, _)| Box::new(b)),
+                whens: pairs,
+                otherwise,
+            },
+            Some(target),
+        ))
+    }
+
+    /// `substring(x FROM a FOR b)`.
+    fn bind_substring(
+        &mut self,
+        expr: &Expr,
+        from: Option<&Expr>,
+        count: Option<&Expr>,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let mut args = vec![self.bind_text_arg(expr)?];
+        match from {
+            Some(f) => args.push(self.bind_typed_arg(f, &PgType::Int8)?),
+            None => args.push(BExpr::Const(Datum::Int8(1))),
+        }
+        if let Some(f) = count {
+            args.push(self.bind_typed_arg(f, &PgType::Int8)?);
+        }
+        Ok((BExpr::Func(Func::Substr, args), Some(PgType::Text)))
     }
 }
 

@@ -103,10 +103,7 @@ impl Binder<'_> {
         let mut stack = vec![on];
         while let Some(e) = stack.pop() {
             match e {
-                BExpr::And(a, b) => {
-                    stack.push(a);
-                    stack.push(b);
-                }
+                BExpr::And(items) => stack.extend(items),
                 BExpr::Cmp(CmpOp::Eq, a, b) => {
                     if let (BExpr::Col { up: 0, idx: x }, BExpr::Col { up: 0, idx: y }) =
                         (a.as_ref(), b.as_ref())
@@ -320,10 +317,7 @@ impl Binder<'_> {
         let mut stack = vec![filter];
         while let Some(e) = stack.pop() {
             match e {
-                BExpr::And(a, b) => {
-                    stack.push(a);
-                    stack.push(b);
-                }
+                BExpr::And(items) => stack.extend(items),
                 BExpr::Cmp(CmpOp::Eq, a, b)
                     if matches!(
                         (a.as_ref(), b.as_ref()),
@@ -434,11 +428,10 @@ fn has_subquery(e: &BExpr) -> bool {
         BExpr::Arith(_, a, b)
         | BExpr::Concat(a, b)
         | BExpr::Cmp(_, a, b)
-        | BExpr::And(a, b)
-        | BExpr::Or(a, b)
         | BExpr::IsDistinct(a, b, _)
         | BExpr::Like(a, b, ..) => has_subquery(a) || has_subquery(b),
         BExpr::InList(a, list, _) => has_subquery(a) || list.iter().any(has_subquery),
+        BExpr::And(items) | BExpr::Or(items) => items.iter().any(has_subquery),
         BExpr::Case {
             operand,
             whens,

@@ -22,60 +22,20 @@ impl Binder<'_> {
         self.coerce(b, &t, to, "function argument")
     }
 
+    /// A function call: an aggregate of this query level, or a scalar
+    /// function.
     pub(crate) fn bind_function(&mut self, f: &Function) -> Result<(BExpr, Ty), SqlError> {
-        let parts: Vec<String> = f
-            .name
-            .0
-            .iter()
-            .map(|p| match p {
-                ObjectNamePart::Identifier(id) => fold(id),
-                other => other.to_string(),
-            })
-            .collect();
-        let name = match parts.as_slice() {
-            [n] => n.clone(),
-            [s, n] if s == "pg_catalog" => n.clone(),
-            _ => {
-                return Err(SqlError::new(
-                    SqlState::UNDEFINED_FUNCTION,
-                    format!("function {} does not exist", parts.join(".")),
-                ))
-            }
-        };
+        let name = function_name(f)?;
         if f.over.is_some() || f.filter.is_some() || !f.within_group.is_empty() {
             return Err(SqlError::unsupported(format!(
                 "window/filter clauses are not supported: {f}"
             )));
         }
-        let (args, distinct, star) = match &f.args {
-            FunctionArguments::None => (Vec::new(), false, false),
-            FunctionArguments::Subquery(_) => {
-                return Err(SqlError::unsupported(format!("unsupported call {f}")))
-            }
-            FunctionArguments::List(l) => {
-                if !l.clauses.is_empty() {
-                    return Err(SqlError::unsupported(format!("unsupported call {f}")));
-                }
-                let distinct = matches!(
-                    l.duplicate_treatment,
-                    Some(sqlparser::ast::DuplicateTreatment::Distinct)
-                );
-                let mut args = Vec::new();
-                let mut star = false;
-                for a in &l.args {
-                    match a {
-                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => args.push(x.clone()),
-                        FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => star = true,
-                        other => {
-                            return Err(SqlError::unsupported(format!(
-                                "unsupported argument {other}"
-                            )))
-                        }
-                    }
-                }
-                (args, distinct, star)
-            }
-        };
+        let CallArguments {
+            args,
+            distinct,
+            star,
+        } = call_arguments(f)?;
         let agg = match name.as_str() {
             "count" if star => Some(AggFunc::CountStar),
             "count" => Some(AggFunc::Count),
@@ -87,9 +47,14 @@ impl Binder<'_> {
             "bool_or" => Some(AggFunc::BoolOr),
             _ => None,
         };
-        if let Some(func) = agg {
-            return self.bind_aggregate(func, &args, distinct);
+        match agg {
+            Some(func) => self.bind_aggregate(func, &args, distinct),
+            None => self.bind_scalar_function(&name, &args),
         }
+    }
+
+    /// A scalar function call by (folded) name.
+    fn bind_scalar_function(&mut self, name: &str, args: &[Expr]) -> Result<(BExpr, Ty), SqlError> {
         let argc = args.len();
         let bad_args = || {
             SqlError::new(
@@ -98,7 +63,7 @@ impl Binder<'_> {
             )
         };
         let konst = |d: Datum, t: PgType| Ok((BExpr::Const(d), Some(t)));
-        match (name.as_str(), argc) {
+        match (name, argc) {
             ("now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp", 0) => {
                 self.reads_time = true;
                 konst(Datum::TimestampTz(self.now), PgType::TimestampTz)
@@ -141,14 +106,14 @@ impl Binder<'_> {
             }
             ("replace", 3) => {
                 let mut v = Vec::new();
-                for a in &args {
+                for a in args {
                     v.push(self.bind_text_arg(a)?);
                 }
                 Ok((BExpr::Func(Func::Replace, v), Some(PgType::Text)))
             }
             ("concat", _) => {
                 let mut v = Vec::new();
-                for a in &args {
+                for a in args {
                     let (b, t) = self.bind_expr(a)?;
                     v.push(self.coerce(b, &t, &t.clone().unwrap_or(PgType::Text), "concat")?);
                 }
@@ -164,14 +129,14 @@ impl Binder<'_> {
                 Ok((BExpr::Func(Func::Abs, vec![b]), Some(t)))
             }
             ("coalesce" | "greatest" | "least", n) if n > 0 => {
-                let func = match name.as_str() {
+                let func = match name {
                     "coalesce" => Func::Coalesce,
                     "greatest" => Func::Greatest,
                     _ => Func::Least,
                 };
-                self.bind_common_args(func, &args, &name)
+                self.bind_common_args(func, args, name)
             }
-            ("nullif", 2) => self.bind_common_args(Func::Nullif, &args, "NULLIF"),
+            ("nullif", 2) => self.bind_common_args(Func::Nullif, args, "NULLIF"),
             _ => Err(SqlError::new(
                 SqlState::UNDEFINED_FUNCTION,
                 format!(
@@ -269,4 +234,76 @@ fn agg_type_err(name: &str, t: &PgType) -> SqlError {
         SqlState::UNDEFINED_FUNCTION,
         format!("function {name}({}) does not exist", t.display_name()),
     )
+}
+
+/// A function's name, folded; `pg_catalog.` may qualify it.
+fn function_name(f: &Function) -> Result<String, SqlError> {
+    let parts: Vec<String> = f
+        .name
+        .0
+        .iter()
+        .map(|p| match p {
+            ObjectNamePart::Identifier(id) => fold(id),
+            other => other.to_string(),
+        })
+        .collect();
+    match parts.as_slice() {
+        [n] => Ok(n.clone()),
+        [s, n] if s == "pg_catalog" => Ok(n.clone()),
+        _ => Err(SqlError::new(
+            SqlState::UNDEFINED_FUNCTION,
+            format!("function {} does not exist", parts.join(".")),
+        )),
+    }
+}
+
+/// The arguments of a call as written.
+struct CallArguments {
+    /// Positional argument expressions.
+    args: Vec<Expr>,
+    /// `DISTINCT` before the arguments.
+    distinct: bool,
+    /// A `*` argument (`count(*)`).
+    star: bool,
+}
+
+fn call_arguments(f: &Function) -> Result<CallArguments, SqlError> {
+    let list = match &f.args {
+        FunctionArguments::None => {
+            return Ok(CallArguments {
+                args: Vec::new(),
+                distinct: false,
+                star: false,
+            })
+        }
+        FunctionArguments::Subquery(_) => {
+            return Err(SqlError::unsupported(format!("unsupported call {f}")))
+        }
+        FunctionArguments::List(l) => l,
+    };
+    if !list.clauses.is_empty() {
+        return Err(SqlError::unsupported(format!("unsupported call {f}")));
+    }
+    let distinct = matches!(
+        list.duplicate_treatment,
+        Some(sqlparser::ast::DuplicateTreatment::Distinct)
+    );
+    let mut args = Vec::new();
+    let mut star = false;
+    for a in &list.args {
+        match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => args.push(x.clone()),
+            FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => star = true,
+            other => {
+                return Err(SqlError::unsupported(format!(
+                    "unsupported argument {other}"
+                )))
+            }
+        }
+    }
+    Ok(CallArguments {
+        args,
+        distinct,
+        star,
+    })
 }

@@ -5,6 +5,7 @@
 pub(crate) mod expr;
 mod from;
 mod func;
+mod predicates;
 
 use std::collections::HashMap;
 
@@ -491,150 +492,19 @@ impl<'c> Binder<'c> {
             || projection_asts.iter().any(has_aggregate)
             || sel.having.as_ref().is_some_and(has_aggregate)
             || order_by.iter().any(|o| has_aggregate(&o.expr));
-        let mut agg_group = Vec::new();
-        if is_agg {
-            let mut state = AggState::default();
-            for g in &group_exprs {
-                let g = match g {
-                    Expr::Value(v) => match &v.value {
-                        Value::Number(n, _) => {
-                            let i: usize = n.parse().unwrap_or(0);
-                            projection_asts
-                                .get(i.wrapping_sub(1))
-                                .cloned()
-                                .ok_or_else(|| {
-                                    SqlError::new(
-                                        SqlState::INVALID_COLUMN_REFERENCE,
-                                        format!("GROUP BY position {n} is not in select list"),
-                                    )
-                                })?
-                        }
-                        _ => g.clone(),
-                    },
-                    _ => g.clone(),
-                };
-                let (g, (b, t)) = match self.bind_expr(&g) {
-                    Ok(bound) => (g, bound),
-                    // PostgreSQL also accepts an output-column alias in GROUP BY.
-                    Err(e) if e.code == SqlState::UNDEFINED_COLUMN => {
-                        let aliased = match &g {
-                            Expr::Identifier(id) => sel.projection.iter().find_map(|p| match p {
-                                SelectItem::ExprWithAlias { expr, alias }
-                                    if fold(alias) == fold(id) =>
-                                {
-                                    Some(expr.clone())
-                                }
-                                _ => None,
-                            }),
-                            _ => None,
-                        };
-                        match aliased {
-                            Some(x) => {
-                                let bound = self.bind_expr(&x)?;
-                                (x, bound)
-                            }
-                            None => return Err(e),
-                        }
-                    }
-                    Err(e) => return Err(e),
-                };
-                agg_group.push(b);
-                state.group_asts.push(g);
-                state.group_types.push(t);
-            }
+        let agg_group = if is_agg {
+            let (group, state) = self.bind_group_by(sel, &group_exprs, &projection_asts)?;
             self.agg = Some(state);
-        }
-        let mut projection = Vec::new();
-        let mut cols = Vec::new();
-        for item in &sel.projection {
-            match item {
-                SelectItem::UnnamedExpr(e) => {
-                    let (b, t) = self.bind_expr(e)?;
-                    projection.push(b);
-                    cols.push(OutCol {
-                        name: figure_colname(e),
-                        ty: t,
-                    });
-                }
-                SelectItem::ExprWithAlias { expr, alias } => {
-                    let (b, t) = self.bind_expr(expr)?;
-                    projection.push(b);
-                    cols.push(OutCol {
-                        name: fold(alias),
-                        ty: t,
-                    });
-                }
-                SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
-                    if is_agg {
-                        return Err(SqlError::unsupported(
-                            "SELECT * with aggregates is not supported",
-                        ));
-                    }
-                    let qual = match item {
-                        SelectItem::QualifiedWildcard(
-                            sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n),
-                            _,
-                        ) => Some(name_parts(n)?.last().cloned().unwrap_or_default()),
-                        SelectItem::QualifiedWildcard(..) => {
-                            return Err(SqlError::unsupported("unsupported wildcard"))
-                        }
-                        _ => None,
-                    };
-                    let scope = self.scope().clone();
-                    let mut found = false;
-                    for e in scope
-                        .entries
-                        .iter()
-                        .filter(|e| qual.as_ref().is_none_or(|q| *q == e.alias))
-                    {
-                        found = true;
-                        for (i, (n, t)) in e.cols.iter().enumerate() {
-                            projection.push(BExpr::Col {
-                                up: 0,
-                                idx: e.offset + i,
-                            });
-                            cols.push(OutCol {
-                                name: n.clone(),
-                                ty: t.clone(),
-                            });
-                        }
-                    }
-                    if !found && qual.is_some() {
-                        return Err(SqlError::new(
-                            SqlState::UNDEFINED_TABLE,
-                            format!(
-                                "missing FROM-clause entry for table \"{}\"",
-                                qual.unwrap_or_default()
-                            ),
-                        ));
-                    }
-                }
-                other => {
-                    return Err(SqlError::unsupported(format!(
-                        "unsupported select item {other}"
-                    )))
-                }
-            }
-        }
+            group
+        } else {
+            Vec::new()
+        };
+        let (mut projection, cols) = self.bind_projection(sel, is_agg)?;
         let having = match &sel.having {
             Some(h) => Some(self.bind_bool(h, "HAVING")?),
             None => None,
         };
-        let mut order = Vec::new();
-        for o in order_by {
-            let idx = match output_index(&o.expr, &cols)? {
-                Some(i) => i,
-                None => match projection_asts.iter().position(|p| *p == o.expr) {
-                    Some(i) if projection_asts.len() == cols.len() => i,
-                    _ => {
-                        let (b, _) = self.bind_expr(&o.expr)?;
-                        projection.push(b);
-                        projection.len() - 1
-                    }
-                },
-            };
-            order.push(sort_key(idx, o));
-        }
+        let order = self.bind_order_by(order_by, &cols, &projection_asts, &mut projection)?;
         let distinct = match &sel.distinct {
             None | Some(Distinct::All) => false,
             Some(Distinct::Distinct) => true,
@@ -669,6 +539,188 @@ impl<'c> Binder<'c> {
             distinct,
         };
         Ok((plan, cols, order))
+    }
+
+    /// The GROUP BY keys (an ordinal names a select item, an output alias
+    /// its expression, as in PostgreSQL) and the aggregate state that the
+    /// projection and HAVING bind against.
+    fn bind_group_by(
+        &mut self,
+        sel: &Select,
+        group_exprs: &[Expr],
+        projection_asts: &[Expr],
+    ) -> Result<(Vec<BExpr>, AggState), SqlError> {
+        let mut state = AggState::default();
+        let mut group = Vec::new();
+        for g in group_exprs {
+            let g = match g {
+                Expr::Value(v) => match &v.value {
+                    Value::Number(n, _) => {
+                        let i: usize = n.parse().unwrap_or(0);
+                        projection_asts
+                            .get(i.wrapping_sub(1))
+                            .cloned()
+                            .ok_or_else(|| {
+                                SqlError::new(
+                                    SqlState::INVALID_COLUMN_REFERENCE,
+                                    format!("GROUP BY position {n} is not in select list"),
+                                )
+                            })?
+                    }
+                    _ => g.clone(),
+                },
+                _ => g.clone(),
+            };
+            let (g, (b, t)) = match self.bind_expr(&g) {
+                Ok(bound) => (g, bound),
+                // PostgreSQL also accepts an output-column alias in GROUP BY.
+                Err(e) if e.code == SqlState::UNDEFINED_COLUMN => {
+                    let aliased = match &g {
+                        Expr::Identifier(id) => sel.projection.iter().find_map(|p| match p {
+                            SelectItem::ExprWithAlias { expr, alias }
+                                if fold(alias) == fold(id) =>
+                            {
+                                Some(expr.clone())
+                            }
+                            _ => None,
+                        }),
+                        _ => None,
+                    };
+                    match aliased {
+                        Some(x) => {
+                            let bound = self.bind_expr(&x)?;
+                            (x, bound)
+                        }
+                        None => return Err(e),
+                    }
+                }
+                Err(e) => return Err(e),
+            };
+            group.push(b);
+            state.group_asts.push(g);
+            state.group_types.push(t);
+        }
+        Ok((group, state))
+    }
+
+    /// The select list: one expression and output column per item, `*` and
+    /// `t.*` expanded.
+    fn bind_projection(
+        &mut self,
+        sel: &Select,
+        is_agg: bool,
+    ) -> Result<(Vec<BExpr>, Vec<OutCol>), SqlError> {
+        let mut projection = Vec::new();
+        let mut cols = Vec::new();
+        for item in &sel.projection {
+            match item {
+                SelectItem::UnnamedExpr(e) => {
+                    let (b, t) = self.bind_expr(e)?;
+                    projection.push(b);
+                    cols.push(OutCol {
+                        name: figure_colname(e),
+                        ty: t,
+                    });
+                }
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    let (b, t) = self.bind_expr(expr)?;
+                    projection.push(b);
+                    cols.push(OutCol {
+                        name: fold(alias),
+                        ty: t,
+                    });
+                }
+                SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
+                    if is_agg {
+                        return Err(SqlError::unsupported(
+                            "SELECT * with aggregates is not supported",
+                        ));
+                    }
+                    self.expand_wildcard(item, &mut projection, &mut cols)?;
+                }
+                other => {
+                    return Err(SqlError::unsupported(format!(
+                        "unsupported select item {other}"
+                    )))
+                }
+            }
+        }
+        Ok((projection, cols))
+    }
+
+    /// `*` or `t.*`: every column of the FROM items (or of `t`).
+    fn expand_wildcard(
+        &mut self,
+        item: &SelectItem,
+        projection: &mut Vec<BExpr>,
+        cols: &mut Vec<OutCol>,
+    ) -> Result<(), SqlError> {
+        let qual = match item {
+            SelectItem::QualifiedWildcard(
+                sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                _,
+            ) => Some(name_parts(n)?.last().cloned().unwrap_or_default()),
+            SelectItem::QualifiedWildcard(..) => {
+                return Err(SqlError::unsupported("unsupported wildcard"))
+            }
+            _ => None,
+        };
+        let scope = self.scope().clone();
+        let mut found = false;
+        for e in scope
+            .entries
+            .iter()
+            .filter(|e| qual.as_ref().is_none_or(|q| *q == e.alias))
+        {
+            found = true;
+            for (i, (n, t)) in e.cols.iter().enumerate() {
+                projection.push(BExpr::Col {
+                    up: 0,
+                    idx: e.offset + i,
+                });
+                cols.push(OutCol {
+                    name: n.clone(),
+                    ty: t.clone(),
+                });
+            }
+        }
+        if !found && qual.is_some() {
+            return Err(SqlError::new(
+                SqlState::UNDEFINED_TABLE,
+                format!(
+                    "missing FROM-clause entry for table \"{}\"",
+                    qual.unwrap_or_default()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// ORDER BY keys: an output column (by ordinal or name), a select-list
+    /// expression, or any other expression, added as a hidden column.
+    fn bind_order_by(
+        &mut self,
+        order_by: &[sqlparser::ast::OrderByExpr],
+        cols: &[OutCol],
+        projection_asts: &[Expr],
+        projection: &mut Vec<BExpr>,
+    ) -> Result<Vec<SortKey>, SqlError> {
+        let mut order = Vec::new();
+        for o in order_by {
+            let idx = match output_index(&o.expr, cols)? {
+                Some(i) => i,
+                None => match projection_asts.iter().position(|p| *p == o.expr) {
+                    Some(i) if projection_asts.len() == cols.len() => i,
+                    _ => {
+                        let (b, _) = self.bind_expr(&o.expr)?;
+                        projection.push(b);
+                        projection.len() - 1
+                    }
+                },
+            };
+            order.push(sort_key(idx, o));
+        }
+        Ok(order)
     }
 }
 

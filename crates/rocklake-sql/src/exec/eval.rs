@@ -46,28 +46,8 @@ fn eval_ref<'a>(
 /// what a filter over many rows spends its time on.
 pub fn eval_pred(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Option<bool>, SqlError> {
     Ok(match e {
-        BExpr::And(l, r) => {
-            let a = eval_pred(l, ctx, env)?;
-            if a == Some(false) {
-                return Ok(Some(false));
-            }
-            match (a, eval_pred(r, ctx, env)?) {
-                (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
-                _ => None,
-            }
-        }
-        BExpr::Or(l, r) => {
-            let a = eval_pred(l, ctx, env)?;
-            if a == Some(true) {
-                return Ok(Some(true));
-            }
-            match (a, eval_pred(r, ctx, env)?) {
-                (_, Some(true)) => Some(true),
-                (Some(false), Some(false)) => Some(false),
-                _ => None,
-            }
-        }
+        BExpr::And(items) => connective(items, false, ctx, env)?,
+        BExpr::Or(items) => connective(items, true, ctx, env)?,
         BExpr::Not(inner) => eval_pred(inner, ctx, env)?.map(|b| !b),
         BExpr::Cmp(op, l, r) => {
             let (a, b) = (eval_ref(l, ctx, env)?, eval_ref(r, ctx, env)?);
@@ -81,6 +61,27 @@ pub fn eval_pred(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Option<bo
         other => truth(&eval(other, ctx, env)?),
     })
 }
+/// `AND` (`decisive` false) or `OR` (`decisive` true) of `items` with
+/// three-valued logic: the decisive value as soon as one item has it (the
+/// rest is not evaluated), else NULL if any item was NULL, else the other
+/// value.
+fn connective(
+    items: &[BExpr],
+    decisive: bool,
+    ctx: &ExecCtx,
+    env: &[&[Datum]],
+) -> Result<Option<bool>, SqlError> {
+    let mut saw_null = false;
+    for item in items {
+        match eval_pred(item, ctx, env)? {
+            Some(value) if value == decisive => return Ok(Some(decisive)),
+            Some(_) => {}
+            None => saw_null = true,
+        }
+    }
+    Ok(if saw_null { None } else { Some(!decisive) })
+}
+
 /// Evaluates `e` with `env` = enclosing rows, the current row last.
 pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlError> {
     Ok(match e {
@@ -207,5 +208,46 @@ pub fn cmp_holds(op: CmpOp, ord: Ordering) -> bool {
         CmpOp::Le => ord != Ordering::Greater,
         CmpOp::Gt => ord == Ordering::Greater,
         CmpOp::Ge => ord != Ordering::Less,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    fn value(v: Option<bool>) -> BExpr {
+        BExpr::Const(v.map(Datum::Bool).unwrap_or(Datum::Null))
+    }
+
+    /// SQL's three-valued AND and OR of two values.
+    fn and2(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+        match (a, b) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        }
+    }
+
+    fn or2(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+        and2(a.map(|x| !x), b.map(|x| !x)).map(|x| !x)
+    }
+
+    #[test]
+    fn chains_of_and_and_or_follow_three_valued_logic() {
+        let cat = Catalog::default();
+        let ctx = ExecCtx::new(&[], &cat);
+        let values = [Some(true), Some(false), None];
+        for a in values {
+            for b in values {
+                for c in values {
+                    let items = vec![value(a), value(b), value(c)];
+                    let and = eval_pred(&BExpr::And(items.clone()), &ctx, &[]).unwrap();
+                    let or = eval_pred(&BExpr::Or(items), &ctx, &[]).unwrap();
+                    assert_eq!(and, and2(and2(a, b), c), "{a:?} AND {b:?} AND {c:?}");
+                    assert_eq!(or, or2(or2(a, b), c), "{a:?} OR {b:?} OR {c:?}");
+                }
+            }
+        }
     }
 }

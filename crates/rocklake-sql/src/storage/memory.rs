@@ -27,6 +27,15 @@ struct RelState {
 }
 
 impl RelState {
+    /// An empty relation.
+    fn new(def: RelationDef) -> Self {
+        RelState {
+            def,
+            rows: BTreeMap::new(),
+            pk: HashMap::new(),
+        }
+    }
+
     fn key_of(&self, row: &Row) -> Option<String> {
         if self.def.primary_key.is_empty() {
             return None;
@@ -245,12 +254,9 @@ impl StorageTxn for MemoryTxn {
                 format!("relation \"{}\" already exists", def.name),
             ));
         }
-        let rel = RelState {
-            def: def.clone(),
-            rows: BTreeMap::new(),
-            pk: HashMap::new(),
-        };
-        self.state.relations.insert(key(&def), Arc::new(rel));
+        self.state
+            .relations
+            .insert(key(&def), Arc::new(RelState::new(def.clone())));
         self.ops.push(Op::CreateRelation(def));
         Ok(true)
     }
@@ -422,12 +428,8 @@ impl StorageTxn for MemoryTxn {
                             format!("relation \"{}\" already exists", def.name),
                         ));
                     }
-                    let rel = RelState {
-                        def: def.clone(),
-                        rows: BTreeMap::new(),
-                        pk: HashMap::new(),
-                    };
-                    next.relations.insert(key(def), Arc::new(rel));
+                    next.relations
+                        .insert(key(def), Arc::new(RelState::new(def.clone())));
                 }
                 Op::DropRelation(k) => {
                     if next.relations.remove(k).is_none() {

@@ -173,14 +173,36 @@ fn num(s: &str) -> Option<i64> {
 /// Parses `YYYY-MM-DD` into days since 2000-01-01.
 pub fn parse_date(s: &str) -> Option<i32> {
     let t = s.trim();
+    match t.to_ascii_lowercase().as_str() {
+        "infinity" => return Some(i32::MAX),
+        "-infinity" => return Some(i32::MIN),
+        "epoch" => return Some(-(UNIX_TO_PG_EPOCH_DAYS as i32)),
+        _ => {}
+    }
+    let (t, bc) = strip_era(t);
     let mut it = t.splitn(3, '-');
     let y = num(it.next()?)?;
     let m = num(it.next()?)?;
     let d = num(it.next()?)?;
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || (bc && y == 0) {
         return None;
     }
+    // Year 1 BC is year 0 of the proleptic calendar.
+    let y = if bc { 1 - y } else { y };
     i32::try_from(days_from_civil(y, m, d) - UNIX_TO_PG_EPOCH_DAYS).ok()
+}
+
+/// `text` without a trailing ` BC` / ` AD` era, and whether it was BC.
+fn strip_era(text: &str) -> (&str, bool) {
+    let t = text.trim_end();
+    let lower = t.to_ascii_lowercase();
+    if lower.ends_with(" bc") {
+        (t[..t.len() - 3].trim_end(), true)
+    } else if lower.ends_with(" ad") {
+        (t[..t.len() - 3].trim_end(), false)
+    } else {
+        (t, false)
+    }
 }
 
 /// Parses a zone suffix (`Z`, `UTC`, `+02`, `-0530`, `+05:30`) into seconds east.
@@ -250,11 +272,18 @@ pub fn parse_timestamp(s: &str, with_tz: bool) -> Option<i64> {
         "epoch" => return Some(-UNIX_TO_PG_EPOCH_DAYS * MICROS_PER_DAY),
         _ => {}
     }
+    // PostgreSQL writes the era after the time (`0044-03-15 12:00:00 BC`).
+    let (t, bc) = strip_era(t);
     let (date, rest) = match t.find([' ', 'T', 't']) {
         Some(i) => (&t[..i], t[i + 1..].trim()),
         None => (t, ""),
     };
-    let days = i64::from(parse_date(date)?);
+    let date = if bc {
+        format!("{date} BC")
+    } else {
+        date.to_string()
+    };
+    let days = i64::from(parse_date(&date)?);
     let (time, zone) = if rest.is_empty() {
         (0, None)
     } else {
@@ -364,6 +393,27 @@ mod tests {
             "2024-02-29"
         );
         assert!(parse_timestamp("yesterday-ish", true).is_none());
+    }
+
+    #[test]
+    fn eras_and_infinities_round_trip_as_postgres_prints_them() {
+        for text in [
+            "0044-03-15 BC",
+            "0001-12-31 BC",
+            "0001-01-01",
+            "infinity",
+            "-infinity",
+        ] {
+            assert_eq!(format_date(parse_date(text).unwrap()), text);
+        }
+        let us = parse_timestamp("0044-03-15 12:00:00 BC", false).unwrap();
+        assert_eq!(format_timestamp(us, false), "0044-03-15 12:00:00 BC");
+        assert_eq!(format_timestamp(us, true), "0044-03-15 12:00:00+00 BC");
+        assert_eq!(parse_date("0000-01-01 BC"), None);
+        assert_eq!(
+            format_timestamp(parse_timestamp("-infinity", true).unwrap(), true),
+            "-infinity"
+        );
     }
 
     #[test]

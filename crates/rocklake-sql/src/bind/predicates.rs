@@ -1,0 +1,255 @@
+//! Binding of operators and predicates: unary and binary operators,
+//! comparisons, `IS ...`, `IN`, `BETWEEN`, `LIKE` and subqueries in
+//! expressions.
+
+use rocklake_types::datum::PgType;
+use rocklake_types::{SqlError, SqlState};
+use sqlparser::ast::{BinaryOperator, Expr, Query, UnaryOperator, Value};
+
+use super::expr::{datum_type, int_literal};
+use crate::bind::Binder;
+use crate::plan::{common_type, BExpr, CmpOp, Ty};
+
+impl Binder<'_> {
+    /// `-x`, `+x`, `NOT x`.
+    pub(super) fn bind_unary(
+        &mut self,
+        op: &UnaryOperator,
+        expr: &Expr,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        match op {
+            UnaryOperator::Minus => {
+                if let Expr::Value(v) = expr {
+                    if let Value::Number(n, _) = &v.value {
+                        let d = int_literal(&format!("-{n}"));
+                        let t = datum_type(&d);
+                        return Ok((BExpr::Const(d), t));
+                    }
+                }
+                let (b, t) = self.bind_expr(expr)?;
+                let t = t.or(Some(PgType::Numeric(None)));
+                Ok((BExpr::Neg(Box::new(b)), t))
+            }
+            UnaryOperator::Plus => self.bind_expr(expr),
+            UnaryOperator::Not => Ok((
+                BExpr::Not(Box::new(self.bind_bool(expr, "NOT")?)),
+                Some(PgType::Bool),
+            )),
+            other => Err(SqlError::unsupported(format!(
+                "operator {other} is not supported"
+            ))),
+        }
+    }
+
+    /// Comparisons, `AND`/`OR`, arithmetic and `||`.
+    pub(super) fn bind_binary(
+        &mut self,
+        left: &Expr,
+        op: &BinaryOperator,
+        right: &Expr,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let cmp = match op {
+            BinaryOperator::Eq => Some(CmpOp::Eq),
+            BinaryOperator::NotEq => Some(CmpOp::Ne),
+            BinaryOperator::Lt => Some(CmpOp::Lt),
+            BinaryOperator::LtEq => Some(CmpOp::Le),
+            BinaryOperator::Gt => Some(CmpOp::Gt),
+            BinaryOperator::GtEq => Some(CmpOp::Ge),
+            _ => None,
+        };
+        if let Some(c) = cmp {
+            return self.bind_cmp(c, left, right);
+        }
+        match op {
+            BinaryOperator::And | BinaryOperator::Or => self.bind_connective(left, op, right),
+            BinaryOperator::Plus => self.bind_arith('+', left, right),
+            BinaryOperator::Minus => self.bind_arith('-', left, right),
+            BinaryOperator::Multiply => self.bind_arith('*', left, right),
+            BinaryOperator::Divide => self.bind_arith('/', left, right),
+            BinaryOperator::Modulo => self.bind_arith('%', left, right),
+            BinaryOperator::StringConcat => {
+                let (l, lt) = self.bind_expr(left)?;
+                let (r, rt) = self.bind_expr(right)?;
+                let l = self.coerce(l, &lt, &lt.clone().unwrap_or(PgType::Text), "||")?;
+                let r = self.coerce(r, &rt, &rt.clone().unwrap_or(PgType::Text), "||")?;
+                Ok((BExpr::Concat(Box::new(l), Box::new(r)), Some(PgType::Text)))
+            }
+            other => Err(SqlError::unsupported(format!(
+                "operator {other} is not supported"
+            ))),
+        }
+    }
+
+    /// A chain of `AND` (or of `OR`): the operands of the whole chain, found
+    /// by walking it without recursion (`a OR b OR c ...` parses as a
+    /// left-deep tree as deep as the chain is long), become one node.
+    fn bind_connective(
+        &mut self,
+        left: &Expr,
+        op: &BinaryOperator,
+        right: &Expr,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let mut operands = vec![right];
+        let mut pending = vec![left];
+        while let Some(e) = pending.pop() {
+            match e {
+                Expr::BinaryOp {
+                    left,
+                    op: inner,
+                    right,
+                } if inner == op => {
+                    pending.push(left);
+                    operands.push(right);
+                }
+                Expr::Nested(inner) if matches!(inner.as_ref(), Expr::BinaryOp { op: o, .. } if o == op) => {
+                    pending.push(inner)
+                }
+                other => operands.push(other),
+            }
+        }
+        let what = op.to_string();
+        let mut bound = Vec::with_capacity(operands.len());
+        for operand in operands.into_iter().rev() {
+            bound.push(self.bind_bool(operand, &what)?);
+        }
+        let node = if *op == BinaryOperator::And {
+            BExpr::And(bound)
+        } else {
+            BExpr::Or(bound)
+        };
+        Ok((node, Some(PgType::Bool)))
+    }
+
+    /// `x IS [NOT] NULL` (`e` says which).
+    pub(super) fn bind_is_null(&mut self, x: &Expr, e: &Expr) -> Result<(BExpr, Ty), SqlError> {
+        let negated = matches!(e, Expr::IsNotNull(_));
+        Ok((
+            BExpr::IsNull(Box::new(self.bind_expr(x)?.0), negated),
+            Some(PgType::Bool),
+        ))
+    }
+
+    /// `x IS [NOT] TRUE/FALSE` (`e` says which).
+    pub(super) fn bind_is_bool(&mut self, x: &Expr, e: &Expr) -> Result<(BExpr, Ty), SqlError> {
+        let b = self.bind_bool(x, "IS")?;
+        let target = matches!(e, Expr::IsTrue(_) | Expr::IsNotTrue(_));
+        let neg = matches!(e, Expr::IsNotTrue(_) | Expr::IsNotFalse(_));
+        Ok((BExpr::IsBool(Box::new(b), target, neg), Some(PgType::Bool)))
+    }
+
+    /// `l IS [NOT] DISTINCT FROM r`.
+    pub(super) fn bind_is_distinct(
+        &mut self,
+        l: &Expr,
+        r: &Expr,
+        not_distinct: bool,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let (lb, lt) = self.bind_expr(l)?;
+        let (rb, rt) = self.bind_expr(r)?;
+        let (lb, rb) = self.unify_pair(lb, lt, rb, rt, "IS DISTINCT FROM")?;
+        Ok((
+            BExpr::IsDistinct(Box::new(lb), Box::new(rb), not_distinct),
+            Some(PgType::Bool),
+        ))
+    }
+
+    /// `x [NOT] IN (a, b, ...)`: every item is resolved to one common type.
+    pub(super) fn bind_in_list(
+        &mut self,
+        expr: &Expr,
+        list: &[Expr],
+        negated: bool,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let (xb, xt) = self.bind_expr(expr)?;
+        let mut items = Vec::new();
+        let mut ty = xt.clone();
+        for i in list {
+            let (b, t) = self.bind_expr(i)?;
+            ty = common_type(&ty, &t, "IN")?;
+            items.push((b, t));
+        }
+        let ty = ty.unwrap_or(PgType::Text);
+        let xb = self.coerce(xb, &xt, &ty, "IN")?;
+        let mut bound = Vec::new();
+        for (b, t) in items {
+            bound.push(self.coerce(b, &t, &ty, "IN")?);
+        }
+        Ok((
+            BExpr::InList(Box::new(xb), bound, negated),
+            Some(PgType::Bool),
+        ))
+    }
+
+    /// `x [NOT] IN (subquery)`.
+    pub(super) fn bind_in_subquery(
+        &mut self,
+        expr: &Expr,
+        subquery: &Query,
+        negated: bool,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let (xb, xt) = self.bind_expr(expr)?;
+        let (sub, st) = self.bind_subquery(subquery)?;
+        if sub.plan.columns.len() != 1 {
+            return Err(SqlError::new(
+                SqlState::SYNTAX_ERROR,
+                "subquery has too many columns",
+            ));
+        }
+        let xb = match (&xt, &st) {
+            (None, Some(t)) => self.coerce(xb, &xt, t, "IN")?,
+            _ => xb,
+        };
+        Ok((BExpr::InSub(Box::new(xb), sub, negated), Some(PgType::Bool)))
+    }
+
+    /// A scalar subquery: one column, at most one row.
+    pub(super) fn bind_scalar_subquery(&mut self, q: &Query) -> Result<(BExpr, Ty), SqlError> {
+        let (sub, t) = self.bind_subquery(q)?;
+        if sub.plan.columns.len() != 1 {
+            return Err(SqlError::new(
+                SqlState::SYNTAX_ERROR,
+                "subquery must return only one column",
+            ));
+        }
+        Ok((BExpr::Scalar(sub), t.or(Some(PgType::Text))))
+    }
+
+    /// `x [NOT] BETWEEN low AND high`, as `x >= low AND x <= high`.
+    pub(super) fn bind_between(
+        &mut self,
+        expr: &Expr,
+        low: &Expr,
+        high: &Expr,
+        negated: bool,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let (ge, _) = self.bind_cmp(CmpOp::Ge, expr, low)?;
+        let (le, _) = self.bind_cmp(CmpOp::Le, expr, high)?;
+        let both = BExpr::And(vec![ge, le]);
+        Ok((
+            if negated {
+                BExpr::Not(Box::new(both))
+            } else {
+                both
+            },
+            Some(PgType::Bool),
+        ))
+    }
+
+    /// `x [NOT] LIKE/ILIKE pattern`.
+    pub(super) fn bind_like(
+        &mut self,
+        expr: &Expr,
+        pattern: &Expr,
+        negated: bool,
+        case_insensitive: bool,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let (xb, xt) = self.bind_expr(expr)?;
+        let xb = self.coerce(xb, &xt, &xt.clone().unwrap_or(PgType::Text), "LIKE")?;
+        let (pb, pt) = self.bind_expr(pattern)?;
+        let pb = self.coerce(pb, &pt, &PgType::Text, "LIKE")?;
+        Ok((
+            BExpr::Like(Box::new(xb), Box::new(pb), negated, case_insensitive),
+            Some(PgType::Bool),
+        ))
+    }
+}

@@ -1,0 +1,265 @@
+//! The virtual `pg_catalog` and `information_schema` tables, derived from
+//! the storage's relations and schemas with stable OIDs. Each table is one
+//! [`TableDef`]: its name, OID, columns and row generator, the last two side
+//! by side in [`pg_catalog`] or [`information_schema`].
+
+mod information_schema;
+mod pg_catalog;
+
+use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
+
+use crate::catalog::Catalog;
+
+/// A virtual catalog table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VirtualTable {
+    /// `pg_namespace`
+    Namespace,
+    /// `pg_class`
+    Class,
+    /// `pg_attribute`
+    Attribute,
+    /// `pg_type`
+    Type,
+    /// `pg_constraint`
+    Constraint,
+    /// `pg_enum`
+    Enum,
+    /// `pg_indexes`
+    Indexes,
+    /// `pg_description`
+    Description,
+    /// `pg_settings`
+    Settings,
+    /// `pg_database`
+    Database,
+    /// `information_schema.schemata`
+    Schemata,
+    /// `information_schema.tables`
+    Tables,
+    /// `information_schema.columns`
+    Columns,
+}
+
+/// Everything the engine knows of one virtual table.
+pub struct TableDef {
+    /// The table.
+    pub table: VirtualTable,
+    /// Its schema: `pg_catalog` or `information_schema`.
+    pub schema: &'static str,
+    /// Its name.
+    pub name: &'static str,
+    /// Its OID (PostgreSQL's fixed OIDs for catalogs; views get stable OIDs
+    /// in the system range).
+    pub oid: u32,
+    /// Its columns, with PostgreSQL's names and types.
+    pub columns: fn() -> Vec<ColumnDef>,
+    /// Its rows for a catalog state.
+    pub rows: fn(&Catalog) -> Vec<Row>,
+}
+
+/// Every virtual table, in the order of [`VirtualTable`]'s variants.
+static TABLES: &[TableDef] = &[
+    TableDef {
+        table: VirtualTable::Namespace,
+        schema: "pg_catalog",
+        name: "pg_namespace",
+        oid: 2615,
+        columns: pg_catalog::pg_namespace_columns,
+        rows: pg_catalog::pg_namespace_rows,
+    },
+    TableDef {
+        table: VirtualTable::Class,
+        schema: "pg_catalog",
+        name: "pg_class",
+        oid: 1259,
+        columns: pg_catalog::pg_class_columns,
+        rows: pg_catalog::pg_class_rows,
+    },
+    TableDef {
+        table: VirtualTable::Attribute,
+        schema: "pg_catalog",
+        name: "pg_attribute",
+        oid: 1249,
+        columns: pg_catalog::pg_attribute_columns,
+        rows: pg_catalog::pg_attribute_rows,
+    },
+    TableDef {
+        table: VirtualTable::Type,
+        schema: "pg_catalog",
+        name: "pg_type",
+        oid: 1247,
+        columns: pg_catalog::pg_type_columns,
+        rows: pg_catalog::pg_type_rows,
+    },
+    TableDef {
+        table: VirtualTable::Constraint,
+        schema: "pg_catalog",
+        name: "pg_constraint",
+        oid: 2606,
+        columns: pg_catalog::pg_constraint_columns,
+        rows: pg_catalog::pg_constraint_rows,
+    },
+    TableDef {
+        table: VirtualTable::Enum,
+        schema: "pg_catalog",
+        name: "pg_enum",
+        oid: 3501,
+        columns: pg_catalog::pg_enum_columns,
+        rows: pg_catalog::pg_enum_rows,
+    },
+    TableDef {
+        table: VirtualTable::Indexes,
+        schema: "pg_catalog",
+        name: "pg_indexes",
+        oid: 12_001,
+        columns: pg_catalog::pg_indexes_columns,
+        rows: pg_catalog::pg_indexes_rows,
+    },
+    TableDef {
+        table: VirtualTable::Description,
+        schema: "pg_catalog",
+        name: "pg_description",
+        oid: 2609,
+        columns: pg_catalog::pg_description_columns,
+        rows: pg_catalog::pg_description_rows,
+    },
+    TableDef {
+        table: VirtualTable::Settings,
+        schema: "pg_catalog",
+        name: "pg_settings",
+        oid: 12_002,
+        columns: pg_catalog::pg_settings_columns,
+        rows: pg_catalog::pg_settings_rows,
+    },
+    TableDef {
+        table: VirtualTable::Database,
+        schema: "pg_catalog",
+        name: "pg_database",
+        oid: 1262,
+        columns: pg_catalog::pg_database_columns,
+        rows: pg_catalog::pg_database_rows,
+    },
+    TableDef {
+        table: VirtualTable::Schemata,
+        schema: "information_schema",
+        name: "schemata",
+        oid: 13_001,
+        columns: information_schema::schemata_columns,
+        rows: information_schema::schemata_rows,
+    },
+    TableDef {
+        table: VirtualTable::Tables,
+        schema: "information_schema",
+        name: "tables",
+        oid: 13_002,
+        columns: information_schema::tables_columns,
+        rows: information_schema::tables_rows,
+    },
+    TableDef {
+        table: VirtualTable::Columns,
+        schema: "information_schema",
+        name: "columns",
+        oid: 13_003,
+        columns: information_schema::columns_columns,
+        rows: information_schema::columns_rows,
+    },
+];
+
+const BUILTIN_TYPES: &[PgType] = &[
+    PgType::Bool,
+    PgType::Bytea,
+    PgType::Char,
+    PgType::Name,
+    PgType::Int8,
+    PgType::Int2,
+    PgType::Int2Array,
+    PgType::Int4,
+    PgType::RegClass,
+    PgType::Text,
+    PgType::Oid,
+    PgType::Tid,
+    PgType::Float4,
+    PgType::Float8,
+    PgType::Varchar,
+    PgType::Date,
+    PgType::Time,
+    PgType::Timestamp,
+    PgType::TimestampTz,
+    PgType::Interval,
+    PgType::TimeTz,
+    PgType::Numeric(None),
+    PgType::Uuid,
+];
+
+fn type_len(t: &PgType) -> i16 {
+    match t {
+        PgType::Bool | PgType::Char => 1,
+        PgType::Name => 64,
+        PgType::Int2 => 2,
+        PgType::Int4 | PgType::Oid | PgType::RegClass | PgType::Float4 | PgType::Date => 4,
+        PgType::Int8 | PgType::Float8 | PgType::Time | PgType::Timestamp | PgType::TimestampTz => 8,
+        PgType::Tid => 6,
+        PgType::TimeTz => 12,
+        PgType::Interval | PgType::Uuid => 16,
+        _ => -1,
+    }
+}
+
+fn col(name: &str, t: PgType) -> ColumnDef {
+    ColumnDef::new(name, t)
+}
+
+fn text(s: &str) -> Datum {
+    Datum::text(s.to_string())
+}
+
+/// Owner of every object: the bootstrap superuser.
+const OWNER: Datum = Datum::Oid(10);
+
+/// Every schema: the system ones, then the storage's.
+fn schema_names(cat: &Catalog) -> Vec<String> {
+    let mut schemas: Vec<String> = vec!["pg_catalog".into(), "information_schema".into()];
+    schemas.extend(
+        cat.schemas
+            .iter()
+            .filter(|s| !schemas.contains(s))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    schemas
+}
+
+impl VirtualTable {
+    /// The table's definition.
+    pub fn def(self) -> &'static TableDef {
+        let def = &TABLES[self as usize];
+        debug_assert_eq!(def.table, self);
+        def
+    }
+
+    /// Resolves `schema.name` (schema `None` = search path, where only
+    /// `pg_catalog`'s tables are found) to a virtual table.
+    pub fn lookup(schema: Option<&str>, name: &str) -> Option<VirtualTable> {
+        let schema = schema.unwrap_or("pg_catalog");
+        TABLES
+            .iter()
+            .find(|def| def.schema == schema && def.name == name)
+            .map(|def| def.table)
+    }
+
+    /// The relation's OID.
+    pub fn oid(self) -> u32 {
+        self.def().oid
+    }
+
+    /// Columns of the table, with PostgreSQL's types.
+    pub fn columns(self) -> Vec<ColumnDef> {
+        (self.def().columns)()
+    }
+
+    /// The table's rows for the given catalog state.
+    pub fn rows(self, cat: &Catalog) -> Vec<Row> {
+        (self.def().rows)(cat)
+    }
+}

@@ -1,0 +1,292 @@
+//! The virtual `pg_catalog` tables: each table's columns (PostgreSQL's
+//! names and types) beside the rows it derives from the catalog.
+
+use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
+
+use super::{col, schema_names, text, type_len, BUILTIN_TYPES, OWNER};
+use crate::catalog::{stable_oid, Catalog, PG_CATALOG_OID};
+use rocklake_types::datum::PgType::{Bool, Char, Float4, Int2, Int2Array, Int4, Name, Oid, Text};
+
+pub(super) fn pg_namespace_columns() -> Vec<ColumnDef> {
+    vec![col("oid", Oid), col("nspname", Name), col("nspowner", Oid)]
+}
+
+pub(super) fn pg_namespace_rows(cat: &Catalog) -> Vec<Row> {
+    schema_names(cat)
+        .iter()
+        .map(|s| vec![Datum::Oid(Catalog::schema_oid(s)), text(s), OWNER])
+        .collect()
+}
+
+pub(super) fn pg_class_columns() -> Vec<ColumnDef> {
+    vec![
+        col("oid", Oid),
+        col("relname", Name),
+        col("relnamespace", Oid),
+        col("reltype", Oid),
+        col("relowner", Oid),
+        col("relpages", Int4),
+        col("reltuples", Float4),
+        col("relhasindex", Bool),
+        col("relpersistence", Char),
+        col("relkind", Char),
+        col("relnatts", Int2),
+    ]
+}
+
+pub(super) fn pg_class_rows(cat: &Catalog) -> Vec<Row> {
+    cat.relations
+        .iter()
+        .map(|r| {
+            vec![
+                Datum::Oid(Catalog::rel_oid(r)),
+                text(&r.name),
+                Datum::Oid(Catalog::schema_oid(&r.schema)),
+                Datum::Oid(Catalog::rowtype_oid(r)),
+                OWNER,
+                Datum::Int4(0),
+                Datum::Float4(-1.0),
+                Datum::Bool(!r.primary_key.is_empty()),
+                text("p"),
+                text("r"),
+                Datum::Int2(r.columns.len() as i16),
+            ]
+        })
+        .collect()
+}
+
+pub(super) fn pg_attribute_columns() -> Vec<ColumnDef> {
+    vec![
+        col("attrelid", Oid),
+        col("attname", Name),
+        col("atttypid", Oid),
+        col("attlen", Int2),
+        col("attnum", Int2),
+        col("attndims", Int4),
+        col("atttypmod", Int4),
+        col("attnotnull", Bool),
+        col("atthasdef", Bool),
+        col("attisdropped", Bool),
+    ]
+}
+
+pub(super) fn pg_attribute_rows(cat: &Catalog) -> Vec<Row> {
+    let mut out = Vec::new();
+    for r in cat.relations.iter() {
+        let oid = Datum::Oid(Catalog::rel_oid(r));
+        out.push(vec![
+            oid.clone(),
+            text("ctid"),
+            Datum::Oid(PgType::Tid.oid()),
+            Datum::Int2(6),
+            Datum::Int2(-1),
+            Datum::Int4(0),
+            Datum::Int4(-1),
+            Datum::Bool(true),
+            Datum::Bool(false),
+            Datum::Bool(false),
+        ]);
+        for (i, c) in r.columns.iter().enumerate() {
+            let pk = r.primary_key.contains(&i);
+            out.push(vec![
+                oid.clone(),
+                text(&c.name),
+                Datum::Oid(c.pg_type.oid()),
+                Datum::Int2(type_len(&c.pg_type)),
+                Datum::Int2(i as i16 + 1),
+                Datum::Int4(i32::from(c.pg_type == PgType::Int2Array)),
+                Datum::Int4(c.pg_type.type_modifier()),
+                Datum::Bool(c.not_null || pk),
+                Datum::Bool(false),
+                Datum::Bool(false),
+            ]);
+        }
+    }
+    out
+}
+
+pub(super) fn pg_type_columns() -> Vec<ColumnDef> {
+    vec![
+        col("oid", Oid),
+        col("typname", Name),
+        col("typnamespace", Oid),
+        col("typowner", Oid),
+        col("typlen", Int2),
+        col("typtype", Char),
+        col("typrelid", Oid),
+        col("typelem", Oid),
+        col("typarray", Oid),
+        col("typbasetype", Oid),
+        col("typtypmod", Int4),
+        col("typnotnull", Bool),
+    ]
+}
+
+pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
+    let mut out: Vec<Row> = BUILTIN_TYPES
+        .iter()
+        .map(|t| {
+            let elem = if *t == PgType::Int2Array {
+                PgType::Int2.oid()
+            } else {
+                0
+            };
+            let array = if *t == PgType::Int2 {
+                PgType::Int2Array.oid()
+            } else {
+                0
+            };
+            vec![
+                Datum::Oid(t.oid()),
+                text(t.type_name()),
+                Datum::Oid(PG_CATALOG_OID),
+                OWNER,
+                Datum::Int2(type_len(t)),
+                text("b"),
+                Datum::Oid(0),
+                Datum::Oid(elem),
+                Datum::Oid(array),
+                Datum::Oid(0),
+                Datum::Int4(-1),
+                Datum::Bool(false),
+            ]
+        })
+        .collect();
+    for r in cat.relations.iter() {
+        out.push(vec![
+            Datum::Oid(Catalog::rowtype_oid(r)),
+            text(&r.name),
+            Datum::Oid(Catalog::schema_oid(&r.schema)),
+            OWNER,
+            Datum::Int2(-1),
+            text("c"),
+            Datum::Oid(Catalog::rel_oid(r)),
+            Datum::Oid(0),
+            Datum::Oid(0),
+            Datum::Oid(0),
+            Datum::Int4(-1),
+            Datum::Bool(false),
+        ]);
+    }
+    out
+}
+
+pub(super) fn pg_constraint_columns() -> Vec<ColumnDef> {
+    vec![
+        col("oid", Oid),
+        col("conname", Name),
+        col("connamespace", Oid),
+        col("contype", Char),
+        col("conrelid", Oid),
+        col("conindid", Oid),
+        col("conkey", Int2Array),
+    ]
+}
+
+pub(super) fn pg_constraint_rows(cat: &Catalog) -> Vec<Row> {
+    cat.relations
+        .iter()
+        .filter(|r| !r.primary_key.is_empty())
+        .map(|r| {
+            vec![
+                Datum::Oid(Catalog::pkey_oid(r)),
+                text(&r.primary_key_name()),
+                Datum::Oid(Catalog::schema_oid(&r.schema)),
+                text("p"),
+                Datum::Oid(Catalog::rel_oid(r)),
+                Datum::Oid(Catalog::pkey_oid(r).wrapping_add(1)),
+                Datum::Int2Array(r.primary_key.iter().map(|&i| i as i16 + 1).collect()),
+            ]
+        })
+        .collect()
+}
+
+pub(super) fn pg_enum_columns() -> Vec<ColumnDef> {
+    vec![
+        col("oid", Oid),
+        col("enumtypid", Oid),
+        col("enumsortorder", Float4),
+        col("enumlabel", Name),
+    ]
+}
+
+pub(super) fn pg_enum_rows(_: &Catalog) -> Vec<Row> {
+    Vec::new()
+}
+
+pub(super) fn pg_indexes_columns() -> Vec<ColumnDef> {
+    vec![
+        col("schemaname", Name),
+        col("tablename", Name),
+        col("indexname", Name),
+        col("tablespace", Name),
+        col("indexdef", Text),
+    ]
+}
+
+pub(super) fn pg_indexes_rows(cat: &Catalog) -> Vec<Row> {
+    cat.relations
+        .iter()
+        .filter(|r| !r.primary_key.is_empty())
+        .map(|r| {
+            let cols: Vec<&str> = r
+                .primary_key
+                .iter()
+                .map(|&i| r.columns[i].name.as_str())
+                .collect();
+            vec![
+                text(&r.schema),
+                text(&r.name),
+                text(&r.primary_key_name()),
+                Datum::Null,
+                text(&format!(
+                    "CREATE UNIQUE INDEX {} ON {}.{} USING btree ({})",
+                    r.primary_key_name(),
+                    r.schema,
+                    r.name,
+                    cols.join(", ")
+                )),
+            ]
+        })
+        .collect()
+}
+
+pub(super) fn pg_description_columns() -> Vec<ColumnDef> {
+    vec![
+        col("objoid", Oid),
+        col("classoid", Oid),
+        col("objsubid", Int4),
+        col("description", Text),
+    ]
+}
+
+pub(super) fn pg_description_rows(_: &Catalog) -> Vec<Row> {
+    Vec::new()
+}
+
+pub(super) fn pg_settings_columns() -> Vec<ColumnDef> {
+    vec![
+        col("name", Text),
+        col("setting", Text),
+        col("unit", Text),
+        col("vartype", Text),
+    ]
+}
+
+pub(super) fn pg_settings_rows(cat: &Catalog) -> Vec<Row> {
+    cat.settings
+        .iter()
+        .map(|(n, v)| vec![text(n), text(v), Datum::Null, text("string")])
+        .collect()
+}
+
+pub(super) fn pg_database_columns() -> Vec<ColumnDef> {
+    vec![col("oid", Oid), col("datname", Name)]
+}
+
+pub(super) fn pg_database_rows(cat: &Catalog) -> Vec<Row> {
+    vec![vec![
+        Datum::Oid(stable_oid("database", &cat.database)),
+        text(&cat.database),
+    ]]
+}
