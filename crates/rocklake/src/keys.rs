@@ -1,33 +1,35 @@
-//! `rocklake keys`: dumps a catalog's keys in hex with every field decoded.
+//! `rocklake keys`: dumps a catalog's keys in hex with every field decoded,
+//! and each value decoded as the row, registry entry, counter or system
+//! value it holds.
 
+use std::collections::HashMap;
 use std::io::Write;
 
-use rocklake_codec::keys::{decode_key, hex_key};
+use rocklake_codec::keys::{decode_key, hex_key, DecodedKey, SystemKey};
+use rocklake_codec::relations::{Relation, RowLayout};
+use rocklake_codec::tables::CatalogTable;
 use rocklake_codec::tags::Tag;
+use rocklake_codec::values::{decode_catalog_row, decode_hot_key, decode_namespace};
 use rocklake_store::{CatalogStore, StoreLocation};
+use rocklake_types::value::text::format_text;
+use rocklake_types::{ColumnDef, Datum};
 
 /// Prints one line per key: hex (fields separated by `|`), then the decoded
-/// form, e.g. `06 | 0000000000000005 | ... -> column table_id=5 column_id=1 begin_snapshot=3`.
-/// With `tag`, only keys of that tag (by name, e.g. `column`) are printed. The
-/// catalog is opened read-only, so this is safe while a server runs on it.
+/// key and value, e.g. `06 | 0000000000000005 | ... -> column table_id=5
+/// column_id=1 begin_snapshot=3 = {column_name: 'a', ...}`. With `tag`,
+/// only keys of that tag are printed: a tag name (`column`), a catalog
+/// table's name (`ducklake_column`) or a tag byte (`0x06`). The catalog is
+/// opened read-only, so this is safe while a server runs on it.
 pub async fn dump_keys(
     location: &str,
     tag: Option<&str>,
     out: &mut impl Write,
 ) -> anyhow::Result<usize> {
-    let wanted = match tag {
-        Some(name) => Some(
-            Tag::ALL
-                .iter()
-                .copied()
-                .find(|t| t.name() == name)
-                .ok_or_else(|| anyhow::anyhow!("unknown tag {name:?}; tags: {}", tag_names()))?,
-        ),
-        None => None,
-    };
+    let wanted = tag.map(parse_tag).transpose()?;
     let location = StoreLocation::parse(location)?;
     location.check_reachable().await?;
     let entries = CatalogStore::dump_read_only(&location).await?;
+    let relations = Relations::from_registry(&entries);
     let mut printed = 0;
     for (key, value) in &entries {
         if let Some(tag) = wanted {
@@ -35,17 +37,19 @@ pub async fn dump_keys(
                 continue;
             }
         }
-        let decoded = match decode_key(key) {
-            Ok(decoded) => decoded.to_string(),
-            Err(e) => format!("<undecodable: {e}>"),
+        let line = match decode_key(key) {
+            Ok(decoded) => format!(
+                "{}  -> {decoded} = {}",
+                hex_key(key),
+                relations.describe_value(&decoded, key, value)
+            ),
+            Err(e) => format!(
+                "{}  -> <undecodable key: {e}> ({} value bytes)",
+                hex_key(key),
+                value.len()
+            ),
         };
-        let line = writeln!(
-            out,
-            "{}  -> {decoded}  ({} value bytes)",
-            hex_key(key),
-            value.len()
-        );
-        match line {
+        match writeln!(out, "{line}") {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
             other => other?,
         }
@@ -54,10 +58,175 @@ pub async fn dump_keys(
     Ok(printed)
 }
 
-fn tag_names() -> String {
-    Tag::ALL
+/// A tag by its name, its catalog table's name, or its byte (`0x06`).
+fn parse_tag(text: &str) -> anyhow::Result<Tag> {
+    let by_byte = text
+        .strip_prefix("0x")
+        .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+        .and_then(Tag::from_byte);
+    by_byte
+        .or_else(|| Tag::ALL.iter().copied().find(|t| t.name() == text))
+        .or_else(|| CatalogTable::by_name(text).map(|table| table.tag))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "unknown tag {text:?}: give a tag name ({}), a catalog table name (ducklake_...) or a tag byte (0x06)",
+                Tag::ALL
+                    .iter()
+                    .map(|t| t.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+}
+
+/// The relations the registry of the dump holds, by what their rows' keys
+/// start with, so rows stored under the shared tags (inlined data, inlined
+/// deletes, other tables) can be decoded with their columns.
+struct Relations {
+    by_prefix: HashMap<(Tag, Vec<u64>), Relation>,
+}
+
+impl Relations {
+    fn from_registry(entries: &[(bytes::Bytes, bytes::Bytes)]) -> Self {
+        let mut by_prefix = HashMap::new();
+        for (key, value) in entries {
+            if let Ok(DecodedKey::Fields {
+                tag: Tag::Relation,
+                fields,
+            }) = decode_key(key)
+            {
+                if let Ok(relation) = Relation::decode(fields[0], value) {
+                    by_prefix.insert(relation.row_prefix(), relation);
+                }
+            }
+        }
+        Relations { by_prefix }
+    }
+
+    /// The value of `key` in readable form.
+    fn describe_value(&self, key: &DecodedKey, raw_key: &[u8], value: &[u8]) -> String {
+        let described = match key {
+            DecodedKey::Counter(_) => u64_value(value).map(|v| v.to_string()),
+            DecodedKey::System(SystemKey::HotKey) => decode_hot_key(value)
+                .map(|hot| format!("{hot:?}"))
+                .map_err(|e| e.to_string()),
+            DecodedKey::System(_) => u64_value(value).map(|v| v.to_string()),
+            DecodedKey::Fields {
+                tag: Tag::Namespace,
+                ..
+            } => decode_namespace(raw_key, value)
+                .map(|name| format!("schema {name:?}"))
+                .map_err(|e| e.to_string()),
+            DecodedKey::Fields {
+                tag: Tag::Relation,
+                fields,
+            } => Relation::decode(fields[0], value)
+                .map(|r| describe_relation(&r))
+                .map_err(|e| e.to_string()),
+            DecodedKey::Fields { tag, fields } => self.describe_row(*tag, fields, raw_key, value),
+        };
+        described.unwrap_or_else(|e| format!("<undecodable value ({} bytes): {e}>", value.len()))
+    }
+
+    fn describe_row(
+        &self,
+        tag: Tag,
+        fields: &[u64],
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<String, String> {
+        if let Some(table) = CatalogTable::by_tag(tag) {
+            let decoded = decode_catalog_row(table, key, value).map_err(|e| e.to_string())?;
+            return Ok(describe_columns(
+                &table.column_defs(),
+                &decoded.row,
+                decoded.row_seq,
+            ));
+        }
+        let prefix_len = match tag {
+            Tag::InlinedData => 2,
+            Tag::InlinedDelete | Tag::GenericRow => 1,
+            _ => return Err(format!("no row layout for tag {}", tag.name())),
+        };
+        let prefix = (tag, fields[..prefix_len].to_vec());
+        let relation = self
+            .by_prefix
+            .get(&prefix)
+            .ok_or_else(|| "no relation in the registry owns this key".to_string())?;
+        debug_assert!(!matches!(relation.layout(), RowLayout::Catalog(_)));
+        let decoded = relation.decode_row(key, value).map_err(|e| e.to_string())?;
+        Ok(format!(
+            "{}.{} {}",
+            relation.schema,
+            relation.name,
+            describe_columns(&relation.columns, &decoded.row, decoded.row_seq)
+        ))
+    }
+}
+
+/// `{name: value, ...} row_seq=N`, values in PostgreSQL's text form.
+fn describe_columns(columns: &[ColumnDef], row: &[Datum], row_seq: u64) -> String {
+    let cells: Vec<String> = columns
         .iter()
-        .map(|t| t.name())
-        .collect::<Vec<_>>()
-        .join(", ")
+        .zip(row)
+        .map(|(column, value)| match format_text(value) {
+            None => format!("{}: NULL", column.name),
+            Some(text) => format!("{}: {text:?}", column.name),
+        })
+        .collect();
+    format!("{{{}}} row_seq={row_seq}", cells.join(", "))
+}
+
+fn describe_relation(relation: &Relation) -> String {
+    let columns: Vec<String> = relation
+        .columns
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}{}",
+                c.name,
+                c.pg_type,
+                if c.not_null { " NOT NULL" } else { "" }
+            )
+        })
+        .collect();
+    format!(
+        "table {}.{} ({})",
+        relation.schema,
+        relation.name,
+        columns.join(", ")
+    )
+}
+
+fn u64_value(value: &[u8]) -> Result<u64, String> {
+    let raw: [u8; 8] = value
+        .try_into()
+        .map_err(|_| format!("{} bytes, expected 8", value.len()))?;
+    Ok(u64::from_be_bytes(raw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_named_by_tag_table_or_byte() {
+        assert_eq!(parse_tag("column").unwrap(), Tag::Column);
+        assert_eq!(parse_tag("ducklake_data_file").unwrap(), Tag::DataFile);
+        assert_eq!(parse_tag("0x61").unwrap(), Tag::Relation);
+        let error = parse_tag("ducklake_nonsense").unwrap_err().to_string();
+        assert!(error.contains("catalog table name"), "{error}");
+    }
+
+    #[test]
+    fn rows_print_their_columns_as_text() {
+        let columns = vec![
+            ColumnDef::new("id", rocklake_types::PgType::Int8),
+            ColumnDef::new("name", rocklake_types::PgType::Varchar),
+        ];
+        assert_eq!(
+            describe_columns(&columns, &[Datum::Int8(5), Datum::Null], 7),
+            "{id: \"5\", name: NULL} row_seq=7"
+        );
+    }
 }

@@ -20,11 +20,14 @@ struct Cli {
 enum Command {
     /// Serve a catalog over the PostgreSQL wire protocol.
     Serve(serve::ServeArgs),
-    /// Dump every key of a catalog as hex with its fields decoded.
+    /// Dump every key of a catalog as hex, with its fields and its value
+    /// decoded.
     Keys {
         /// Catalog location: a local directory or s3://bucket/prefix.
         location: String,
-        /// Only keys of this tag (e.g. `snapshot`, `column`, `system`).
+        /// Only keys of this tag: a tag name (`snapshot`, `column`,
+        /// `system`), a catalog table name (`ducklake_data_file`) or a tag
+        /// byte (`0x06`).
         #[arg(long)]
         tag: Option<String>,
     },
