@@ -2,6 +2,7 @@
 """Catalog benchmark: the same DuckDB workloads against three DuckLake catalogs.
 
     .venv/bin/python bench/run.py [--quick] [--backends rocklake,postgres,sqlite]
+                                  [--baseline-bin OLD_RELEASE_BINARY]
 
 Backends, all in one run:
   rocklake  the RockLake server (release binary, target/release/rocklake; set
@@ -190,8 +191,10 @@ class Catalog:
 class RockLake:
     name = "rocklake"
 
-    def __init__(self, workdir: pathlib.Path, binary: pathlib.Path, duck: Duck):
-        self.workdir = workdir / "rocklake"
+    def __init__(self, workdir: pathlib.Path, binary: pathlib.Path, duck: Duck,
+                 name: str = "rocklake"):
+        self.name = name
+        self.workdir = workdir / name
         self.workdir.mkdir()
         self.binary = binary
         self.duck = duck
@@ -200,7 +203,7 @@ class RockLake:
         self.procs = []
 
     def describe(self):
-        return "RockLake server, release build, catalog in a local temp dir"
+        return f"RockLake server {self.binary}, catalog in a local temp dir"
 
     def new_catalog(self, label: str) -> Catalog:
         self.n += 1
@@ -544,6 +547,8 @@ def render(results: Results, backends, settings_lines):
     header = ["workload", "n"] + [f"{n} median (p95) ms" for n in names]
     if "rocklake" in names and "postgres" in names:
         header.append("RockLake/PG")
+    if "baseline" in names:
+        header.append("RockLake/baseline")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for key, label, per in results.rows:
         reps = {len(v) for v in per.values()}
@@ -553,6 +558,9 @@ def render(results: Results, backends, settings_lines):
             cells.append(f"{fmt(statistics.median(s))} ({fmt(percentile(s, 95))})" if s else "-")
         if "rocklake" in names and "postgres" in names:
             a, b = per.get("rocklake"), per.get("postgres")
+            cells.append(f"{statistics.median(a) / statistics.median(b):.2f}x" if a and b else "-")
+        if "baseline" in names:
+            a, b = per.get("rocklake"), per.get("baseline")
             cells.append(f"{statistics.median(a) / statistics.median(b):.2f}x" if a and b else "-")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(settings_lines + [""] + lines + [""] + results.notes)
@@ -582,6 +590,9 @@ def main():
     ap.add_argument("--files", type=int, help="override F (data files of workload 4)")
     ap.add_argument("--json", help="also write the raw samples (ms) to this file")
     ap.add_argument("--keep", action="store_true", help="keep the temp directory")
+    ap.add_argument("--baseline-bin",
+                    help="also run this RockLake binary (e.g. the previous commit's release "
+                         "build) as backend 'baseline', interleaved with the others")
     args = ap.parse_args()
     cfg = dict(QUICK if args.quick else FULL)
     if args.snapshots:
@@ -616,6 +627,9 @@ def main():
                     backends.append(SQLite(workdir, duck))
             else:
                 sys.exit(f"unknown backend {name}")
+        if args.baseline_bin:
+            backends.append(RockLake(workdir, pathlib.Path(args.baseline_bin).resolve(), duck,
+                                     name="baseline"))
 
         n_snap, n_files = cfg["snapshots"], cfg["files"]
 
@@ -667,7 +681,7 @@ def main():
                 n, samples = run_snapshot_count(b, hist[b.name], cfg["snap_reps"])
                 results.add("5", f"count(*) FROM ducklake_snapshots ({n} snapshots)", b.name, samples)
             for b in backends:
-                if b.name in ("rocklake", "postgres"):
+                if b.name in ("rocklake", "baseline", "postgres"):
                     results.add("5s", "server time of 5's two catalog reads (psql, no DuckDB)", b.name,
                                 run_snapshot_reads_server(hist[b.name], cfg["snap_reps"]))
 
