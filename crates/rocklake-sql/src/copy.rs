@@ -1,20 +1,9 @@
-//! `COPY`: the options of a COPY statement and the state of a `COPY ... FROM
-//! STDIN` waiting for its data. The stream formats themselves are codecs in
-//! [`rocklake_types::copy`].
+//! `COPY`: the options of a COPY statement. The stream formats themselves
+//! are codecs in [`rocklake_types::copy`].
 
 use rocklake_types::copy::text::TextCopyFormat;
 use rocklake_types::SqlError;
 use sqlparser::ast::{CopyLegacyOption, CopyOption};
-
-use crate::storage::RelationDef;
-
-/// A `COPY t FROM STDIN` whose rows have not arrived yet.
-pub(crate) struct PendingCopy {
-    /// The target table.
-    pub(crate) def: RelationDef,
-    /// Indexes of the table's columns the incoming fields fill, in order.
-    pub(crate) targets: Vec<usize>,
-}
 
 /// The format of a COPY: `Ok(None)` for binary, the text format's options for
 /// text, 0A000 for anything else (CSV, unsupported options).

@@ -13,7 +13,9 @@ use crate::bind::{name_parts, Binder, Scope};
 use crate::catalog::{Catalog, VirtualTable};
 use crate::exec::cast::assign;
 use crate::exec::fetch::prefetch;
-use crate::exec::select::{run_query, run_select, ExecCtx};
+use crate::exec::select::{run_query, select_stream};
+use crate::exec::stream::collect;
+use crate::exec::ExecCtx;
 use crate::exec::StmtEnv;
 use crate::plan::{BExpr, FromPlan, JoinKind, SelectPlan};
 use rocklake_types::output::QueryOutput;
@@ -181,13 +183,17 @@ pub async fn insert(
                 }
                 bound.push(row);
             }
-            let data = prefetch(txn, env.cat, &b.scans, false).await?;
-            let ctx = ExecCtx::new(&data, env.cat);
+            let data = prefetch(txn, env.cat, &b.scans, false, env.limits).await?;
+            let ctx = ExecCtx::new(&data, env.cat, env.limits);
             let mut rows = Vec::with_capacity(bound.len());
             for r in &bound {
                 let mut row = Vec::with_capacity(r.len());
                 for e in r {
-                    row.push(crate::exec::eval::eval(e, &ctx, &[])?);
+                    row.push(crate::exec::eval::eval(
+                        e,
+                        &ctx,
+                        crate::exec::Scope::top(&[]),
+                    )?);
                 }
                 rows.push(row);
             }
@@ -201,8 +207,8 @@ pub async fn insert(
                     "INSERT has more expressions than target columns",
                 ));
             }
-            let data = prefetch(txn, env.cat, &b.scans, false).await?;
-            let ctx = ExecCtx::new(&data, env.cat);
+            let data = prefetch(txn, env.cat, &b.scans, false, env.limits).await?;
+            let ctx = ExecCtx::new(&data, env.cat, env.limits);
             run_query(&plan, &ctx, &[])?
         }
     };
@@ -275,10 +281,11 @@ pub async fn update(
         projection,
         distinct: false,
     };
-    let data = prefetch(txn, env.cat, &b.scans, false).await?;
+    let data = prefetch(txn, env.cat, &b.scans, false, env.limits).await?;
     let rows = {
-        let ctx = ExecCtx::new(&data, env.cat);
-        run_select(&plan, &ctx, &[])?
+        let ctx = ExecCtx::new(&data, env.cat, env.limits);
+        let (rows, _held) = collect(select_stream(&plan, &ctx, Vec::new())?, &ctx)?;
+        rows
     };
     let mut seen = HashSet::new();
     let mut n = 0usize;
@@ -440,10 +447,11 @@ pub async fn delete(
         projection: vec![ctid],
         distinct: false,
     };
-    let data = prefetch(txn, env.cat, &b.scans, false).await?;
+    let data = prefetch(txn, env.cat, &b.scans, false, env.limits).await?;
     let rows = {
-        let ctx = ExecCtx::new(&data, env.cat);
-        run_select(&plan, &ctx, &[])?
+        let ctx = ExecCtx::new(&data, env.cat, env.limits);
+        let (rows, _held) = collect(select_stream(&plan, &ctx, Vec::new())?, &ctx)?;
+        rows
     };
     let mut seen = HashSet::new();
     for r in &rows {

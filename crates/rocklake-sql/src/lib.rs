@@ -27,6 +27,7 @@ mod bind;
 mod catalog;
 mod copy;
 mod ddl;
+pub mod depth;
 mod dml;
 mod exec;
 mod maintenance;
@@ -38,5 +39,6 @@ pub mod storage;
 
 pub use query::shared_results::CatalogResults;
 pub use session::Session;
+pub use settings::parse_duration;
 pub use storage::memory::MemoryStorage;
 pub use storage::{Maintenance, Storage, StorageTxn};

@@ -1,31 +1,34 @@
-//! [`Session`]: one client connection's SQL state — transaction block state,
-//! settings and a pending COPY FROM STDIN — following PostgreSQL's rules for
-//! simple-query strings, implicit transactions and failed blocks.
+//! [`Session`]: one client connection's SQL state — its transaction block
+//! and settings — and statement dispatch, following PostgreSQL's rules for
+//! simple-query strings, implicit transactions and failed blocks. Results go
+//! to a [`ResultSink`] statement by statement, rows as they are produced.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-use rocklake_types::datum::{timestamptz_micros, ColumnDef, Row};
-use rocklake_types::output::{BatchResult, Notice, QueryOutput, TxStatus};
+use rocklake_types::datum::{timestamptz_micros, ColumnDef};
+use rocklake_types::output::{BatchResult, CollectSink, Notice, QueryOutput, ResultSink, TxStatus};
 use rocklake_types::settings::SessionIdentity;
-use rocklake_types::{SqlError, SqlState};
+use rocklake_types::{Interrupt, SinkError, SqlError, SqlState};
 use sqlparser::ast::{
     CopySource, CopyTarget, DiscardObject, ObjectType, Query, SetExpr, Statement,
     TransactionAccessMode, TransactionMode,
 };
 use sqlparser::dialect::PostgreSqlDialect;
-use sqlparser::parser::Parser;
+use sqlparser::parser::{Parser, ParserError};
 
 use crate::bind::Binder;
 use crate::catalog::Catalog;
-use crate::copy::{self, PendingCopy};
+use crate::copy;
 use crate::ddl;
+use crate::depth;
 use crate::dml::{self, complete_rows, copy_targets, resolve_target};
-use crate::exec::StmtEnv;
+use crate::exec::memory::{MemoryBudget, DEFAULT_STATEMENT_MEMORY_LIMIT};
+use crate::exec::{Limits, StmtEnv};
 use crate::maintenance;
 use crate::query::shared_results::CatalogResults;
-use crate::query::{self, out_columns};
+use crate::query::{self, out_columns, Destination, Failure};
 use crate::settings::{self, SessionSettings};
 use crate::storage::temp::TempOverlay;
 use crate::storage::{RelationDef, Storage, StorageTxn};
@@ -45,7 +48,7 @@ struct TxnCtx {
 
 enum TxState {
     Idle,
-    /// The implicit transaction of a simple-query string (or a pending COPY).
+    /// The implicit transaction of a simple-query string.
     Implicit(TxnCtx),
     /// Inside BEGIN ... COMMIT.
     Block(TxnCtx),
@@ -60,7 +63,10 @@ pub struct Session {
     settings: SessionSettings,
     database: String,
     pid: i32,
-    pending_copy: Option<PendingCopy>,
+    /// Stops the running statement (cancel, timeout, shutdown, client gone).
+    interrupt: Arc<Interrupt>,
+    /// Bytes one statement may hold in kept rows.
+    memory_limit: usize,
     /// The relation and schema lists last loaded, with the storage's catalog
     /// version they belong to (see [`StorageTxn::catalog_version`]).
     known_catalog: Option<KnownCatalog>,
@@ -96,6 +102,22 @@ fn no_transaction(tag: &str) -> QueryOutput {
     }
 }
 
+/// Parses a query string into statements, with the depth guards of
+/// [`crate::depth`].
+fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
+    let parsed = Parser::new(&PostgreSqlDialect {})
+        .with_recursion_limit(depth::MAX_NESTING)
+        .try_with_sql(sql)
+        .and_then(|mut parser| parser.parse_statements());
+    let mut statements = match parsed {
+        Ok(statements) => statements,
+        Err(ParserError::RecursionLimitExceeded) => return Err(depth::too_deep()),
+        Err(e) => return Err(SqlError::new(SqlState::SYNTAX_ERROR, e.to_string())),
+    };
+    depth::prepare(&mut statements)?;
+    Ok(statements)
+}
+
 impl Session {
     /// A new idle session over `storage`.
     pub fn new(storage: Arc<dyn Storage>) -> Self {
@@ -112,7 +134,8 @@ impl Session {
             settings: SessionSettings::default(),
             database: "rocklake".into(),
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
-            pending_copy: None,
+            interrupt: Arc::default(),
+            memory_limit: DEFAULT_STATEMENT_MEMORY_LIMIT,
             known_catalog: None,
             catalog_results,
         }
@@ -126,7 +149,24 @@ impl Session {
     /// Sets who the session belongs to (from startup): the defaults of
     /// `session_authorization` and `application_name` come from it.
     pub fn set_identity(&mut self, identity: SessionIdentity) {
-        self.settings = SessionSettings::new(identity);
+        self.settings.set_identity(identity);
+    }
+
+    /// Sets the value of setting `name` before the session changes it (the
+    /// server's `--statement-timeout`, ...).
+    pub fn set_default_setting(&mut self, name: &str, value: &str) {
+        self.settings.set_default(name, value);
+    }
+
+    /// Uses `interrupt` to stop running statements (the wire server's, set
+    /// by cancel requests, shutdown and the client connection).
+    pub fn set_interrupt(&mut self, interrupt: Arc<Interrupt>) {
+        self.interrupt = interrupt;
+    }
+
+    /// Sets how many bytes one statement may hold in kept rows.
+    pub fn set_memory_limit(&mut self, bytes: usize) {
+        self.memory_limit = bytes;
     }
 
     /// The pid reported by `pg_backend_pid()` (for BackendKeyData).
@@ -143,12 +183,17 @@ impl Session {
         }
     }
 
-    /// DISCARD ALL outside a statement: drops any transaction, settings and
-    /// pending COPY.
+    /// How long the session may sit idle inside a transaction block
+    /// (`idle_in_transaction_session_timeout`), if limited.
+    pub fn idle_in_transaction_timeout(&self) -> Option<Duration> {
+        self.settings
+            .duration("idle_in_transaction_session_timeout")
+    }
+
+    /// DISCARD ALL outside a statement: drops any transaction and settings.
     pub fn reset(&mut self) {
         self.state = TxState::Idle;
         self.settings.reset_all();
-        self.pending_copy = None;
     }
 
     /// After an error: a block becomes Failed, an implicit transaction is rolled back.
@@ -174,45 +219,50 @@ impl Session {
         }
     }
 
-    /// Executes a simple-query string: statements run in order, stopping after
-    /// the first error; outside BEGIN the whole string is one implicit transaction.
-    pub async fn execute(&mut self, sql: &str) -> BatchResult {
-        let mut results = Vec::new();
-        if self.pending_copy.is_some() {
-            results.push(Err(SqlError::new(
-                SqlState::PROTOCOL_VIOLATION,
-                "a COPY FROM STDIN is in progress",
-            )));
-            return results;
-        }
-        let stmts = match Parser::parse_sql(&PostgreSqlDialect {}, sql) {
-            Ok(s) => s,
-            Err(e) => {
+    /// Runs a simple-query string, sending each statement's results to
+    /// `sink` as they are produced: statements run in order, stopping after
+    /// the first error; outside BEGIN the whole string is one implicit
+    /// transaction. Fails only when the client connection is gone.
+    pub async fn run(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<(), SinkError> {
+        let statements = match parse(sql) {
+            Ok(statements) => statements,
+            Err(error) => {
                 self.on_error();
-                results.push(Err(SqlError::new(SqlState::SYNTAX_ERROR, e.to_string())));
-                return results;
+                return sink.error(&error).await;
             }
         };
-        for stmt in &stmts {
-            match self.execute_one(stmt).await {
-                Ok(out) => {
-                    let copy_in = matches!(out, QueryOutput::CopyIn { .. });
-                    results.push(Ok(out));
-                    if copy_in {
-                        return results;
-                    }
-                }
-                Err(e) => {
+        for statement in &statements {
+            let budget = MemoryBudget::new(self.memory_limit);
+            self.interrupt
+                .start_statement(self.settings.duration("statement_timeout"));
+            let outcome = self.run_one(statement, &budget, sink).await;
+            self.interrupt.end_statement();
+            match outcome {
+                Ok(()) => {}
+                Err(Failure::Statement(error)) => {
                     self.on_error();
-                    results.push(Err(e));
-                    return results;
+                    return sink.error(&error).await;
+                }
+                Err(Failure::Connection(reason)) => {
+                    self.on_error();
+                    return Err(SinkError::Connection(reason));
                 }
             }
         }
-        if let Err(e) = self.finish_implicit().await {
-            results.push(Err(e));
+        if let Err(error) = self.finish_implicit().await {
+            sink.error(&error).await?;
         }
-        results
+        Ok(())
+    }
+
+    /// Runs a simple-query string and collects its results (for tests and
+    /// tools; a COPY FROM STDIN in it gets no data).
+    pub async fn execute(&mut self, sql: &str) -> BatchResult {
+        let mut sink = CollectSink::new();
+        match self.run(sql, &mut sink).await {
+            Ok(()) => sink.into_results(),
+            Err(e) => vec![Err(SqlError::internal(format!("{e:?}")))],
+        }
     }
 
     /// Commits the implicit transaction of a finished query string, if any.
@@ -226,47 +276,48 @@ impl Session {
         }
     }
 
-    async fn execute_one(&mut self, stmt: &Statement) -> Result<QueryOutput, SqlError> {
-        match stmt {
-            Statement::StartTransaction { modes, .. } => return self.begin(modes).await,
-            Statement::Commit { chain: false, .. } => return self.commit().await,
+    /// Runs one statement, sending its results to `sink`.
+    async fn run_one(
+        &mut self,
+        stmt: &Statement,
+        budget: &MemoryBudget,
+        sink: &mut dyn ResultSink,
+    ) -> Result<(), Failure> {
+        let output = match stmt {
+            Statement::StartTransaction { modes, .. } => self.begin(modes).await?,
+            Statement::Commit { chain: false, .. } => self.commit().await?,
             Statement::Rollback {
                 chain: false,
                 savepoint: None,
-            } => {
-                return Ok(match std::mem::replace(&mut self.state, TxState::Idle) {
-                    TxState::Idle => no_transaction("ROLLBACK"),
-                    _ => QueryOutput::command("ROLLBACK"),
-                })
-            }
-            _ => {}
-        }
-        if let TxState::Failed = self.state {
-            return Err(aborted());
-        }
-        match stmt {
-            Statement::Discard { object_type } => self.discard(stmt, object_type),
-            Statement::Set(set) => Ok(settings::set(&mut self.settings, set)),
-            Statement::Reset(reset) => Ok(settings::reset(&mut self.settings, &reset.reset)),
-            Statement::ShowVariable { variable } => settings::show(&self.settings, variable),
+            } => match std::mem::replace(&mut self.state, TxState::Idle) {
+                TxState::Idle => no_transaction("ROLLBACK"),
+                _ => QueryOutput::command("ROLLBACK"),
+            },
+            _ if matches!(self.state, TxState::Failed) => return Err(aborted().into()),
+            Statement::Discard { object_type } => self.discard(stmt, object_type)?,
+            Statement::Set(set) => settings::set(&mut self.settings, set),
+            Statement::Reset(reset) => settings::reset(&mut self.settings, &reset.reset),
+            Statement::ShowVariable { variable } => settings::show(&self.settings, variable)?,
             Statement::Call(function) if maintenance::parse_call(function)?.is_some() => {
                 let command = maintenance::parse_call(function)?.expect("checked above");
                 if !matches!(self.state, TxState::Idle) {
                     return Err(SqlError::new(
                         SqlState::ACTIVE_SQL_TRANSACTION,
                         format!("{stmt} cannot run inside a transaction block"),
-                    ));
+                    )
+                    .into());
                 }
-                maintenance::run(self.storage.as_ref(), command).await
+                maintenance::run(self.storage.as_ref(), command).await?
             }
             _ => {
                 if let TxState::Idle = self.state {
                     let ctx = self.begin_ctx(false).await?;
                     self.state = TxState::Implicit(ctx);
                 }
-                self.run_in_txn(stmt).await
+                return self.run_in_txn(stmt, budget, sink).await;
             }
-        }
+        };
+        send_output(output, sink).await
     }
 
     /// `DISCARD ALL`: outside a transaction block, forgets the settings.
@@ -333,13 +384,13 @@ impl Session {
     }
 
     async fn ensure_catalog(&mut self) -> Result<(), SqlError> {
-        let settings = self.settings.all();
-        let database = self.database.clone();
         let ctx = match &mut self.state {
             TxState::Implicit(c) | TxState::Block(c) => c,
             _ => return Err(SqlError::internal("no transaction")),
         };
         if ctx.catalog.is_none() {
+            let settings = self.settings.all();
+            let database = self.database.clone();
             let version = ctx.txn.catalog_version().await?;
             let (relations, schemas) = match (&self.known_catalog, version) {
                 (Some(known), Some(version)) if known.version == version => {
@@ -369,17 +420,24 @@ impl Session {
         Ok(())
     }
 
-    async fn run_in_txn(&mut self, stmt: &Statement) -> Result<QueryOutput, SqlError> {
+    /// Runs a statement that needs the transaction (queries, DML, DDL, COPY).
+    async fn run_in_txn(
+        &mut self,
+        stmt: &Statement,
+        budget: &MemoryBudget,
+        sink: &mut dyn ResultSink,
+    ) -> Result<(), Failure> {
         self.ensure_catalog().await?;
         let pid = self.pid;
+        let interrupt = self.interrupt.clone();
         let ctx = match &mut self.state {
             TxState::Implicit(c) | TxState::Block(c) => c,
-            _ => return Err(SqlError::internal("no transaction")),
+            _ => return Err(SqlError::internal("no transaction").into()),
         };
-        match stmt {
+        let ddl_output = match stmt {
             Statement::CreateTable(ct) => {
                 ctx.catalog = None;
-                return ddl::create_table(ctx.txn.as_mut(), ct).await;
+                Some(ddl::create_table(ctx.txn.as_mut(), ct).await?)
             }
             Statement::CreateSchema {
                 schema_name,
@@ -387,7 +445,7 @@ impl Session {
                 ..
             } => {
                 ctx.catalog = None;
-                return ddl::create_schema(ctx.txn.as_mut(), schema_name, *if_not_exists).await;
+                Some(ddl::create_schema(ctx.txn.as_mut(), schema_name, *if_not_exists).await?)
             }
             Statement::Drop {
                 object_type: ObjectType::Table,
@@ -397,9 +455,12 @@ impl Session {
                 ..
             } => {
                 ctx.catalog = None;
-                return ddl::drop_tables(ctx.txn.as_mut(), names, *if_exists).await;
+                Some(ddl::drop_tables(ctx.txn.as_mut(), names, *if_exists).await?)
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(output) = ddl_output {
+            return send_output(output, sink).await;
         }
         let cat = ctx
             .catalog
@@ -409,6 +470,10 @@ impl Session {
             cat,
             now: ctx.now,
             pid,
+            limits: Limits {
+                budget,
+                interrupt: Some(&interrupt),
+            },
         };
         let txn = ctx.txn.as_mut();
         // Catalog query results are shared for catalogs at a known version
@@ -416,81 +481,42 @@ impl Session {
         let shared = ctx
             .catalog_version
             .map(|version| (version, &*self.catalog_results));
-        match stmt {
+        let output = match stmt {
             Statement::Query(q) => match q.body.as_ref() {
-                SetExpr::Update(Statement::Update(u)) => dml::update(txn, &env, u, Some(q)).await,
+                SetExpr::Update(Statement::Update(u)) => dml::update(txn, &env, u, Some(q)).await?,
                 SetExpr::Insert(_)
                 | SetExpr::Delete(_)
                 | SetExpr::Update(_)
-                | SetExpr::Merge(_) => Err(SqlError::unsupported(format!(
-                    "statement not supported: {stmt}"
-                ))),
-                _ => {
-                    let (columns, rows) = query::run(txn, &env, q, shared).await?;
-                    Ok(QueryOutput::Rows { columns, rows })
+                | SetExpr::Merge(_) => {
+                    return Err(
+                        SqlError::unsupported(format!("statement not supported: {stmt}")).into(),
+                    )
                 }
+                _ => return query::run(txn, &env, q, shared, sink, Destination::Rows).await,
             },
-            Statement::Insert(i) => dml::insert(txn, &env, i).await,
-            Statement::Update(u) => dml::update(txn, &env, u, None).await,
-            Statement::Delete(d) => dml::delete(txn, &env, d).await,
-            Statement::Copy { .. } => {
-                let (output, pending) = copy_statement(txn, &env, stmt, shared).await?;
-                self.pending_copy = pending;
-                Ok(output)
+            Statement::Insert(i) => dml::insert(txn, &env, i).await?,
+            Statement::Update(u) => dml::update(txn, &env, u, None).await?,
+            Statement::Delete(d) => dml::delete(txn, &env, d).await?,
+            Statement::Copy { .. } => return copy_statement(txn, &env, stmt, shared, sink).await,
+            Statement::Drop { .. } => {
+                return Err(SqlError::unsupported(format!(
+                    "DROP is not supported by RockLake: {stmt}"
+                ))
+                .into())
             }
-            Statement::Drop { .. } => Err(SqlError::unsupported(format!(
-                "DROP is not supported by RockLake: {stmt}"
-            ))),
-            other => Err(SqlError::unsupported(format!(
-                "statement not supported: {other}"
-            ))),
-        }
-    }
-
-    /// Completes a pending `COPY ... FROM STDIN`: inserts the decoded rows
-    /// (values in the column order announced by [`QueryOutput::CopyIn`]).
-    pub async fn copy_in_finish(&mut self, rows: Vec<Row>) -> Result<QueryOutput, SqlError> {
-        let Some(pending) = self.pending_copy.take() else {
-            return Err(SqlError::new(
-                SqlState::PROTOCOL_VIOLATION,
-                "no COPY FROM STDIN in progress",
-            ));
+            other => {
+                return Err(
+                    SqlError::unsupported(format!("statement not supported: {other}")).into(),
+                )
+            }
         };
-        let result = async {
-            let ctx = match &mut self.state {
-                TxState::Implicit(c) | TxState::Block(c) => c,
-                _ => return Err(SqlError::internal("COPY without a transaction")),
-            };
-            let full = complete_rows(&pending.def, &pending.targets, rows)?;
-            let n = full.len();
-            ctx.txn.insert(&pending.def, full).await?;
-            Ok(n)
-        }
-        .await;
-        match result {
-            Ok(n) => {
-                self.finish_implicit().await?;
-                Ok(QueryOutput::command(&format!("COPY {n}")))
-            }
-            Err(e) => {
-                self.on_error();
-                Err(e)
-            }
-        }
-    }
-
-    /// Abandons a pending COPY FROM STDIN (CopyFail): like an error in the statement.
-    pub async fn copy_in_abort(&mut self) {
-        if self.pending_copy.take().is_some() {
-            self.on_error();
-        }
+        send_output(output, sink).await
     }
 
     /// Result columns of a query without running it (Parse + Describe).
     /// Statements without a result set describe as no columns.
     pub async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
-        let stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql)
-            .map_err(|e| SqlError::new(SqlState::SYNTAX_ERROR, e.to_string()))?;
+        let stmts = parse(sql)?;
         if stmts.len() > 1 {
             return Err(SqlError::new(
                 SqlState::SYNTAX_ERROR,
@@ -537,15 +563,22 @@ impl Session {
     }
 }
 
-/// Runs a COPY statement: `COPY (query) TO STDOUT` returns its rows,
-/// `COPY table FROM STDIN` returns what the client must send and the
-/// pending copy that receives it.
+/// Sends a statement's finished output (commands, collected results).
+async fn send_output(output: QueryOutput, sink: &mut dyn ResultSink) -> Result<(), Failure> {
+    rocklake_types::output::send_results(vec![Ok(output)], sink).await?;
+    Ok(())
+}
+
+/// Runs a COPY statement: `COPY (query) TO STDOUT` sends the query's rows
+/// as binary COPY data; `COPY table FROM STDIN` asks the client for its rows
+/// and inserts them.
 async fn copy_statement(
     txn: &mut dyn StorageTxn,
     env: &StmtEnv<'_>,
     stmt: &Statement,
     shared: Option<(u64, &CatalogResults)>,
-) -> Result<(QueryOutput, Option<PendingCopy>), SqlError> {
+    sink: &mut dyn ResultSink,
+) -> Result<(), Failure> {
     let Statement::Copy {
         source,
         to,
@@ -555,20 +588,17 @@ async fn copy_statement(
         ..
     } = stmt
     else {
-        return Err(SqlError::internal("not a COPY statement"));
+        return Err(SqlError::internal("not a COPY statement").into());
     };
     let text = copy::text_format(options, legacy_options)?;
     // Text COPY is accepted into tables only (postgres_scanner's UPDATE
     // through a temporary table); everything else is binary.
     if text.is_some() && (*to || !matches!(target, CopyTarget::Stdin)) {
-        return Err(SqlError::unsupported(format!(
-            "only binary COPY is supported: {stmt}"
-        )));
+        return Err(SqlError::unsupported(format!("only binary COPY is supported: {stmt}")).into());
     }
     match (to, target, source) {
         (true, CopyTarget::Stdout, CopySource::Query(q)) => {
-            let (columns, rows) = query::run(txn, env, q, shared).await?;
-            Ok((QueryOutput::CopyOut { columns, rows }, None))
+            query::run(txn, env, q, shared, sink, Destination::CopyOut).await
         }
         (
             false,
@@ -580,17 +610,14 @@ async fn copy_statement(
         ) => {
             let def: RelationDef = resolve_target(env.cat, table_name)?;
             let targets = copy_targets(&def, columns)?;
-            let cols = targets.iter().map(|&i| def.columns[i].clone()).collect();
-            Ok((
-                QueryOutput::CopyIn {
-                    columns: cols,
-                    text,
-                },
-                Some(PendingCopy { def, targets }),
-            ))
+            let cols: Vec<ColumnDef> = targets.iter().map(|&i| def.columns[i].clone()).collect();
+            let rows = sink.copy_in(&cols, text.as_ref()).await??;
+            let full = complete_rows(&def, &targets, rows)?;
+            let n = full.len();
+            txn.insert(&def, full).await?;
+            sink.complete(&format!("COPY {n}"), &[]).await?;
+            Ok(())
         }
-        _ => Err(SqlError::unsupported(format!(
-            "COPY form not supported: {stmt}"
-        ))),
+        _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}")).into()),
     }
 }

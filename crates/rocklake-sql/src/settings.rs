@@ -4,6 +4,7 @@
 //! client gets at startup, `pg_settings` and `current_setting()`.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use rocklake_types::settings::{self, SessionIdentity};
 use rocklake_types::{ColumnDef, Datum, PgType, QueryOutput, SqlError, SqlState};
@@ -16,24 +17,43 @@ use crate::bind::fold;
 #[derive(Debug, Clone, Default)]
 pub struct SessionSettings {
     identity: SessionIdentity,
+    /// Defaults the server was started with (`--statement-timeout`, ...),
+    /// by lower-case name: (name as spelled, value).
+    defaults: BTreeMap<String, (String, String)>,
     /// Values the session set, by lower-case name: (name as spelled, value).
     changed: BTreeMap<String, (String, String)>,
 }
 
 impl SessionSettings {
-    /// The defaults for a session of `identity`.
-    pub fn new(identity: SessionIdentity) -> Self {
-        SessionSettings {
-            identity,
-            changed: BTreeMap::new(),
-        }
+    /// Sets who the session belongs to (defaults of `session_authorization`
+    /// and `application_name`).
+    pub fn set_identity(&mut self, identity: SessionIdentity) {
+        self.identity = identity;
+    }
+
+    /// Sets the value of `name` before the session changes it (and after
+    /// `RESET`).
+    pub fn set_default(&mut self, name: &str, value: &str) {
+        let spelled = settings::find(name)
+            .map(|s| s.name.to_string())
+            .unwrap_or_else(|| name.to_lowercase());
+        self.defaults
+            .insert(name.to_lowercase(), (spelled, value.to_string()));
+    }
+
+    /// A time setting (`statement_timeout`, ...) as a duration; `None` when
+    /// it is 0 (no limit), unset or unreadable. Numbers without a unit are
+    /// milliseconds, as in PostgreSQL.
+    pub fn duration(&self, name: &str) -> Option<Duration> {
+        let (_, value) = self.get(name)?;
+        parse_duration(&value).filter(|d| !d.is_zero())
     }
 
     /// `(name as PostgreSQL spells it, value)` of the setting `name` (any
     /// case); `None` for a setting nobody set that the server does not know.
     pub fn get(&self, name: &str) -> Option<(String, String)> {
         let key = name.to_lowercase();
-        if let Some(value) = self.changed.get(&key) {
+        if let Some(value) = self.changed.get(&key).or_else(|| self.defaults.get(&key)) {
             return Some(value.clone());
         }
         settings::find(&key).map(|s| (s.name.to_string(), s.default_value(&self.identity)))
@@ -50,7 +70,7 @@ impl SessionSettings {
                 )
             })
             .collect();
-        for (key, value) in &self.changed {
+        for (key, value) in self.defaults.iter().chain(&self.changed) {
             map.insert(key.clone(), value.clone());
         }
         map.into_values().collect()
@@ -154,4 +174,53 @@ pub fn show(settings: &SessionSettings, variable: &[Ident]) -> Result<QueryOutpu
         columns: vec![ColumnDef::new(spelled.to_lowercase(), PgType::Text)],
         rows: vec![vec![Datum::text(value)]].into(),
     })
+}
+
+/// A PostgreSQL time setting's value: a number with an optional unit (`us`,
+/// `ms`, `s`, `min`, `h`, `d`); milliseconds without one.
+pub fn parse_duration(value: &str) -> Option<Duration> {
+    let text = value.trim().trim_matches('\'').trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let millis = match unit.trim() {
+        "" | "ms" => number,
+        "us" => number / 1000.0,
+        "s" => number * 1000.0,
+        "min" => number * 60_000.0,
+        "h" => number * 3_600_000.0,
+        "d" => number * 86_400_000.0,
+        _ => return None,
+    };
+    (millis.is_finite() && millis >= 0.0).then(|| Duration::from_micros((millis * 1000.0) as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_settings_read_like_postgres() {
+        assert_eq!(parse_duration("1500"), Some(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("2s"), Some(Duration::from_secs(2)));
+        assert_eq!(parse_duration(" 1min "), Some(Duration::from_secs(60)));
+        assert_eq!(parse_duration("'250ms'"), Some(Duration::from_millis(250)));
+        assert_eq!(parse_duration("0"), Some(Duration::ZERO));
+        assert_eq!(parse_duration("soon"), None);
+        let mut settings = SessionSettings::default();
+        settings.set_default("statement_timeout", "5s");
+        assert_eq!(
+            settings.duration("statement_timeout"),
+            Some(Duration::from_secs(5))
+        );
+        settings.set("statement_timeout", "0".into());
+        assert_eq!(settings.duration("statement_timeout"), None);
+        settings.reset("statement_timeout");
+        assert_eq!(
+            settings.duration("STATEMENT_TIMEOUT"),
+            Some(Duration::from_secs(5))
+        );
+    }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rocklake_sql::{MemoryStorage, Session};
 use rocklake_types::datum::{Datum, Row};
-use rocklake_types::output::{QueryOutput, TxStatus};
+use rocklake_types::output::{CollectSink, QueryOutput, TxStatus};
 
 const S: &str = "\"public\"";
 
@@ -16,6 +16,16 @@ async fn batch(s: &mut Session, sql: &str) -> Vec<QueryOutput> {
         .into_iter()
         .map(|r| r.unwrap_or_else(|e| panic!("{sql}\n -> {e}")))
         .collect()
+}
+
+/// Runs a COPY FROM STDIN whose client sends `rows`.
+async fn copy_in(s: &mut Session, sql: &str, rows: Vec<Row>) -> QueryOutput {
+    let mut sink = CollectSink::new().with_copy_data(Ok(rows));
+    s.run(sql, &mut sink).await.unwrap();
+    sink.results
+        .pop()
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
 async fn copy_out(s: &mut Session, sql: &str) -> Vec<Row> {
@@ -39,33 +49,30 @@ async fn attach_fresh(s: &mut Session) {
         batch(s, &ddl).await;
     }
     // COPY IN of the first snapshot and the metadata, inside the attach transaction.
-    let out = batch(
+    let snapshot = vec![vec![
+        Datum::Int8(0),
+        Datum::TimestampTz(0),
+        Datum::Int8(0),
+        Datum::Int8(1),
+        Datum::Int8(0),
+    ]];
+    let out = copy_in(
         s,
         &format!("COPY {S}.\"ducklake_snapshot\" FROM STDIN (FORMAT BINARY)"),
+        snapshot,
     )
     .await;
-    assert!(matches!(out[0], QueryOutput::CopyIn { .. }));
-    let done = s
-        .copy_in_finish(vec![vec![
-            Datum::Int8(0),
-            Datum::TimestampTz(0),
-            Datum::Int8(0),
-            Datum::Int8(1),
-            Datum::Int8(0),
-        ]])
-        .await
-        .unwrap();
-    assert!(matches!(done, QueryOutput::Command { ref tag, .. } if tag == "COPY 1"));
-    batch(
-        s,
-        &format!("COPY {S}.\"ducklake_metadata\" (\"key\", \"value\") FROM STDIN (FORMAT BINARY)"),
-    )
-    .await;
+    assert!(matches!(out, QueryOutput::Command { ref tag, .. } if tag == "COPY 1"));
     let meta: Vec<Row> = [("version", "1.0"), ("data_path", "./data/")]
         .iter()
         .map(|(k, v)| vec![Datum::text(k.to_string()), Datum::text(v.to_string())])
         .collect();
-    s.copy_in_finish(meta).await.unwrap();
+    copy_in(
+        s,
+        &format!("COPY {S}.\"ducklake_metadata\" (\"key\", \"value\") FROM STDIN (FORMAT BINARY)"),
+        meta,
+    )
+    .await;
     assert_eq!(s.status(), TxStatus::InBlock);
     batch(s, "COMMIT").await;
     batch(s, "SELECT 1").await;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use rocklake_sql::{MemoryStorage, Session};
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
-use rocklake_types::output::{QueryOutput, TxStatus};
-use rocklake_types::SqlError;
+use rocklake_types::output::{CollectSink, QueryOutput, TxStatus};
+use rocklake_types::{SqlError, SqlState};
 
 fn session(storage: &MemoryStorage) -> Session {
     Session::new(Arc::new(storage.clone()))
@@ -404,15 +404,6 @@ async fn unsupported_sql_is_rejected_and_session_survives() {
 #[tokio::test]
 async fn copy_in_and_out() {
     let (_storage, mut s) = with_snapshot().await;
-    let out = one(
-        &mut s,
-        "COPY \"public\".\"ducklake_snapshot\" FROM STDIN (FORMAT BINARY)",
-    )
-    .await;
-    let QueryOutput::CopyIn { columns, .. } = out else {
-        panic!("{out:?}")
-    };
-    assert_eq!(columns.len(), 5);
     let row = vec![
         Datum::Int8(0),
         Datum::TimestampTz(0),
@@ -420,7 +411,16 @@ async fn copy_in_and_out() {
         Datum::Int8(1),
         Datum::Int8(0),
     ];
-    let done = s.copy_in_finish(vec![row]).await.unwrap();
+    let mut sink = CollectSink::new().with_copy_data(Ok(vec![row]));
+    s.run(
+        "COPY \"public\".\"ducklake_snapshot\" FROM STDIN (FORMAT BINARY)",
+        &mut sink,
+    )
+    .await
+    .unwrap();
+    let (columns, _) = &sink.copy_requests[0];
+    assert_eq!(columns.len(), 5);
+    let done = sink.results.pop().unwrap().unwrap();
     assert_eq!(tag(&done), "COPY 1");
     let out = one(&mut s, "COPY (SELECT \"snapshot_id\", ctid FROM \"public\".\"ducklake_snapshot\" WHERE \"snapshot_id\" = '0') TO STDOUT (FORMAT \"binary\")").await;
     let QueryOutput::CopyOut { columns, rows } = out else {
@@ -429,26 +429,33 @@ async fn copy_in_and_out() {
     assert_eq!(columns[1].pg_type, PgType::Tid);
     assert_eq!(rows.len(), 1);
     // An aborted COPY leaves nothing behind.
-    one(
-        &mut s,
+    let mut sink = CollectSink::new().with_copy_data(Err(SqlError::new(
+        SqlState::QUERY_CANCELED,
+        "COPY from stdin failed: aborted by the client",
+    )));
+    s.run(
         "COPY \"public\".\"ducklake_snapshot\" (\"snapshot_id\") FROM STDIN (FORMAT BINARY)",
+        &mut sink,
     )
-    .await;
-    s.copy_in_abort().await;
+    .await
+    .unwrap();
+    assert_eq!(sink.results.pop().unwrap().unwrap_err().code, "57014");
     let (_, r) = rows_of(&mut s, "SELECT count(*) FROM ducklake_snapshot").await;
     assert_eq!(r, vec![vec![Datum::Int8(1)]]);
     // Text COPY FROM STDIN is accepted (postgres_scanner's UPDATE path, see
     // tests/temp_tables.rs); CSV and text COPY TO STDOUT are not.
-    let out = one(
-        &mut s,
+    let mut sink = CollectSink::new();
+    s.run(
         "COPY ducklake_snapshot FROM STDIN (FORMAT TEXT, NULL '\\b')",
+        &mut sink,
     )
-    .await;
+    .await
+    .unwrap();
     assert!(
-        matches!(&out, QueryOutput::CopyIn { text: Some(f), .. } if f.null == "\\b"),
-        "{out:?}"
+        matches!(&sink.copy_requests[0].1, Some(f) if f.null == "\\b"),
+        "{:?}",
+        sink.copy_requests
     );
-    s.copy_in_abort().await;
     let e = err(&mut s, "COPY ducklake_snapshot FROM STDIN (FORMAT CSV)").await;
     assert_eq!(e.code, "0A000");
     let e = err(&mut s, "COPY (SELECT 1) TO STDOUT").await;
@@ -568,8 +575,8 @@ fn execute_future_is_send() {
     let mut s = session(&storage);
     assert_send(&s.execute("SELECT 1"));
     assert_send(&s.describe("SELECT 1"));
-    assert_send(&s.copy_in_finish(Vec::new()));
-    assert_send(&s.copy_in_abort());
+    let mut sink = CollectSink::new();
+    assert_send(&s.run("SELECT 1", &mut sink));
 }
 
 #[tokio::test]

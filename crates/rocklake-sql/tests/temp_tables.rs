@@ -1,3 +1,5 @@
+#![allow(clippy::result_large_err)]
+
 //! postgres_scanner's UPDATE through a temporary table, as DuckLake sends it
 //! for `ducklake_set_option` overwriting an existing option:
 //!
@@ -15,7 +17,7 @@ use std::sync::Arc;
 use rocklake_sql::{MemoryStorage, Session};
 use rocklake_types::copy::text as copy_text;
 use rocklake_types::datum::{Datum, Row};
-use rocklake_types::output::QueryOutput;
+use rocklake_types::output::{CollectSink, QueryOutput};
 
 async fn ok(s: &mut Session, sql: &str) -> Vec<QueryOutput> {
     s.execute(sql)
@@ -49,22 +51,24 @@ async fn update_from_a_text_copied_temporary_table() {
         panic!("{ctid:?}")
     };
     ok(&mut s, &format!("CREATE LOCAL TEMPORARY TABLE {TMP}(\"value\" VARCHAR, __page_id_string VARCHAR) ON COMMIT DROP;")).await;
-    let out = ok(
-        &mut s,
-        &format!("COPY {TMP} FROM STDIN (FORMAT TEXT, NULL '')"),
-    )
-    .await
-    .pop()
-    .unwrap();
-    let QueryOutput::CopyIn { columns, text } = out else {
-        panic!("{out:?}")
-    };
-    let format = text.expect("a text COPY");
-    assert_eq!(format.null, "");
     // postgres_scanner sends the ctid quoted; PostgreSQL's tidin accepts that.
     let data = format!("20\t'({block},{offset})'\n");
-    let decoded = copy_text::decode(data.as_bytes(), &columns, &format).unwrap();
-    s.copy_in_finish(decoded).await.unwrap();
+    let mut sink = CollectSink::new().with_copy_source(Box::new(move |columns, text| {
+        let format = text.expect("a text COPY");
+        assert_eq!(format.null, "");
+        copy_text::decode(data.as_bytes(), columns, format)
+    }));
+    s.run(
+        &format!("COPY {TMP} FROM STDIN (FORMAT TEXT, NULL '')"),
+        &mut sink,
+    )
+    .await
+    .unwrap();
+    let copied = sink.into_results().pop().unwrap().unwrap();
+    assert!(
+        matches!(&copied, QueryOutput::Command { tag, .. } if tag == "COPY 1"),
+        "{copied:?}"
+    );
     let out = ok(&mut s, &format!("UPDATE \"public\".\"ducklake_metadata\" SET \"value\" = {TMP}.\"value\" FROM {TMP} WHERE \"ducklake_metadata\".ctid=__page_id_string::TID")).await;
     assert!(
         matches!(&out[0], QueryOutput::Command { tag, .. } if tag == "UPDATE 1"),

@@ -38,9 +38,20 @@ struct State {
 }
 
 impl KnownRegistryVersion {
+    /// The state, locked. After a panic while it was locked the version is
+    /// forgotten (read from SlateDB again), never trusted.
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| {
+            let mut state = poisoned.into_inner();
+            state.version = None;
+            self.state.clear_poison();
+            state
+        })
+    }
+
     /// The version a snapshot holding the commits up to `seen` reads, if known.
     pub(crate) fn at(&self, seen: u64) -> Option<u64> {
-        let state = self.state.lock().expect("registry version");
+        let state = self.state();
         (state.changed_at <= seen)
             .then_some(state.version)
             .flatten()
@@ -49,7 +60,7 @@ impl KnownRegistryVersion {
     /// Keeps `version`, read by a snapshot holding the commits up to `seen`,
     /// if that snapshot holds the last change.
     pub(crate) fn keep(&self, seen: u64, version: u64) {
-        let mut state = self.state.lock().expect("registry version");
+        let mut state = self.state();
         if state.changed_at <= seen {
             state.version = Some(version);
         }
@@ -63,7 +74,7 @@ impl KnownRegistryVersion {
             RegistryChange::Set(version) => Some(version),
             RegistryChange::Unknown => None,
         };
-        let mut state = self.state.lock().expect("registry version");
+        let mut state = self.state();
         state.changed_at = number;
         state.version = version;
     }

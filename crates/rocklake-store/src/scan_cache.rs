@@ -277,7 +277,7 @@ impl ScanCache {
         registry: RegistryChange,
     ) {
         self.registry.committed(number, registry);
-        let mut entries = self.entries.lock().expect("scan cache");
+        let mut entries = self.entries();
         match writes {
             Some(writes) => entries.write_through(number, writes),
             None => entries.drop_tags(tags),
@@ -289,10 +289,22 @@ impl ScanCache {
         self.ended.store(number, Ordering::SeqCst);
     }
 
+    /// The kept entries, locked. A panic while they were locked may have left
+    /// them half-updated: they are then dropped (every read goes to SlateDB
+    /// again), never served.
+    fn entries(&self) -> std::sync::MutexGuard<'_, Entries> {
+        self.entries.lock().unwrap_or_else(|poisoned| {
+            let mut entries = poisoned.into_inner();
+            *entries = Entries::default();
+            self.entries.clear_poison();
+            entries
+        })
+    }
+
     /// The rows kept for `key` in a state a snapshot holding the commits up
     /// to `seen` (and no later one) may use, if any.
     fn lookup(&self, key: &ReadKey, seen: u64) -> Option<Arc<Vec<KeyedRow>>> {
-        let mut entries = self.entries.lock().expect("scan cache");
+        let mut entries = self.entries();
         entries.clock += 1;
         let now = entries.clock;
         let entry = entries
@@ -307,7 +319,7 @@ impl ScanCache {
         if rows.len() > MAX_ROWS_PER_ENTRY {
             return;
         }
-        let mut entries = self.entries.lock().expect("scan cache");
+        let mut entries = self.entries();
         // A commit that wrote the tag since the read may have written under
         // the prefix, and found no entry to update: the rows may be stale.
         let tag = usize::from(key.0[0]);
@@ -319,7 +331,7 @@ impl ScanCache {
 
     #[cfg(test)]
     fn cached_rows(&self) -> usize {
-        self.entries.lock().expect("scan cache").rows
+        self.entries().rows
     }
 }
 

@@ -10,8 +10,9 @@
 //! - [`copy`]: the text and binary COPY stream codecs;
 //! - [`sqlstate`] and [`error`]: every SQLSTATE ([`SqlState`]) and the error
 //!   shaped like an ErrorResponse ([`SqlError`]);
-//! - [`rows`] and [`output`]: rows passed from storage to the engine and what
-//!   a statement produces for the wire ([`QueryOutput`]);
+//! - [`rows`] and [`output`]: rows passed from storage to the engine, and
+//!   where a session sends what its statements produce ([`ResultSink`]);
+//! - [`interrupt`]: how a running statement learns it must stop;
 //! - [`settings`]: the server's identity and the settings it reports
 //!   (ParameterStatus, `SHOW`, `pg_settings`, `current_setting()`).
 
@@ -23,6 +24,7 @@
 pub mod copy;
 pub mod datum;
 pub mod error;
+pub mod interrupt;
 pub mod output;
 pub mod rows;
 pub mod settings;
@@ -31,5 +33,8 @@ pub mod value;
 
 pub use datum::{ColumnDef, Datum, PgType, Row};
 pub use error::SqlError;
-pub use output::{BatchResult, Notice, QueryOutput, TxStatus};
+pub use interrupt::{Interrupt, StopReason};
+pub use output::{
+    BatchResult, CollectSink, Notice, QueryOutput, ResultSink, SinkError, SinkResult, TxStatus,
+};
 pub use sqlstate::SqlState;

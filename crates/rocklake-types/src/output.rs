@@ -1,7 +1,14 @@
-//! What executing a statement produces, for the wire layer to send.
+//! What executing statements produces: a session sends it, statement by
+//! statement and rows as they are produced, to a [`ResultSink`] (the wire
+//! server's connection, or a [`CollectSink`] that keeps it as
+//! [`QueryOutput`]s).
 
-use crate::datum::ColumnDef;
+use std::collections::VecDeque;
 
+use async_trait::async_trait;
+
+use crate::copy::text::TextCopyFormat;
+use crate::datum::{ColumnDef, Row};
 use crate::error::SqlError;
 use crate::rows::ResultRows;
 use crate::sqlstate::SqlState;
@@ -41,16 +48,6 @@ pub enum QueryOutput {
         /// The rows.
         rows: ResultRows,
     },
-    /// `COPY t FROM STDIN (FORMAT binary)`: the server must answer CopyInResponse,
-    /// decode the incoming binary rows with these column types, and hand them to
-    /// the session's `copy_in_finish`.
-    CopyIn {
-        /// Types of the incoming columns, in stream order.
-        columns: Vec<ColumnDef>,
-        /// `None` for binary COPY; the text format's options otherwise (decode
-        /// the stream with [`crate::copy::text::decode`]).
-        text: Option<crate::copy::text::TextCopyFormat>,
-    },
 }
 
 impl QueryOutput {
@@ -77,3 +74,222 @@ pub enum TxStatus {
 /// Results of a simple-query string: one entry per statement executed, stopping
 /// at (and including) the first error.
 pub type BatchResult = Vec<Result<QueryOutput, SqlError>>;
+
+/// Why a [`ResultSink`] could not take what it was given.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SinkError {
+    /// The client connection closed or failed: the session ends.
+    Connection(String),
+    /// This result cannot be sent (a value has no binary form, a message
+    /// would be too large): the statement fails with this error.
+    Statement(SqlError),
+}
+
+/// Result of [`ResultSink`] calls.
+pub type SinkResult<T> = Result<T, SinkError>;
+
+/// Where a session sends what its statements produce, as they produce it.
+/// For each statement, in order: optionally [`ResultSink::begin_rows`] or
+/// [`ResultSink::begin_copy_out`] then any number of [`ResultSink::rows`]
+/// calls, then [`ResultSink::complete`] (or [`ResultSink::error`], which may
+/// come after rows were sent, as in PostgreSQL).
+#[async_trait]
+pub trait ResultSink: Send {
+    /// A result set with these columns begins (RowDescription).
+    async fn begin_rows(&mut self, columns: &[ColumnDef]) -> SinkResult<()>;
+
+    /// A `COPY ... TO STDOUT` of rows with these columns begins (binary).
+    async fn begin_copy_out(&mut self, columns: &[ColumnDef]) -> SinkResult<()>;
+
+    /// The next rows of the current result set or COPY.
+    async fn rows(&mut self, rows: &ResultRows) -> SinkResult<()>;
+
+    /// The statement succeeded: its notices, then CommandComplete with `tag`
+    /// (`SELECT n`, `COPY n`, `INSERT 0 n`, ...).
+    async fn complete(&mut self, tag: &str, notices: &[Notice]) -> SinkResult<()>;
+
+    /// The statement failed with `error`.
+    async fn error(&mut self, error: &SqlError) -> SinkResult<()>;
+
+    /// `COPY ... FROM STDIN`: asks the client for its data and returns it
+    /// decoded as rows of `columns` (text format with `text`'s options,
+    /// binary when `None`); bad data or the client's CopyFail is the
+    /// statement's error.
+    async fn copy_in(
+        &mut self,
+        columns: &[ColumnDef],
+        text: Option<&TextCopyFormat>,
+    ) -> SinkResult<Result<Vec<Row>, SqlError>>;
+}
+
+/// What a [`CollectSink`] is in the middle of.
+enum Collecting {
+    Nothing,
+    Rows(Vec<ColumnDef>, Vec<ResultRows>),
+    CopyOut(Vec<ColumnDef>, Vec<ResultRows>),
+}
+
+/// What a COPY FROM STDIN gets from a [`CollectSink`]: made from the
+/// columns and format asked for (the client's data, decoded, or its error).
+pub type CopySource =
+    Box<dyn FnMut(&[ColumnDef], Option<&TextCopyFormat>) -> Result<Vec<Row>, SqlError> + Send>;
+
+/// A [`ResultSink`] that keeps everything as [`QueryOutput`]s, for callers
+/// that want a statement's whole result (tests, tools). COPY FROM STDIN is
+/// fed from data queued with [`CollectSink::with_copy_data`], then from a
+/// [`CollectSink::with_copy_source`].
+pub struct CollectSink {
+    /// One entry per statement, the last one an error if one failed.
+    pub results: BatchResult,
+    /// The columns and format of each COPY FROM STDIN asked for.
+    pub copy_requests: Vec<(Vec<ColumnDef>, Option<TextCopyFormat>)>,
+    copy_data: VecDeque<Result<Vec<Row>, SqlError>>,
+    copy_source: Option<CopySource>,
+    current: Collecting,
+}
+
+impl Default for CollectSink {
+    fn default() -> Self {
+        CollectSink {
+            results: Vec::new(),
+            copy_requests: Vec::new(),
+            copy_data: VecDeque::new(),
+            copy_source: None,
+            current: Collecting::Nothing,
+        }
+    }
+}
+
+impl CollectSink {
+    /// An empty sink.
+    pub fn new() -> Self {
+        CollectSink::default()
+    }
+
+    /// Queues the data the next COPY FROM STDIN receives (or the error it
+    /// fails with, as if the client's data were bad).
+    pub fn with_copy_data(mut self, data: Result<Vec<Row>, SqlError>) -> Self {
+        self.copy_data.push_back(data);
+        self
+    }
+
+    /// Makes the data of every COPY FROM STDIN (after the queued data) with
+    /// `source`.
+    pub fn with_copy_source(mut self, source: CopySource) -> Self {
+        self.copy_source = Some(source);
+        self
+    }
+
+    /// The collected results.
+    pub fn into_results(self) -> BatchResult {
+        self.results
+    }
+}
+
+/// The rows of several batches as one [`ResultRows`]: a single batch as it
+/// is (rows picked in place stay picked), several copied into one.
+fn joined(mut batches: Vec<ResultRows>) -> ResultRows {
+    if batches.len() == 1 {
+        return batches.pop().expect("one batch");
+    }
+    ResultRows::Owned(
+        batches
+            .into_iter()
+            .flat_map(ResultRows::into_rows)
+            .collect(),
+    )
+}
+
+#[async_trait]
+impl ResultSink for CollectSink {
+    async fn begin_rows(&mut self, columns: &[ColumnDef]) -> SinkResult<()> {
+        self.current = Collecting::Rows(columns.to_vec(), Vec::new());
+        Ok(())
+    }
+
+    async fn begin_copy_out(&mut self, columns: &[ColumnDef]) -> SinkResult<()> {
+        self.current = Collecting::CopyOut(columns.to_vec(), Vec::new());
+        Ok(())
+    }
+
+    async fn rows(&mut self, rows: &ResultRows) -> SinkResult<()> {
+        match &mut self.current {
+            Collecting::Rows(_, batches) | Collecting::CopyOut(_, batches) => {
+                batches.push(rows.clone());
+                Ok(())
+            }
+            Collecting::Nothing => Err(SinkError::Statement(SqlError::internal(
+                "rows sent before a result began",
+            ))),
+        }
+    }
+
+    async fn complete(&mut self, tag: &str, notices: &[Notice]) -> SinkResult<()> {
+        let output = match std::mem::replace(&mut self.current, Collecting::Nothing) {
+            Collecting::Rows(columns, batches) => QueryOutput::Rows {
+                columns,
+                rows: joined(batches),
+            },
+            Collecting::CopyOut(columns, batches) => QueryOutput::CopyOut {
+                columns,
+                rows: joined(batches),
+            },
+            Collecting::Nothing => QueryOutput::Command {
+                tag: tag.to_string(),
+                notices: notices.to_vec(),
+            },
+        };
+        self.results.push(Ok(output));
+        Ok(())
+    }
+
+    async fn error(&mut self, error: &SqlError) -> SinkResult<()> {
+        self.current = Collecting::Nothing;
+        self.results.push(Err(error.clone()));
+        Ok(())
+    }
+
+    async fn copy_in(
+        &mut self,
+        columns: &[ColumnDef],
+        text: Option<&TextCopyFormat>,
+    ) -> SinkResult<Result<Vec<Row>, SqlError>> {
+        self.copy_requests.push((columns.to_vec(), text.cloned()));
+        if let Some(data) = self.copy_data.pop_front() {
+            return Ok(data);
+        }
+        Ok(match &mut self.copy_source {
+            Some(source) => source(columns, text),
+            None => Err(SqlError::new(
+                SqlState::QUERY_CANCELED,
+                "COPY from stdin failed: no data was queued for this COPY",
+            )),
+        })
+    }
+}
+
+/// Sends finished results to `sink`, as a session whose statements produced
+/// them would (for sessions that compute whole results first).
+pub async fn send_results(results: BatchResult, sink: &mut dyn ResultSink) -> SinkResult<()> {
+    for result in results {
+        match result {
+            Ok(QueryOutput::Rows { columns, rows }) => {
+                sink.begin_rows(&columns).await?;
+                sink.rows(&rows).await?;
+                sink.complete(&format!("SELECT {}", rows.len()), &[])
+                    .await?;
+            }
+            Ok(QueryOutput::CopyOut { columns, rows }) => {
+                sink.begin_copy_out(&columns).await?;
+                sink.rows(&rows).await?;
+                sink.complete(&format!("COPY {}", rows.len()), &[]).await?;
+            }
+            Ok(QueryOutput::Command { tag, notices }) => sink.complete(&tag, &notices).await?,
+            Err(error) => {
+                sink.error(&error).await?;
+                break;
+            }
+        }
+    }
+    Ok(())
+}

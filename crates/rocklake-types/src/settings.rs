@@ -63,6 +63,7 @@ pub const SETTINGS: &[Setting] = &[
     fixed("DateStyle", "ISO, MDY", true),
     fixed("default_transaction_isolation", "read committed", false),
     fixed("default_transaction_read_only", "off", true),
+    fixed("idle_in_transaction_session_timeout", "0", false),
     fixed("in_hot_standby", "off", true),
     fixed("integer_datetimes", "on", true),
     fixed("IntervalStyle", "postgres", true),

@@ -37,6 +37,8 @@ sqlstates! {
     SUCCESSFUL_COMPLETION = "00000";
     /// `01000 warning`.
     WARNING = "01000";
+    /// `08006 connection_failure`.
+    CONNECTION_FAILURE = "08006";
     /// `08P01 protocol_violation`: the client broke the wire protocol.
     PROTOCOL_VIOLATION = "08P01";
     /// `0A000 feature_not_supported`: valid SQL RockLake does not implement.
@@ -79,6 +81,8 @@ sqlstates! {
     NO_ACTIVE_SQL_TRANSACTION = "25P01";
     /// `25P02 in_failed_sql_transaction`: commands ignored until the block ends.
     IN_FAILED_SQL_TRANSACTION = "25P02";
+    /// `25P03 idle_in_transaction_session_timeout`.
+    IDLE_IN_TRANSACTION_SESSION_TIMEOUT = "25P03";
     /// `26000 invalid_sql_statement_name`: an unknown prepared statement.
     INVALID_SQL_STATEMENT_NAME = "26000";
     /// `28000 invalid_authorization_specification`.

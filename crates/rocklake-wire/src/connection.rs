@@ -2,6 +2,11 @@
 //! protocol (multi-statement batches, COPY in both directions) and the
 //! extended protocol (Parse / Bind / Describe / Execute / Close / Sync).
 //!
+//! The session sends each statement's results to a [`ClientSink`] as they
+//! are produced, which encodes them straight into the connection's output
+//! buffer and writes it out whenever it fills: a result streams to the
+//! client, and a client that stops reading stops the statement producing.
+//!
 //! This is written against `pgwire::messages` rather than pgwire's handler
 //! traits because the handlers own the parts RockLake must control exactly:
 //! the framing of binary COPY OUT (PostgreSQL sends the header even for zero
@@ -10,12 +15,18 @@
 //! an ErrorResponse.
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 
+use async_trait::async_trait;
+use futures::FutureExt;
+use rocklake_types::copy::binary::{self as copy_binary, CopyInDecoder};
+use rocklake_types::copy::text::{self as copy_text, TextCopyFormat};
 use rocklake_types::datum::{ColumnDef, PgType, Row};
-use rocklake_types::output::QueryOutput;
+use rocklake_types::output::{Notice, ResultSink, SinkResult};
 use rocklake_types::rows::{ResultRows, RowRef};
-use rocklake_types::{SqlError, SqlState};
+use rocklake_types::{SinkError, SqlError, SqlState};
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::watch;
 
 use crate::backend::{self, Severity, FORMAT_BINARY, FORMAT_TEXT};
 use crate::frontend::FrontendMessage;
@@ -23,8 +34,6 @@ use crate::session::SqlSession;
 use crate::transport::{ConnectionError, Transport};
 use pgwire::messages::copy::{CopyDone, CopyInResponse, CopyOutResponse};
 use pgwire::messages::extendedquery::{BindComplete, CloseComplete, ParseComplete};
-use rocklake_types::copy::binary::{self as copy_binary, CopyInDecoder};
-use rocklake_types::copy::text::{self as copy_text, TextCopyFormat};
 
 /// The decoder of a COPY IN stream: binary rows decoded as they arrive, or
 /// text collected and decoded at CopyDone.
@@ -74,17 +83,245 @@ struct Portal {
     formats: Vec<i16>,
 }
 
-/// Which protocol started a COPY; it decides how errors are recovered from.
+/// Which protocol a statement runs under; it decides what precedes rows
+/// and how errors are recovered from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
+    /// Simple query: RowDescription before rows, text format.
     Simple,
+    /// Extended query (Execute): the portal's formats, Describe sent the
+    /// RowDescription, an error skips messages until Sync.
     Extended,
 }
 
-/// How a statement's processing ended.
-enum Outcome {
-    Done,
-    Failed,
+/// What a [`ClientSink`] is in the middle of.
+enum Sending {
+    Nothing,
+    /// DataRows of a result set, with the formats of its columns.
+    Rows(Vec<ColumnDef>, Vec<i16>),
+    /// Binary COPY OUT of rows with these types; whether the stream's
+    /// header has been sent.
+    CopyOut(Vec<PgType>, bool),
+}
+
+/// A statement's results going to the client (see the module docs).
+struct ClientSink<'c, S> {
+    transport: &'c mut Transport<S>,
+    mode: Mode,
+    /// The portal's result formats (extended mode).
+    formats: Vec<i16>,
+    /// Rows an Execute may return (0 for all).
+    max_rows: usize,
+    sent_rows: usize,
+    state: Sending,
+    /// Whether a statement failed (extended mode then skips until Sync).
+    failed: bool,
+}
+
+impl<'c, S: AsyncRead + AsyncWrite + Unpin + Send> ClientSink<'c, S> {
+    fn new(transport: &'c mut Transport<S>, mode: Mode, formats: Vec<i16>, max_rows: i32) -> Self {
+        ClientSink {
+            transport,
+            mode,
+            formats,
+            max_rows: usize::try_from(max_rows).unwrap_or(0),
+            sent_rows: 0,
+            state: Sending::Nothing,
+            failed: false,
+        }
+    }
+
+    /// Writes the buffered output once it is large.
+    async fn flush_if_full(&mut self) -> SinkResult<()> {
+        self.transport
+            .flush_if_full()
+            .await
+            .map_err(|e| SinkError::Connection(e.to_string()))
+    }
+
+    /// One binary COPY OUT frame: the stream header first, then a tuple, or
+    /// the trailer.
+    fn copy_frame(&mut self, row: Option<RowRef<'_>>) -> Result<(), SqlError> {
+        let Sending::CopyOut(types, started) = &mut self.state else {
+            return Err(SqlError::internal("COPY data outside a COPY"));
+        };
+        let out = &mut self.transport.out;
+        let start = out.len();
+        let result = (|| {
+            let at = backend::begin_frame(out, b'd');
+            if !*started {
+                copy_binary::put_header(out);
+            }
+            match row {
+                Some(row) => copy_binary::put_tuple(out, types, row.iter())?,
+                None => copy_binary::put_trailer(out),
+            }
+            backend::end_frame(out, at)
+        })();
+        match result {
+            Ok(()) => {
+                *started = true;
+                Ok(())
+            }
+            Err(e) => {
+                out.truncate(start);
+                Err(e)
+            }
+        }
+    }
+
+    async fn read_copy_data(
+        &mut self,
+        mut decoder: InDecoder,
+    ) -> SinkResult<Result<Vec<Row>, SqlError>> {
+        loop {
+            let message = match self.transport.read_message().await {
+                Ok(Some(message)) => message,
+                Ok(None) => {
+                    return Err(SinkError::Connection(
+                        "client disconnected during COPY FROM STDIN".to_string(),
+                    ))
+                }
+                Err(e) => return Err(SinkError::Connection(e.to_string())),
+            };
+            match message {
+                FrontendMessage::CopyData(data) => {
+                    if let Err(e) = decoder.feed(&data) {
+                        return Ok(Err(e));
+                    }
+                }
+                FrontendMessage::CopyDone => return Ok(decoder.finish()),
+                FrontendMessage::CopyFail(reason) => {
+                    return Ok(Err(SqlError::new(
+                        SqlState::QUERY_CANCELED,
+                        format!("COPY from stdin failed: {reason}"),
+                    )))
+                }
+                FrontendMessage::Flush | FrontendMessage::Sync => {}
+                other => {
+                    return Ok(Err(SqlError::new(
+                        SqlState::PROTOCOL_VIOLATION,
+                        format!(
+                            "unexpected message during COPY from stdin: {}",
+                            message_name(&other)
+                        ),
+                    )))
+                }
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> {
+    async fn begin_rows(&mut self, columns: &[ColumnDef]) -> SinkResult<()> {
+        let formats = match self.mode {
+            Mode::Simple => {
+                let formats = vec![FORMAT_TEXT; columns.len()];
+                backend::put_row_description(&mut self.transport.out, columns, &formats)
+                    .map_err(SinkError::Statement)?;
+                formats
+            }
+            Mode::Extended => self.formats.clone(),
+        };
+        self.sent_rows = 0;
+        self.state = Sending::Rows(columns.to_vec(), formats);
+        Ok(())
+    }
+
+    async fn begin_copy_out(&mut self, columns: &[ColumnDef]) -> SinkResult<()> {
+        let types: Vec<PgType> = columns.iter().map(|c| c.pg_type.clone()).collect();
+        let response =
+            CopyOutResponse::new(1, types.len() as i16, vec![FORMAT_BINARY; types.len()]);
+        backend::put(&mut self.transport.out, &response).map_err(SinkError::Statement)?;
+        self.state = Sending::CopyOut(types, false);
+        Ok(())
+    }
+
+    async fn rows(&mut self, rows: &ResultRows) -> SinkResult<()> {
+        for row in rows.iter() {
+            match &self.state {
+                Sending::Rows(columns, formats) => {
+                    if self.max_rows > 0 && self.sent_rows >= self.max_rows {
+                        return Err(SinkError::Statement(SqlError::unsupported(format!(
+                            "fetching {} rows at a time from a portal is not supported",
+                            self.max_rows
+                        ))));
+                    }
+                    let out = &mut self.transport.out;
+                    backend::put_data_row(out, columns, formats, row.iter()).map_err(|e| {
+                        tracing::error!(error = %e, "cannot encode a result row");
+                        SinkError::Statement(e)
+                    })?;
+                    self.sent_rows += 1;
+                }
+                Sending::CopyOut(..) => self.copy_frame(Some(row)).map_err(|e| {
+                    tracing::error!(error = %e, "cannot encode a COPY row");
+                    SinkError::Statement(e)
+                })?,
+                Sending::Nothing => {
+                    return Err(SinkError::Statement(SqlError::internal(
+                        "rows sent before a result began",
+                    )))
+                }
+            }
+            self.flush_if_full().await?;
+        }
+        Ok(())
+    }
+
+    async fn complete(&mut self, tag: &str, notices: &[Notice]) -> SinkResult<()> {
+        if let Sending::CopyOut(..) = self.state {
+            self.copy_frame(None).map_err(SinkError::Statement)?;
+            let _ = backend::put(&mut self.transport.out, &CopyDone::new());
+        }
+        self.state = Sending::Nothing;
+        for notice in notices {
+            backend::put_notice(&mut self.transport.out, notice);
+        }
+        backend::put_command_complete(&mut self.transport.out, tag).map_err(SinkError::Statement)
+    }
+
+    async fn error(&mut self, error: &SqlError) -> SinkResult<()> {
+        tracing::info!(code = %error.code, error = %error.message, "statement failed");
+        self.state = Sending::Nothing;
+        backend::put_error(&mut self.transport.out, error, Severity::Error);
+        self.failed = true;
+        Ok(())
+    }
+
+    async fn copy_in(
+        &mut self,
+        columns: &[ColumnDef],
+        text: Option<&TextCopyFormat>,
+    ) -> SinkResult<Result<Vec<Row>, SqlError>> {
+        let format = if text.is_some() {
+            FORMAT_TEXT
+        } else {
+            FORMAT_BINARY
+        };
+        let response = CopyInResponse::new(
+            format as i8,
+            columns.len() as i16,
+            vec![format; columns.len()],
+        );
+        if let Err(e) = backend::put(&mut self.transport.out, &response) {
+            return Ok(Err(e));
+        }
+        self.transport
+            .flush()
+            .await
+            .map_err(|e| SinkError::Connection(e.to_string()))?;
+        let decoder = match text {
+            None => InDecoder::Binary(CopyInDecoder::new(columns.to_vec())),
+            Some(format) => InDecoder::Text {
+                data: Vec::new(),
+                columns: columns.to_vec(),
+                format: format.clone(),
+            },
+        };
+        self.read_copy_data(decoder).await
+    }
 }
 
 /// The per-connection protocol state machine.
@@ -96,6 +333,9 @@ pub struct Connection<S> {
     /// After an error in extended-protocol mode, messages are skipped until
     /// Sync.
     skip_until_sync: bool,
+    /// Becomes true when the server shuts down: the connection then ends
+    /// as soon as it is waiting for its client.
+    shutdown: Option<watch::Receiver<bool>>,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
@@ -107,22 +347,65 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             statements: HashMap::new(),
             portals: HashMap::new(),
             skip_until_sync: false,
+            shutdown: None,
         }
+    }
+
+    /// Ends the connection (FATAL 57P01) when `shutdown` becomes true while
+    /// it waits for its client.
+    pub fn with_shutdown(mut self, shutdown: watch::Receiver<bool>) -> Self {
+        self.shutdown = Some(shutdown);
+        self
     }
 
     /// Serves messages until the client terminates or disconnects.
     pub async fn run(mut self) -> Result<(), ConnectionError> {
         let result = self.serve_messages().await;
-        if let Err(ConnectionError::Protocol(violation)) = &result {
-            let error = SqlError::new(SqlState::PROTOCOL_VIOLATION, violation.0.clone());
+        if let Some(error) = result.as_ref().err().and_then(ConnectionError::fatal_error) {
             backend::put_error(&mut self.transport.out, &error, Severity::Fatal);
         }
         self.transport.shutdown().await;
         result
     }
 
+    /// The next message from the client. While the session is inside a
+    /// transaction block it waits at most its idle-in-transaction timeout;
+    /// a server shutdown ends the wait.
+    async fn next_message(&mut self) -> Result<Option<FrontendMessage>, ConnectionError> {
+        let idle_limit = match self.session.status() {
+            rocklake_types::TxStatus::Idle => None,
+            _ => self.session.idle_in_transaction_timeout(),
+        };
+        let idle = async {
+            match idle_limit {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
+        let mut shutdown = self.shutdown.clone();
+        let stopping = async {
+            match &mut shutdown {
+                Some(shutdown) => {
+                    let _ = shutdown.wait_for(|stop| *stop).await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            message = self.transport.read_message() => message,
+            _ = idle => Err(ConnectionError::Terminated(SqlError::new(
+                SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
+                "terminating connection due to idle-in-transaction timeout",
+            ))),
+            _ = stopping => Err(ConnectionError::Terminated(SqlError::new(
+                SqlState::ADMIN_SHUTDOWN,
+                "terminating connection due to administrator command",
+            ))),
+        }
+    }
+
     async fn serve_messages(&mut self) -> Result<(), ConnectionError> {
-        while let Some(message) = self.transport.read_message().await? {
+        while let Some(message) = self.next_message().await? {
             if self.skip_until_sync
                 && !matches!(message, FrontendMessage::Sync | FrontendMessage::Terminate)
             {
@@ -134,7 +417,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                     name,
                     sql,
                     param_types,
-                } => self.parse(name, sql, param_types).await,
+                } => self.parse(name, sql, param_types).await?,
                 FrontendMessage::Bind {
                     portal,
                     statement,
@@ -179,276 +462,79 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         }
     }
 
+    /// Runs `sql` in the session with its results going to the client. A
+    /// panic in the session ends the connection (FATAL XX000), never the
+    /// server.
+    async fn run_statements(
+        &mut self,
+        sql: &str,
+        mode: Mode,
+        formats: Vec<i16>,
+        max_rows: i32,
+    ) -> Result<(), ConnectionError> {
+        let mut sink = ClientSink::new(&mut self.transport, mode, formats, max_rows);
+        let outcome = AssertUnwindSafe(self.session.run(sql, &mut sink))
+            .catch_unwind()
+            .await;
+        let failed = sink.failed;
+        match outcome {
+            Ok(Ok(())) => {}
+            Ok(Err(SinkError::Connection(reason))) => {
+                return Err(ConnectionError::Io(std::io::Error::new(
+                    std::io::ErrorKind::BrokenPipe,
+                    reason,
+                )))
+            }
+            Ok(Err(SinkError::Statement(error))) => self.fail(&error, mode),
+            Err(panic) => return Err(ConnectionError::Panic(panic_message(&panic))),
+        }
+        if failed && mode == Mode::Extended {
+            self.skip_until_sync = true;
+        }
+        Ok(())
+    }
+
     async fn simple_query(&mut self, sql: &str) -> Result<(), ConnectionError> {
         // A simple Query destroys the unnamed statement and portal.
         self.statements.remove("");
         self.portals.remove("");
-        let results = if is_empty_query(sql) {
-            Vec::new()
-        } else {
-            self.session.execute(sql).await
-        };
-        if results.is_empty() {
+        if is_empty_query(sql) {
             backend::put_empty_query(&mut self.transport.out);
-        }
-        let count = results.len();
-        for (index, result) in results.into_iter().enumerate() {
-            let output = match result {
-                Ok(output) => output,
-                Err(error) => {
-                    self.fail(&error, Mode::Simple);
-                    break;
-                }
-            };
-            if let QueryOutput::CopyIn { columns, text } = output {
-                if index + 1 < count {
-                    tracing::warn!(
-                        dropped = count - index - 1,
-                        "session returned results after COPY FROM STDIN; ignoring them"
-                    );
-                }
-                self.copy_in(columns, text, Mode::Simple).await?;
-                break;
-            }
-            let formats = match &output {
-                QueryOutput::Rows { columns, .. } => {
-                    let formats = vec![FORMAT_TEXT; columns.len()];
-                    let out = &mut self.transport.out;
-                    if let Err(e) = backend::put_row_description(out, columns, &formats) {
-                        self.fail(&e, Mode::Simple);
-                        break;
-                    }
-                    formats
-                }
-                _ => Vec::new(),
-            };
-            if let Outcome::Failed = self.send_output(output, &formats, Mode::Simple, 0).await? {
-                break;
-            }
+        } else {
+            self.run_statements(sql, Mode::Simple, Vec::new(), 0)
+                .await?;
         }
         backend::put_ready(&mut self.transport.out, self.session.status());
         self.transport.flush().await
     }
 
-    /// Sends one statement's result (without RowDescription, which the caller
-    /// sends in simple mode and Describe sends in extended mode).
-    async fn send_output(
+    async fn parse(
         &mut self,
-        output: QueryOutput,
-        formats: &[i16],
-        mode: Mode,
-        max_rows: i32,
-    ) -> Result<Outcome, ConnectionError> {
-        match output {
-            QueryOutput::Rows { columns, rows } => {
-                if max_rows > 0 && rows.len() > max_rows as usize {
-                    let error = SqlError::unsupported(format!(
-                        "fetching {max_rows} of {} rows from a portal is not supported",
-                        rows.len()
-                    ));
-                    self.fail(&error, mode);
-                    return Ok(Outcome::Failed);
-                }
-                let count = rows.len();
-                for row in rows.iter() {
-                    let out = &mut self.transport.out;
-                    if let Err(e) = backend::put_data_row(out, &columns, formats, row.iter()) {
-                        tracing::error!(error = %e, "cannot encode a result row");
-                        self.fail(&e, mode);
-                        return Ok(Outcome::Failed);
-                    }
-                    self.transport.flush_if_full().await?;
-                }
-                self.complete(&format!("SELECT {count}"), mode)
-            }
-            QueryOutput::Command { tag, notices } => {
-                for notice in &notices {
-                    backend::put_notice(&mut self.transport.out, notice);
-                }
-                self.complete(&tag, mode)
-            }
-            QueryOutput::CopyOut { columns, rows } => self.copy_out(&columns, &rows, mode).await,
-            QueryOutput::CopyIn { columns, text } => self.copy_in(columns, text, mode).await,
-        }
-    }
-
-    fn complete(&mut self, tag: &str, mode: Mode) -> Result<Outcome, ConnectionError> {
-        match backend::put_command_complete(&mut self.transport.out, tag) {
-            Ok(()) => Ok(Outcome::Done),
-            Err(e) => {
-                self.fail(&e, mode);
-                Ok(Outcome::Failed)
-            }
-        }
-    }
-
-    /// Binary COPY OUT framed like PostgreSQL: CopyOutResponse, the header in
-    /// the first CopyData together with row 1, one CopyData per further row,
-    /// the trailer in its own CopyData (or header and trailer together for
-    /// zero rows), CopyDone, `COPY n`.
-    async fn copy_out(
-        &mut self,
-        columns: &[ColumnDef],
-        rows: &ResultRows,
-        mode: Mode,
-    ) -> Result<Outcome, ConnectionError> {
-        let types: Vec<PgType> = columns.iter().map(|c| c.pg_type.clone()).collect();
-        let response =
-            CopyOutResponse::new(1, types.len() as i16, vec![FORMAT_BINARY; types.len()]);
-        if let Err(e) = backend::put(&mut self.transport.out, &response) {
-            self.fail(&e, mode);
-            return Ok(Outcome::Failed);
-        }
-        let frame = |out: &mut bytes::BytesMut, first: bool, row: Option<RowRef<'_>>| {
-            let at = backend::begin_frame(out, b'd');
-            if first {
-                copy_binary::put_header(out);
-            }
-            match row {
-                Some(row) => copy_binary::put_tuple(out, &types, row.iter())?,
-                None => copy_binary::put_trailer(out),
-            }
-            backend::end_frame(out, at)
-        };
-        let mut first = true;
-        for row in rows.iter() {
-            let out = &mut self.transport.out;
-            let start = out.len();
-            if let Err(e) = frame(out, first, Some(row)) {
-                // An ErrorResponse ends COPY OUT mode on the client side.
-                out.truncate(start);
-                tracing::error!(error = %e, "cannot encode a COPY row");
-                self.fail(&e, mode);
-                return Ok(Outcome::Failed);
-            }
-            first = false;
-            self.transport.flush_if_full().await?;
-        }
-        let out = &mut self.transport.out;
-        if let Err(e) = frame(out, first, None) {
-            self.fail(&e, mode);
-            return Ok(Outcome::Failed);
-        }
-        let _ = backend::put(out, &CopyDone::new());
-        self.complete(&format!("COPY {}", rows.len()), mode)
-    }
-
-    /// COPY IN: CopyInResponse, then CopyData decoded (binary: as it arrives;
-    /// text: at the end) until CopyDone (hand the rows to the session) or
-    /// CopyFail / bad data (abort the session's COPY and report the error).
-    async fn copy_in(
-        &mut self,
-        columns: Vec<ColumnDef>,
-        text: Option<TextCopyFormat>,
-        mode: Mode,
-    ) -> Result<Outcome, ConnectionError> {
-        let format = if text.is_some() {
-            FORMAT_TEXT
-        } else {
-            FORMAT_BINARY
-        };
-        let response = CopyInResponse::new(
-            format as i8,
-            columns.len() as i16,
-            vec![format; columns.len()],
-        );
-        if let Err(e) = backend::put(&mut self.transport.out, &response) {
-            self.session.copy_in_abort().await;
-            self.fail(&e, mode);
-            return Ok(Outcome::Failed);
-        }
-        self.transport.flush().await?;
-        let mut decoder = match text {
-            None => InDecoder::Binary(CopyInDecoder::new(columns)),
-            Some(format) => InDecoder::Text {
-                data: Vec::new(),
-                columns,
-                format,
-            },
-        };
-        let failure = loop {
-            let message = match self.transport.read_message().await {
-                Ok(Some(message)) => message,
-                Ok(None) => {
-                    self.session.copy_in_abort().await;
-                    return Err(ConnectionError::Io(std::io::Error::new(
-                        std::io::ErrorKind::UnexpectedEof,
-                        "client disconnected during COPY FROM STDIN",
-                    )));
-                }
-                Err(e) => {
-                    self.session.copy_in_abort().await;
-                    return Err(e);
-                }
-            };
-            match message {
-                FrontendMessage::CopyData(data) => {
-                    if let Err(e) = decoder.feed(&data) {
-                        break e;
-                    }
-                }
-                FrontendMessage::CopyDone => {
-                    let rows = match decoder.finish() {
-                        Ok(rows) => rows,
-                        Err(e) => break e,
-                    };
-                    return match self.session.copy_in_finish(rows).await {
-                        Ok(QueryOutput::Command { tag, notices }) => {
-                            for notice in &notices {
-                                backend::put_notice(&mut self.transport.out, notice);
-                            }
-                            self.complete(&tag, mode)
-                        }
-                        Ok(other) => {
-                            let error = SqlError::internal(format!(
-                                "COPY FROM STDIN finished with an unexpected result: {other:?}"
-                            ));
-                            self.fail(&error, mode);
-                            Ok(Outcome::Failed)
-                        }
-                        Err(error) => {
-                            self.fail(&error, mode);
-                            Ok(Outcome::Failed)
-                        }
-                    };
-                }
-                FrontendMessage::CopyFail(reason) => {
-                    break SqlError::new(
-                        SqlState::QUERY_CANCELED,
-                        format!("COPY from stdin failed: {reason}"),
-                    );
-                }
-                FrontendMessage::Flush | FrontendMessage::Sync => {}
-                other => {
-                    break SqlError::new(
-                        SqlState::PROTOCOL_VIOLATION,
-                        format!(
-                            "unexpected message during COPY from stdin: {}",
-                            message_name(&other)
-                        ),
-                    );
-                }
-            }
-        };
-        self.session.copy_in_abort().await;
-        self.fail(&failure, mode);
-        Ok(Outcome::Failed)
-    }
-
-    async fn parse(&mut self, name: String, sql: String, param_types: Vec<u32>) {
+        name: String,
+        sql: String,
+        param_types: Vec<u32>,
+    ) -> Result<(), ConnectionError> {
         if !name.is_empty() && self.statements.contains_key(&name) {
             let error = SqlError::new(
                 SqlState::DUPLICATE_PREPARED_STATEMENT,
                 format!("prepared statement \"{name}\" already exists"),
             );
-            return self.fail(&error, Mode::Extended);
+            self.fail(&error, Mode::Extended);
+            return Ok(());
         }
         let columns = if is_empty_query(&sql) {
             Vec::new()
         } else {
-            match self.session.describe(&sql).await {
+            let described = AssertUnwindSafe(self.session.describe(&sql))
+                .catch_unwind()
+                .await
+                .map_err(|panic| ConnectionError::Panic(panic_message(&panic)))?;
+            match described {
                 Ok(columns) => columns,
-                Err(error) => return self.fail(&error, Mode::Extended),
+                Err(error) => {
+                    self.fail(&error, Mode::Extended);
+                    return Ok(());
+                }
             }
         };
         self.statements.insert(
@@ -460,6 +546,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             },
         );
         let _ = backend::put(&mut self.transport.out, &ParseComplete::new());
+        Ok(())
     }
 
     fn bind(&mut self, portal: String, statement: &str, param_count: usize, formats: Vec<i16>) {
@@ -563,30 +650,18 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             return Ok(());
         }
         let (sql, formats) = (bound.sql.clone(), bound.formats.clone());
-        let mut results = self.session.execute(&sql).await.into_iter();
-        let Some(first) = results.next() else {
-            backend::put_empty_query(&mut self.transport.out);
-            return Ok(());
-        };
-        let outcome = match first {
-            Ok(output) => {
-                self.send_output(output, &formats, Mode::Extended, max_rows)
-                    .await?
-            }
-            Err(error) => {
-                self.fail(&error, Mode::Extended);
-                Outcome::Failed
-            }
-        };
-        if matches!(outcome, Outcome::Done) && results.next().is_some() {
-            let error = SqlError::new(
-                SqlState::SYNTAX_ERROR,
-                "cannot insert multiple commands into a prepared statement",
-            );
-            self.fail(&error, Mode::Extended);
-        }
-        Ok(())
+        self.run_statements(&sql, Mode::Extended, formats, max_rows)
+            .await
     }
+}
+
+/// The text of a panic's payload.
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
 }
 
 /// RowDescription, or NoData for a statement without result columns.

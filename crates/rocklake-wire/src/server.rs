@@ -1,23 +1,23 @@
 //! The accept loop: one task per client connection, a cap on concurrent
 //! sessions, and the start-up sequence before query processing.
 
-use std::collections::hash_map::RandomState;
+use std::collections::HashMap;
 use std::future::Future;
-use std::hash::{BuildHasher, Hasher};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rocklake_types::SqlState;
+use rocklake_types::{Interrupt, SqlState, StopReason};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::connection::Connection;
 use crate::session::{SessionFactory, SqlSession};
 use crate::startup::{self, AuthMethod, ClientParams, Encryption, Handshake};
 use crate::tls::{ClientStream, TlsConfig};
+use crate::transport::ConnectionError;
 use crate::transport::Transport;
 
 /// Server settings.
@@ -34,6 +34,13 @@ pub struct ServerConfig {
     pub startup_timeout: Duration,
     /// TLS certificate and policy; `None` answers `N` to SSLRequest.
     pub tls: Option<TlsConfig>,
+    /// Stack of the thread each session runs on (see [`serve_until`]).
+    pub session_stack_bytes: usize,
+    /// Largest message a client may send (a query string, a COPY chunk).
+    pub max_message_bytes: usize,
+    /// On shutdown, how long running statements may go on before they are
+    /// canceled.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for ServerConfig {
@@ -43,6 +50,9 @@ impl Default for ServerConfig {
             auth: AuthMethod::Trust,
             startup_timeout: Duration::from_secs(60),
             tls: None,
+            session_stack_bytes: 64 * 1024 * 1024,
+            max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
@@ -57,25 +67,36 @@ pub async fn serve(
     serve_until(listener, sessions, config, std::future::pending()).await
 }
 
-/// Like [`serve`], but stops accepting new connections when `shutdown`
-/// completes (connections already open run on until their clients leave).
+/// Like [`serve`], until `shutdown` completes; then stops accepting
+/// connections, ends the sessions waiting for their clients (FATAL 57P01),
+/// lets running statements go on for `shutdown_grace`, cancels those still
+/// running, and returns once every session has ended (at most a few seconds
+/// after the grace period).
+///
+/// Each authenticated session runs on its own thread (PostgreSQL runs a
+/// process per connection): a statement computing for a long time occupies
+/// its thread, never the runtime's workers that serve the other sessions
+/// and the store, and the operating system shares the processors between
+/// sessions. The thread's stack is `session_stack_bytes`.
 pub async fn serve_until(
     listener: TcpListener,
     sessions: Arc<dyn SessionFactory>,
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    let (stopping, _) = watch::channel(false);
     let shared = Arc::new(Shared {
         limiter: Arc::new(Semaphore::new(config.max_sessions)),
         sessions,
         config,
         next_pid: AtomicI32::new(1000),
-        keys: RandomState::new(),
+        running: Mutex::new(HashMap::new()),
+        stopping,
     });
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
-            _ = &mut shutdown => return Ok(()),
+            _ = &mut shutdown => break,
             accepted = listener.accept() => accepted,
         };
         match accepted {
@@ -94,6 +115,15 @@ pub async fn serve_until(
             }
         }
     }
+    drop(listener);
+    shared.shut_down().await;
+    Ok(())
+}
+
+/// A running session, as cancel requests and shutdown find it.
+struct Running {
+    key: i32,
+    interrupt: Arc<Interrupt>,
 }
 
 /// State shared by all connections of one server.
@@ -102,17 +132,73 @@ struct Shared {
     sessions: Arc<dyn SessionFactory>,
     config: ServerConfig,
     next_pid: AtomicI32,
-    keys: RandomState,
+    /// Sessions by process id.
+    running: Mutex<HashMap<i32, Running>>,
+    /// True once the server shuts down.
+    stopping: watch::Sender<bool>,
 }
 
 impl Shared {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<i32, Running>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// A process id (the session's, if it has one) and a random secret key
     /// for BackendKeyData.
     fn backend_key(&self, session_pid: Option<i32>) -> (i32, i32) {
         let pid = session_pid.unwrap_or_else(|| self.next_pid.fetch_add(1, Ordering::Relaxed));
-        let mut hasher = self.keys.build_hasher();
-        hasher.write_i32(pid);
-        (pid, hasher.finish() as i32)
+        (pid, rand::random::<i32>())
+    }
+
+    /// A CancelRequest: stops the running statement of the session with
+    /// this process id, when the secret key matches (otherwise nothing
+    /// happens, as in PostgreSQL).
+    fn cancel(&self, pid: i32, key: i32) {
+        match self.running().get(&pid) {
+            Some(running) if running.key == key => {
+                tracing::info!(pid, "cancel request");
+                running.interrupt.stop(StopReason::Canceled);
+            }
+            _ => tracing::info!(pid, "cancel request for no session of that key ignored"),
+        }
+    }
+
+    /// Whether no session is open.
+    fn idle(&self) -> bool {
+        self.limiter.available_permits() == self.config.max_sessions
+    }
+
+    /// Waits until no session is open, up to `limit`; whether none is.
+    async fn sessions_ended(&self, limit: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        while !self.idle() {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        true
+    }
+
+    /// See [`serve_until`].
+    async fn shut_down(&self) {
+        self.stopping.send_replace(true);
+        let grace = self.config.shutdown_grace;
+        if self.sessions_ended(grace).await {
+            return;
+        }
+        let left = self.running().len();
+        tracing::warn!(
+            sessions = left,
+            ?grace,
+            "canceling the statements still running"
+        );
+        for running in self.running().values() {
+            running.interrupt.stop(StopReason::Shutdown);
+        }
+        if !self.sessions_ended(Duration::from_secs(5)).await {
+            tracing::warn!("sessions still open after their statements were canceled");
+        }
     }
 }
 
@@ -121,34 +207,108 @@ struct Started {
     transport: Transport<ClientStream>,
     session: Box<dyn SqlSession>,
     client: ClientParams,
+    interrupt: Arc<Interrupt>,
+    pid: i32,
     _permit: OwnedSemaphorePermit,
 }
 
 async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) -> Result<(), String> {
     let _ = stream.set_nodelay(true);
+    let probe = client_probe(&stream);
     let timeout = shared.config.startup_timeout;
     // On timeout the future, and with it the socket, is dropped: the client
     // sees the connection close, as with PostgreSQL's authentication_timeout.
     let started = tokio::time::timeout(timeout, start(stream, peer, &shared))
         .await
         .map_err(|_| format!("startup not completed within {timeout:?}"))??;
-    let Some(Started {
-        transport,
-        session,
-        client,
-        _permit,
-    }) = started
-    else {
+    let Some(started) = started else {
         return Ok(());
     };
-    let tls = transport.get_ref().is_tls();
+    if let Some(probe) = probe {
+        started.interrupt.set_client_probe(probe);
+    }
+    let tls = started.transport.get_ref().is_tls();
     tracing::debug!(
-        %peer, user = %client.user, database = %client.database, tls, "session started"
+        %peer, user = %started.client.user, database = %started.client.database, tls, "session started"
     );
-    Connection::new(transport, session)
-        .run()
+    run_session(started, shared).await
+}
+
+/// Runs a started session on its own thread (see [`serve_until`]) and
+/// waits for it to end.
+async fn run_session(started: Started, shared: Arc<Shared>) -> Result<(), String> {
+    let runtime = tokio::runtime::Handle::current();
+    let (done, ended) = tokio::sync::oneshot::channel();
+    let pid = started.pid;
+    let stack = shared.config.session_stack_bytes;
+    let thread = std::thread::Builder::new()
+        .name(format!("session-{pid}"))
+        .stack_size(stack)
+        .spawn(move || {
+            let Started {
+                mut transport,
+                session,
+                client,
+                _permit,
+                ..
+            } = started;
+            // Gone from the cancel registry when the session ends, however.
+            let _registered = Registered {
+                shared: Arc::clone(&shared),
+                pid,
+            };
+            transport.set_max_message(shared.config.max_message_bytes);
+            let connection =
+                Connection::new(transport, session).with_shutdown(shared.stopping.subscribe());
+            let result = runtime.block_on(connection.run());
+            let _ = done.send(result.map_err(|e| {
+                if let ConnectionError::Panic(message) = &e {
+                    tracing::error!(pid, %message, "a session panicked; it was closed, the server goes on");
+                }
+                format!("{e} (user {}, database {})", client.user, client.database)
+            }));
+        })
+        .map_err(|e| format!("cannot start a session thread: {e}"))?;
+    drop(thread);
+    ended
         .await
-        .map_err(|e| format!("{e} (user {}, database {})", client.user, client.database))
+        .unwrap_or_else(|_| Err("the session thread ended without a result".to_string()))
+}
+
+/// A session's entry in the cancel registry, removed when it is dropped.
+struct Registered {
+    shared: Arc<Shared>,
+    pid: i32,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.shared.running().remove(&self.pid);
+    }
+}
+
+/// A test of whether the client behind `stream` is still connected: its
+/// socket has not been hung up or reset (checked without reading).
+#[cfg(unix)]
+fn client_probe(stream: &TcpStream) -> Option<rocklake_types::interrupt::ClientProbe> {
+    use std::os::fd::AsRawFd;
+    let fd = stream.as_raw_fd();
+    Some(Box::new(move || {
+        let mut poll = libc::pollfd {
+            fd,
+            events: libc::POLLRDHUP,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, no timeout; the descriptor belongs to
+        // the connection, which outlives the statements that call this.
+        let ready = unsafe { libc::poll(&mut poll, 1, 0) };
+        !(ready > 0 && poll.revents & (libc::POLLRDHUP | libc::POLLHUP | libc::POLLERR) != 0)
+    }))
+}
+
+#[cfg(not(unix))]
+fn client_probe(_stream: &TcpStream) -> Option<rocklake_types::interrupt::ClientProbe> {
+    None
 }
 
 /// Negotiates encryption, reads the StartupMessage, applies the TLS policy
@@ -178,6 +338,11 @@ async fn start(
                     .map_err(|e| format!("TLS handshake failed: {e}"))?;
                 transport = Transport::new(stream);
                 encryption = Encryption::Active;
+            }
+            Ok(Handshake::Cancel { pid, key }) => {
+                shared.cancel(pid, key);
+                transport.shutdown().await;
+                return Ok(None);
             }
             Ok(Handshake::Done) => {
                 transport.shutdown().await;
@@ -219,17 +384,27 @@ async fn start(
         if !startup::authenticate(&mut transport, &shared.config.auth, &client).await? {
             return Ok(None);
         }
-        let session = shared.sessions.new_session(&client);
-        let key = shared.backend_key(session.backend_pid());
-        startup::send_session_start(&mut transport, &client, key).await?;
-        Ok::<_, crate::transport::ConnectionError>(Some(session))
+        let interrupt = Arc::new(Interrupt::default());
+        let session = shared.sessions.new_session(&client, interrupt.clone());
+        let (pid, key) = shared.backend_key(session.backend_pid());
+        shared.running().insert(
+            pid,
+            Running {
+                key,
+                interrupt: interrupt.clone(),
+            },
+        );
+        startup::send_session_start(&mut transport, &client, (pid, key)).await?;
+        Ok::<_, crate::transport::ConnectionError>(Some((session, interrupt, pid)))
     }
     .await;
     match started {
-        Ok(Some(session)) => Ok(Some(Started {
+        Ok(Some((session, interrupt, pid))) => Ok(Some(Started {
             transport,
             session,
             client,
+            interrupt,
+            pid,
             _permit: permit,
         })),
         Ok(None) => {

@@ -1,39 +1,34 @@
 //! What the wire server needs from the SQL layer: one [`SqlSession`] per client
 //! connection, created by a [`SessionFactory`].
 //!
-//! The trait mirrors the session the SQL engine exposes; keeping it here lets
-//! the server be tested with fake sessions and keeps the engine free of wire
-//! concerns.
+//! A session sends what its statements produce to a
+//! [`ResultSink`](rocklake_types::ResultSink) (the connection, which encodes
+//! it for the client as it arrives) and stops its running statement when
+//! its [`Interrupt`] says so. Keeping the contract here lets the server be
+//! tested with fake sessions and keeps the engine free of wire concerns.
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
-use rocklake_types::datum::{ColumnDef, Row};
-use rocklake_types::output::{BatchResult, QueryOutput, TxStatus};
-use rocklake_types::SqlError;
+use rocklake_types::datum::ColumnDef;
+use rocklake_types::output::{ResultSink, TxStatus};
+use rocklake_types::{Interrupt, SinkError, SqlError};
 
 use crate::startup::ClientParams;
 
 /// One client's SQL session: its transaction state and statement execution.
 #[async_trait]
 pub trait SqlSession: Send {
-    /// Runs a query string that may hold several `;`-separated statements.
-    /// Returns one entry per statement executed, stopping at (and including)
-    /// the first error. A [`QueryOutput::CopyIn`] entry must be the last one:
-    /// the server then collects the COPY data and calls
-    /// [`SqlSession::copy_in_finish`] or [`SqlSession::copy_in_abort`].
-    async fn execute(&mut self, sql: &str) -> BatchResult;
+    /// Runs a query string that may hold several `;`-separated statements,
+    /// sending each statement's results to `sink` as they are produced, and
+    /// stopping after the first error. Fails only when the sink reports the
+    /// client connection gone.
+    async fn run(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<(), SinkError>;
 
     /// Result columns of a single statement without running it; empty for a
     /// statement that returns no rows (the server then answers NoData).
     async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError>;
-
-    /// Completes the pending `COPY ... FROM STDIN` with the decoded rows and
-    /// returns its result (normally `Command { tag: "COPY n" }`).
-    async fn copy_in_finish(&mut self, rows: Vec<Row>) -> Result<QueryOutput, SqlError>;
-
-    /// Abandons the pending `COPY ... FROM STDIN` (client CopyFail, malformed
-    /// data, or a dropped connection); the session treats it like a failed
-    /// statement.
-    async fn copy_in_abort(&mut self);
 
     /// Transaction state to report in ReadyForQuery.
     fn status(&self) -> TxStatus;
@@ -43,22 +38,33 @@ pub trait SqlSession: Send {
     fn backend_pid(&self) -> Option<i32> {
         None
     }
+
+    /// How long the session may wait for its client inside a transaction
+    /// block (`idle_in_transaction_session_timeout`); `None` for no limit.
+    fn idle_in_transaction_timeout(&self) -> Option<Duration> {
+        None
+    }
 }
 
 /// Creates a fresh [`SqlSession`] for each authenticated connection. Any
 /// `Fn() -> Box<dyn SqlSession>` closure is a factory (ignoring the client's
-/// startup parameters).
+/// startup parameters and the interrupt).
 pub trait SessionFactory: Send + Sync {
     /// A new session for a client that asked for `client.database` as
-    /// `client.user`.
-    fn new_session(&self, client: &ClientParams) -> Box<dyn SqlSession>;
+    /// `client.user`, whose running statements `interrupt` stops (the
+    /// server sets it on cancel requests, shutdown and a vanished client).
+    fn new_session(&self, client: &ClientParams, interrupt: Arc<Interrupt>) -> Box<dyn SqlSession>;
 }
 
 impl<F> SessionFactory for F
 where
     F: Fn() -> Box<dyn SqlSession> + Send + Sync,
 {
-    fn new_session(&self, _client: &ClientParams) -> Box<dyn SqlSession> {
+    fn new_session(
+        &self,
+        _client: &ClientParams,
+        _interrupt: Arc<Interrupt>,
+    ) -> Box<dyn SqlSession> {
         self()
     }
 }
@@ -71,16 +77,12 @@ mod tests {
 
     #[async_trait]
     impl SqlSession for Idle {
-        async fn execute(&mut self, _sql: &str) -> BatchResult {
-            Vec::new()
+        async fn run(&mut self, _sql: &str, _sink: &mut dyn ResultSink) -> Result<(), SinkError> {
+            Ok(())
         }
         async fn describe(&mut self, _sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
             Ok(Vec::new())
         }
-        async fn copy_in_finish(&mut self, _rows: Vec<Row>) -> Result<QueryOutput, SqlError> {
-            Err(SqlError::internal("no COPY in progress"))
-        }
-        async fn copy_in_abort(&mut self) {}
         fn status(&self) -> TxStatus {
             TxStatus::Idle
         }
@@ -88,10 +90,11 @@ mod tests {
 
     #[test]
     fn closures_are_factories() {
-        let factory: std::sync::Arc<dyn SessionFactory> =
-            std::sync::Arc::new(|| -> Box<dyn SqlSession> { Box::new(Idle) });
-        let session = factory.new_session(&ClientParams::default());
+        let factory: Arc<dyn SessionFactory> =
+            Arc::new(|| -> Box<dyn SqlSession> { Box::new(Idle) });
+        let session = factory.new_session(&ClientParams::default(), Arc::default());
         assert_eq!(session.status(), TxStatus::Idle);
         assert_eq!(session.backend_pid(), None);
+        assert_eq!(session.idle_in_transaction_timeout(), None);
     }
 }

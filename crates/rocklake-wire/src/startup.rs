@@ -81,8 +81,16 @@ pub enum Handshake {
     /// The client asked for TLS and was answered `S`: the caller runs the
     /// TLS handshake on the stream and negotiates again over it.
     StartTls,
-    /// The client hung up, sent a CancelRequest, or was refused; nothing more
-    /// to do on this connection.
+    /// The client asked to cancel the running statement of the session
+    /// with this process id and secret key; the connection ends.
+    Cancel {
+        /// The session's process id (from its BackendKeyData).
+        pid: i32,
+        /// Its secret key.
+        key: i32,
+    },
+    /// The client hung up or was refused; nothing more to do on this
+    /// connection.
     Done,
 }
 
@@ -139,13 +147,7 @@ where
                 transport.out.put_u8(b'N');
                 transport.flush().await?;
             }
-            StartupPacket::Cancel { pid, .. } => {
-                tracing::debug!(
-                    pid,
-                    "cancel request ignored (query cancellation is not supported)"
-                );
-                return Ok(Handshake::Done);
-            }
+            StartupPacket::Cancel { pid, key } => return Ok(Handshake::Cancel { pid, key }),
             StartupPacket::Startup {
                 major,
                 minor,

@@ -5,6 +5,7 @@
 use std::io;
 
 use bytes::BytesMut;
+use rocklake_types::{SqlError, SqlState};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::frontend::{self, FrontendMessage, ProtocolViolation, StartupPacket};
@@ -23,6 +24,29 @@ pub enum ConnectionError {
     Io(io::Error),
     /// The client broke the protocol.
     Protocol(ProtocolViolation),
+    /// The server ended the session (shutdown, idle-in-transaction
+    /// timeout) with this error.
+    Terminated(SqlError),
+    /// The session panicked while serving the client.
+    Panic(String),
+}
+
+impl ConnectionError {
+    /// The FATAL error to send the client before closing, if it can still
+    /// be told.
+    pub fn fatal_error(&self) -> Option<SqlError> {
+        match self {
+            ConnectionError::Io(_) => None,
+            ConnectionError::Protocol(violation) => Some(SqlError::new(
+                SqlState::PROTOCOL_VIOLATION,
+                violation.0.clone(),
+            )),
+            ConnectionError::Terminated(error) => Some(error.clone()),
+            ConnectionError::Panic(message) => Some(SqlError::internal(format!(
+                "internal error: the session failed ({message}) and was closed; the server goes on"
+            ))),
+        }
+    }
 }
 
 impl std::fmt::Display for ConnectionError {
@@ -30,6 +54,8 @@ impl std::fmt::Display for ConnectionError {
         match self {
             ConnectionError::Io(e) => write!(f, "I/O error: {e}"),
             ConnectionError::Protocol(v) => write!(f, "protocol violation: {v}"),
+            ConnectionError::Terminated(e) => write!(f, "terminated: {}", e.message),
+            ConnectionError::Panic(message) => write!(f, "session panicked: {message}"),
         }
     }
 }
@@ -46,12 +72,17 @@ impl From<ProtocolViolation> for ConnectionError {
     }
 }
 
+/// Largest message accepted after startup unless configured otherwise.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
+
 /// Buffered, message-oriented access to a client stream.
 pub struct Transport<S> {
     stream: S,
     input: BytesMut,
     /// Backend messages not yet written to the stream.
     pub out: BytesMut,
+    /// Largest message (a query string, a COPY data chunk) accepted.
+    max_message: usize,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin + Send> Transport<S> {
@@ -61,7 +92,32 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Transport<S> {
             stream,
             input: BytesMut::with_capacity(8 * 1024),
             out: BytesMut::with_capacity(8 * 1024),
+            max_message: DEFAULT_MAX_MESSAGE_BYTES,
         }
+    }
+
+    /// Refuses messages larger than `bytes` (FATAL 54000) before reading them.
+    pub fn set_max_message(&mut self, bytes: usize) {
+        self.max_message = bytes;
+    }
+
+    /// Fails when the message at the front of the input declares more than
+    /// the configured limit.
+    fn check_message_size(&self) -> Result<(), ConnectionError> {
+        if self.input.len() < 5 {
+            return Ok(());
+        }
+        let len = u32::from_be_bytes([self.input[1], self.input[2], self.input[3], self.input[4]]);
+        if len as usize > self.max_message {
+            return Err(ConnectionError::Terminated(SqlError::new(
+                SqlState::PROGRAM_LIMIT_EXCEEDED,
+                format!(
+                    "message of {len} bytes is larger than the server's limit of {} bytes (--max-message-bytes)",
+                    self.max_message
+                ),
+            )));
+        }
+        Ok(())
     }
 
     /// Reads more input; `Ok(false)` at end of stream.
@@ -92,6 +148,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Transport<S> {
     /// Next typed message; `None` when the client hung up.
     pub async fn read_message(&mut self) -> Result<Option<FrontendMessage>, ConnectionError> {
         loop {
+            self.check_message_size()?;
             if let Some(message) = frontend::decode_message(&mut self.input)? {
                 return Ok(Some(message));
             }

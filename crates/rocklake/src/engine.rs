@@ -3,10 +3,11 @@
 //! per connection over a shared [`Storage`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use rocklake_sql::{CatalogResults, Session, Storage};
-use rocklake_types::{BatchResult, ColumnDef, QueryOutput, Row, SqlError, TxStatus};
+use rocklake_types::{ColumnDef, Interrupt, ResultSink, SinkError, SqlError, TxStatus};
 use rocklake_wire::startup::ClientParams;
 use rocklake_wire::{SessionFactory, SqlSession};
 
@@ -15,20 +16,12 @@ pub struct EngineSession(pub Session);
 
 #[async_trait]
 impl SqlSession for EngineSession {
-    async fn execute(&mut self, sql: &str) -> BatchResult {
-        self.0.execute(sql).await
+    async fn run(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<(), SinkError> {
+        self.0.run(sql, sink).await
     }
 
     async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
         self.0.describe(sql).await
-    }
-
-    async fn copy_in_finish(&mut self, rows: Vec<Row>) -> Result<QueryOutput, SqlError> {
-        self.0.copy_in_finish(rows).await
-    }
-
-    async fn copy_in_abort(&mut self) {
-        self.0.copy_in_abort().await
     }
 
     fn status(&self) -> TxStatus {
@@ -38,6 +31,22 @@ impl SqlSession for EngineSession {
     fn backend_pid(&self) -> Option<i32> {
         Some(self.0.backend_pid())
     }
+
+    fn idle_in_transaction_timeout(&self) -> Option<Duration> {
+        self.0.idle_in_transaction_timeout()
+    }
+}
+
+/// Limits every session of a server gets (from `rocklake serve`'s flags).
+#[derive(Debug, Clone, Default)]
+pub struct SessionLimits {
+    /// Bytes one statement may hold in kept rows; `None` for the engine's
+    /// default.
+    pub statement_memory: Option<usize>,
+    /// Default of `statement_timeout` (sessions may change it).
+    pub statement_timeout: Option<Duration>,
+    /// Default of `idle_in_transaction_session_timeout`.
+    pub idle_in_transaction_timeout: Option<Duration>,
 }
 
 /// Opens an engine [`Session`] over `storage` for each connection, named
@@ -46,6 +55,7 @@ impl SqlSession for EngineSession {
 pub struct EngineSessions {
     storage: Arc<dyn Storage>,
     catalog_results: Arc<CatalogResults>,
+    limits: SessionLimits,
 }
 
 impl EngineSessions {
@@ -54,16 +64,41 @@ impl EngineSessions {
         EngineSessions {
             storage,
             catalog_results: Arc::default(),
+            limits: SessionLimits::default(),
         }
+    }
+
+    /// Gives every session these limits.
+    pub fn with_limits(mut self, limits: SessionLimits) -> Self {
+        self.limits = limits;
+        self
     }
 }
 
+/// A duration as a PostgreSQL time setting (milliseconds).
+fn setting_millis(duration: Duration) -> String {
+    duration.as_millis().to_string()
+}
+
 impl SessionFactory for EngineSessions {
-    fn new_session(&self, client: &ClientParams) -> Box<dyn SqlSession> {
+    fn new_session(&self, client: &ClientParams, interrupt: Arc<Interrupt>) -> Box<dyn SqlSession> {
         let mut session =
             Session::sharing(Arc::clone(&self.storage), Arc::clone(&self.catalog_results));
         session.set_database(&client.database);
         session.set_identity(client.identity());
+        session.set_interrupt(interrupt);
+        if let Some(bytes) = self.limits.statement_memory {
+            session.set_memory_limit(bytes);
+        }
+        if let Some(timeout) = self.limits.statement_timeout {
+            session.set_default_setting("statement_timeout", &setting_millis(timeout));
+        }
+        if let Some(timeout) = self.limits.idle_in_transaction_timeout {
+            session.set_default_setting(
+                "idle_in_transaction_session_timeout",
+                &setting_millis(timeout),
+            );
+        }
         Box::new(EngineSession(session))
     }
 }

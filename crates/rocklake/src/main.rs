@@ -16,6 +16,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start-up: the size of the serve arguments does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve a catalog over the PostgreSQL wire protocol.
@@ -41,8 +43,17 @@ enum Command {
     Excise(maintain::ServerArgs),
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    // Sessions run on their own threads (see rocklake_wire::serve_until);
+    // the runtime's workers get room for the store's and the server's work.
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(8 * 1024 * 1024)
+        .build()?
+        .block_on(run())
+}
+
+async fn run() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {

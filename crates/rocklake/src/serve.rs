@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use rocklake::engine::EngineSessions;
+use rocklake::engine::{EngineSessions, SessionLimits};
 use rocklake_store::{
     CatalogReplica, CatalogStorage, CatalogStore, ReplicaOptions, StoreLocation, StoreOptions,
 };
@@ -33,12 +33,75 @@ pub struct ServeArgs {
     /// How often a read replica looks for new commits, in milliseconds.
     #[arg(long, default_value_t = 100, requires = "read_only")]
     poll_ms: u64,
+    /// Default `statement_timeout` of every session (sessions may SET it):
+    /// a statement running longer is canceled with SQLSTATE 57014. `0` for
+    /// none; units `ms`, `s`, `min`, `h` (milliseconds without one).
+    #[arg(long, default_value = "0", value_parser = parse_duration)]
+    statement_timeout: Duration,
+    /// Default `idle_in_transaction_session_timeout`: a session idle inside
+    /// a transaction block longer is ended (FATAL 25P03). `0` for none.
+    #[arg(long, default_value = "0", value_parser = parse_duration)]
+    idle_in_transaction_timeout: Duration,
+    /// Memory one statement may hold in rows it keeps (joins' inner sides,
+    /// sorts, groups, DISTINCT, subqueries); past it the statement fails
+    /// with SQLSTATE 53200. E.g. `256MiB`, `1GiB`.
+    #[arg(long, default_value = "256MiB", value_parser = parse_bytes)]
+    statement_memory_limit: usize,
+    /// Largest message a client may send (a query string, a COPY chunk);
+    /// a larger one ends the connection (FATAL 54000).
+    #[arg(long, default_value = "256MiB", value_parser = parse_bytes)]
+    max_message_bytes: usize,
+    /// On SIGTERM or SIGINT: how long running statements may finish before
+    /// they are canceled (a second signal exits at once).
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    shutdown_grace: Duration,
     #[command(flatten)]
     security: crate::security::SecurityArgs,
 }
 
-/// Resolves when the process gets Ctrl-C or SIGTERM.
+/// A duration as `rocklake serve` takes it: a number with an optional unit
+/// (`ms`, `s`, `min`, `h`, `d`; milliseconds without one).
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    rocklake_sql::parse_duration(text)
+        .ok_or_else(|| format!("{text:?} is not a duration (e.g. 500ms, 30s, 5min)"))
+}
+
+/// A size in bytes: a number with an optional unit (`kB`, `KiB`, `MB`,
+/// `MiB`, `GB`, `GiB`; bytes without one).
+fn parse_bytes(text: &str) -> Result<usize, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let number: usize = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (e.g. 256MiB)"))?;
+    let factor: usize = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" | "kib" | "k" => 1 << 10,
+        "mb" | "mib" | "m" => 1 << 20,
+        "gb" | "gib" | "g" => 1 << 30,
+        other => return Err(format!("unknown size unit {other:?} in {text:?}")),
+    };
+    number
+        .checked_mul(factor)
+        .ok_or_else(|| format!("{text:?} is too large"))
+}
+
+/// Resolves when the process gets Ctrl-C or SIGTERM. A second signal after
+/// that exits the process at once.
 async fn shutdown_signal() {
+    wait_for_signal().await;
+    tokio::spawn(async {
+        wait_for_signal().await;
+        eprintln!("rocklake: second signal, exiting at once");
+        std::process::exit(130);
+    });
+}
+
+/// Resolves at the next Ctrl-C or SIGTERM.
+async fn wait_for_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
@@ -93,15 +156,24 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         "rocklake: serving catalog {location} ({role}) on {}",
         listener.local_addr()?
     );
-    let sessions = Arc::new(EngineSessions::new(Arc::new(storage)));
+    let limits = SessionLimits {
+        statement_memory: Some(args.statement_memory_limit),
+        statement_timeout: (!args.statement_timeout.is_zero()).then_some(args.statement_timeout),
+        idle_in_transaction_timeout: (!args.idle_in_transaction_timeout.is_zero())
+            .then_some(args.idle_in_transaction_timeout),
+    };
+    let sessions = Arc::new(EngineSessions::new(Arc::new(storage)).with_limits(limits));
     let config = ServerConfig {
         max_sessions: args.max_sessions,
         auth: security.auth,
         tls: security.tls,
+        session_stack_bytes: rocklake_sql::depth::SESSION_STACK_BYTES,
+        max_message_bytes: args.max_message_bytes,
+        shutdown_grace: args.shutdown_grace,
         ..ServerConfig::default()
     };
     rocklake_wire::serve_until(listener, sessions, config, shutdown_signal()).await?;
-    eprintln!("rocklake: shutting down");
+    eprintln!("rocklake: sessions ended; making the catalog durable and closing it");
     match catalog {
         Catalog::Writer(store) => store.close().await?,
         Catalog::Replica(replica) => replica.close().await?,
@@ -113,4 +185,20 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
 enum Catalog {
     Writer(CatalogStore),
     Replica(CatalogReplica),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_durations_read_with_their_units() {
+        assert_eq!(parse_bytes("256MiB"), Ok(256 << 20));
+        assert_eq!(parse_bytes("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert!(parse_bytes("lots").is_err());
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        assert!(parse_duration("soon").is_err());
+    }
 }

@@ -319,6 +319,7 @@ impl Binder<'_> {
     /// Binds an expression: resolves names, types literals and checks
     /// operand types; one arm per expression family.
     pub fn bind_expr(&mut self, e: &Expr) -> Result<(BExpr, Ty), SqlError> {
+        crate::depth::check_stack()?;
         if let Some(agg) = &self.agg {
             if let Some(i) = agg.group_asts.iter().position(|g| g == e) {
                 return Ok((BExpr::Col { up: 0, idx: i }, agg.group_types[i].clone()));

@@ -237,6 +237,7 @@ impl<'c> Binder<'c> {
 
     /// Binds a full query.
     pub fn bind_query(&mut self, q: &Query) -> Result<QueryPlan, SqlError> {
+        crate::depth::check_stack()?;
         self.push_ctes(q)?;
         let result = self.bind_query_inner(q);
         self.ctes.pop();

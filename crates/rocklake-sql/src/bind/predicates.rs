@@ -80,17 +80,18 @@ impl Binder<'_> {
         }
     }
 
-    /// A chain of `AND` (or of `OR`): the operands of the whole chain, found
-    /// by walking it without recursion (`a OR b OR c ...` parses as a
-    /// left-deep tree as deep as the chain is long), become one node.
+    /// A chain of `AND` (or of `OR`): every operand of the tree of that
+    /// operator (balanced by [`crate::depth::prepare`], and through
+    /// parentheses), found without recursion and in order, becomes one
+    /// n-ary node.
     fn bind_connective(
         &mut self,
         left: &Expr,
         op: &BinaryOperator,
         right: &Expr,
     ) -> Result<(BExpr, Ty), SqlError> {
-        let mut operands = vec![right];
-        let mut pending = vec![left];
+        let mut operands = Vec::new();
+        let mut pending = vec![right, left];
         while let Some(e) = pending.pop() {
             match e {
                 Expr::BinaryOp {
@@ -98,8 +99,8 @@ impl Binder<'_> {
                     op: inner,
                     right,
                 } if inner == op => {
+                    pending.push(right);
                     pending.push(left);
-                    operands.push(right);
                 }
                 Expr::Nested(inner) if matches!(inner.as_ref(), Expr::BinaryOp { op: o, .. } if o == op) => {
                     pending.push(inner)
@@ -109,7 +110,7 @@ impl Binder<'_> {
         }
         let what = op.to_string();
         let mut bound = Vec::with_capacity(operands.len());
-        for operand in operands.into_iter().rev() {
+        for operand in operands {
             bound.push(self.bind_bool(operand, &what)?);
         }
         let node = if *op == BinaryOperator::And {

@@ -10,7 +10,8 @@ use crate::exec::cast::{cast_datum, text_of};
 use crate::exec::compare::compare;
 use crate::exec::functions::{call, like};
 use crate::exec::operators::{arith, negate};
-use crate::exec::select::{run_subquery, ExecCtx};
+use crate::exec::select::run_subquery;
+use crate::exec::{ExecCtx, Scope};
 use crate::plan::{BExpr, CmpOp, SubPlan};
 
 fn truth(d: &Datum) -> Option<bool> {
@@ -24,41 +25,33 @@ fn bool_datum(b: Option<bool>) -> Datum {
 }
 /// Evaluates `e` like [`eval`], borrowing instead of copying when it is a
 /// column or a constant (comparisons and null tests only look at the value).
-fn eval_ref<'a>(
-    e: &'a BExpr,
-    ctx: &ExecCtx,
-    env: &[&'a [Datum]],
-) -> Result<Cow<'a, Datum>, SqlError> {
+fn eval_ref<'a>(e: &'a BExpr, ctx: &ExecCtx, scope: Scope<'a>) -> Result<Cow<'a, Datum>, SqlError> {
     Ok(match e {
         BExpr::Const(d) => Cow::Borrowed(d),
-        BExpr::Col { up, idx } => Cow::Borrowed(
-            env.get(env.len().wrapping_sub(1 + up))
-                .ok_or_else(|| SqlError::internal("bad column level"))?
-                .get(*idx)
-                .ok_or_else(|| SqlError::internal("bad column index"))?,
-        ),
-        other => Cow::Owned(eval(other, ctx, env)?),
+        BExpr::Col { up, idx } => Cow::Borrowed(scope.column(*up, *idx)?),
+        other => Cow::Owned(eval(other, ctx, scope)?),
     })
 }
 /// Evaluates a condition with three-valued logic: `Some(true)`,
 /// `Some(false)`, or `None` for NULL. Connectives, comparisons and null tests
 /// are evaluated here directly, reading their operands in place, which is
 /// what a filter over many rows spends its time on.
-pub fn eval_pred(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Option<bool>, SqlError> {
+pub fn eval_pred(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Option<bool>, SqlError> {
+    crate::depth::check_stack()?;
     Ok(match e {
-        BExpr::And(items) => connective(items, false, ctx, env)?,
-        BExpr::Or(items) => connective(items, true, ctx, env)?,
-        BExpr::Not(inner) => eval_pred(inner, ctx, env)?.map(|b| !b),
+        BExpr::And(items) => connective(items, false, ctx, scope)?,
+        BExpr::Or(items) => connective(items, true, ctx, scope)?,
+        BExpr::Not(inner) => eval_pred(inner, ctx, scope)?.map(|b| !b),
         BExpr::Cmp(op, l, r) => {
-            let (a, b) = (eval_ref(l, ctx, env)?, eval_ref(r, ctx, env)?);
+            let (a, b) = (eval_ref(l, ctx, scope)?, eval_ref(r, ctx, scope)?);
             if a.is_null() || b.is_null() {
                 None
             } else {
                 Some(cmp_holds(*op, compare(&a, &b)))
             }
         }
-        BExpr::IsNull(inner, neg) => Some(eval_ref(inner, ctx, env)?.is_null() != *neg),
-        other => truth(&eval(other, ctx, env)?),
+        BExpr::IsNull(inner, neg) => Some(eval_ref(inner, ctx, scope)?.is_null() != *neg),
+        other => truth(&eval(other, ctx, scope)?),
     })
 }
 /// `AND` (`decisive` false) or `OR` (`decisive` true) of `items` with
@@ -69,11 +62,11 @@ fn connective(
     items: &[BExpr],
     decisive: bool,
     ctx: &ExecCtx,
-    env: &[&[Datum]],
+    scope: Scope<'_>,
 ) -> Result<Option<bool>, SqlError> {
     let mut saw_null = false;
     for item in items {
-        match eval_pred(item, ctx, env)? {
+        match eval_pred(item, ctx, scope)? {
             Some(value) if value == decisive => return Ok(Some(decisive)),
             Some(_) => {}
             None => saw_null = true,
@@ -82,22 +75,26 @@ fn connective(
     Ok(if saw_null { None } else { Some(!decisive) })
 }
 
-/// Evaluates `e` with `env` = enclosing rows, the current row last.
-pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlError> {
+/// Evaluates `e` over the rows of `scope`.
+pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlError> {
+    crate::depth::check_stack()?;
     Ok(match e {
-        BExpr::Const(_) | BExpr::Col { .. } => eval_ref(e, ctx, env)?.into_owned(),
-        BExpr::Cast(inner, to) => cast_datum(eval(inner, ctx, env)?, to)?,
-        BExpr::Neg(inner) => negate(eval(inner, ctx, env)?)?,
-        BExpr::Arith(op, l, r) => arith(*op, &eval(l, ctx, env)?, &eval(r, ctx, env)?)?,
-        BExpr::Concat(l, r) => match (text_of(&eval(l, ctx, env)?), text_of(&eval(r, ctx, env)?)) {
+        BExpr::Const(_) | BExpr::Col { .. } => eval_ref(e, ctx, scope)?.into_owned(),
+        BExpr::Cast(inner, to) => cast_datum(eval(inner, ctx, scope)?, to)?,
+        BExpr::Neg(inner) => negate(eval(inner, ctx, scope)?)?,
+        BExpr::Arith(op, l, r) => arith(*op, &eval(l, ctx, scope)?, &eval(r, ctx, scope)?)?,
+        BExpr::Concat(l, r) => match (
+            text_of(&eval(l, ctx, scope)?),
+            text_of(&eval(r, ctx, scope)?),
+        ) {
             (Some(a), Some(b)) => Datum::text(a + &b),
             _ => Datum::Null,
         },
         BExpr::Not(_) | BExpr::Cmp(..) | BExpr::And(..) | BExpr::Or(..) | BExpr::IsNull(..) => {
-            bool_datum(eval_pred(e, ctx, env)?)
+            bool_datum(eval_pred(e, ctx, scope)?)
         }
         BExpr::IsDistinct(l, r, not_distinct) => {
-            let (a, b) = (eval_ref(l, ctx, env)?, eval_ref(r, ctx, env)?);
+            let (a, b) = (eval_ref(l, ctx, scope)?, eval_ref(r, ctx, scope)?);
             let same = match (a.is_null(), b.is_null()) {
                 (true, true) => true,
                 (false, false) => compare(&a, &b) == Ordering::Equal,
@@ -106,24 +103,26 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlErro
             Datum::Bool(same == *not_distinct)
         }
         BExpr::IsBool(inner, target, neg) => {
-            Datum::Bool((truth(&eval(inner, ctx, env)?) == Some(*target)) != *neg)
+            Datum::Bool((truth(&eval(inner, ctx, scope)?) == Some(*target)) != *neg)
         }
         BExpr::InList(x, list, neg) => {
-            let v = eval_ref(x, ctx, env)?;
+            let v = eval_ref(x, ctx, scope)?;
             let mut items = Vec::with_capacity(list.len());
             for item in list {
-                items.push(eval(item, ctx, env)?);
+                items.push(eval(item, ctx, scope)?);
             }
             in_values(&v, items.iter(), *neg)
         }
         BExpr::InSub(x, sub, neg) => {
-            let v = eval(x, ctx, env)?;
-            let rows = run_subquery(sub, ctx, env)?;
+            let v = eval(x, ctx, scope)?;
+            let rows = run_subquery(sub, ctx, &scope.nested())?;
             in_values(&v, rows.iter().map(|r| &r[0]), *neg)
         }
-        BExpr::Exists(sub, neg) => Datum::Bool(run_subquery(sub, ctx, env)?.is_empty() == *neg),
-        BExpr::Scalar(sub) => scalar(sub, ctx, env)?,
-        BExpr::Like(x, pat, neg, ci) => match (eval(x, ctx, env)?, eval(pat, ctx, env)?) {
+        BExpr::Exists(sub, neg) => {
+            Datum::Bool(run_subquery(sub, ctx, &scope.nested())?.is_empty() == *neg)
+        }
+        BExpr::Scalar(sub) => scalar(sub, ctx, scope)?,
+        BExpr::Like(x, pat, neg, ci) => match (eval(x, ctx, scope)?, eval(pat, ctx, scope)?) {
             (Datum::Null, _) | (_, Datum::Null) => Datum::Null,
             (a, b) => {
                 let (mut s, mut p) = (
@@ -143,35 +142,35 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlErro
             otherwise,
         } => {
             let base = match operand {
-                Some(o) => Some(eval(o, ctx, env)?),
+                Some(o) => Some(eval(o, ctx, scope)?),
                 None => None,
             };
             for (cond, result) in whens {
-                let c = eval(cond, ctx, env)?;
+                let c = eval(cond, ctx, scope)?;
                 let hit = match &base {
                     Some(b) => !b.is_null() && !c.is_null() && compare(b, &c) == Ordering::Equal,
                     None => truth(&c) == Some(true),
                 };
                 if hit {
-                    return eval(result, ctx, env);
+                    return eval(result, ctx, scope);
                 }
             }
             match otherwise {
-                Some(o) => eval(o, ctx, env)?,
+                Some(o) => eval(o, ctx, scope)?,
                 None => Datum::Null,
             }
         }
         BExpr::Func(f, args) => {
             let mut vals = Vec::with_capacity(args.len());
             for a in args {
-                vals.push(eval(a, ctx, env)?);
+                vals.push(eval(a, ctx, scope)?);
             }
             call(*f, vals, ctx)?
         }
     })
 }
-fn scalar(sub: &SubPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Datum, SqlError> {
-    let rows = run_subquery(sub, ctx, env)?;
+fn scalar(sub: &SubPlan, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlError> {
+    let rows = run_subquery(sub, ctx, &scope.nested())?;
     match rows.len() {
         0 => Ok(Datum::Null),
         1 => Ok(rows[0][0].clone()),
@@ -236,14 +235,19 @@ mod tests {
     #[test]
     fn chains_of_and_and_or_follow_three_valued_logic() {
         let cat = Catalog::default();
-        let ctx = ExecCtx::new(&[], &cat);
+        let budget = crate::exec::memory::MemoryBudget::default();
+        let limits = crate::exec::Limits {
+            budget: &budget,
+            interrupt: None,
+        };
+        let ctx = ExecCtx::new(&[], &cat, limits);
         let values = [Some(true), Some(false), None];
         for a in values {
             for b in values {
                 for c in values {
                     let items = vec![value(a), value(b), value(c)];
-                    let and = eval_pred(&BExpr::And(items.clone()), &ctx, &[]).unwrap();
-                    let or = eval_pred(&BExpr::Or(items), &ctx, &[]).unwrap();
+                    let and = eval_pred(&BExpr::And(items.clone()), &ctx, Scope::top(&[])).unwrap();
+                    let or = eval_pred(&BExpr::Or(items), &ctx, Scope::top(&[])).unwrap();
                     assert_eq!(and, and2(and2(a, b), c), "{a:?} AND {b:?} AND {c:?}");
                     assert_eq!(or, or2(or2(a, b), c), "{a:?} OR {b:?} OR {c:?}");
                 }

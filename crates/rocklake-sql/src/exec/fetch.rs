@@ -3,8 +3,10 @@
 use rocklake_types::SqlError;
 
 use crate::catalog::Catalog;
+use crate::exec::memory::row_bytes;
 use crate::exec::scan_data::ScanData;
-use crate::exec::select::{run_subquery, ExecCtx};
+use crate::exec::select::run_subquery;
+use crate::exec::{ExecCtx, Limits};
 use crate::plan::{ScanReq, ScanSource};
 use crate::storage::{ColumnBound, ScanFilter, StorageTxn};
 
@@ -17,16 +19,20 @@ use crate::storage::{ColumnBound, ScanFilter, StorageTxn};
 /// name may come back shared with storage (read-only statements); otherwise
 /// stored rows are copies with their `ctid` appended, which writes find by
 /// position.
+///
+/// Rows copied for the statement are charged to its memory budget (rows
+/// shared with storage are the scan cache's, which has its own bound).
 pub async fn prefetch(
     txn: &mut dyn StorageTxn,
     cat: &Catalog,
     scans: &[ScanReq],
     share: bool,
+    limits: Limits<'_>,
 ) -> Result<Vec<ScanData>, SqlError> {
     let mut out: Vec<ScanData> = scans.iter().map(|_| ScanData::default()).collect();
     for (slot, s) in out.iter_mut().zip(scans) {
         if s.keyed_by.is_empty() {
-            *slot = fetch(txn, cat, s, &s.filter, share).await?;
+            *slot = fetch(txn, cat, s, &s.filter, share, limits).await?;
         }
     }
     for (index, s) in scans.iter().enumerate() {
@@ -35,7 +41,7 @@ pub async fn prefetch(
         }
         let mut filter = s.filter.clone();
         {
-            let ctx = ExecCtx::new(&out, cat);
+            let ctx = ExecCtx::new(&out, cat, limits);
             for (column, sub) in &s.keyed_by {
                 let rows = run_subquery(sub, &ctx, &[])?;
                 // Zero or several rows, or NULL: no bound; execution reports
@@ -49,7 +55,7 @@ pub async fn prefetch(
                 }
             }
         }
-        out[index] = fetch(txn, cat, s, &filter, share).await?;
+        out[index] = fetch(txn, cat, s, &filter, share, limits).await?;
     }
     Ok(out)
 }
@@ -59,12 +65,21 @@ async fn fetch(
     scan: &ScanReq,
     filter: &ScanFilter,
     share: bool,
+    limits: Limits<'_>,
 ) -> Result<ScanData, SqlError> {
-    Ok(match &scan.source {
+    limits.check()?;
+    let data = match &scan.source {
         ScanSource::Table(def) if share && !scan.reads_ctid => {
             ScanData::from_stored(txn.scan_shared(def, filter).await?)
         }
         ScanSource::Table(def) => ScanData::owned_stored(txn.scan(def, filter).await?),
         ScanSource::Virtual(v) => ScanData::Owned(v.rows(cat)),
-    })
+    };
+    if let ScanData::Owned(rows) = &data {
+        // Held until the statement ends.
+        limits
+            .budget
+            .charge(rows.iter().map(|row| row_bytes(row)).sum())?;
+    }
+    Ok(data)
 }

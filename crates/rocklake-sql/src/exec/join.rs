@@ -1,91 +1,169 @@
-//! FROM clauses: scans, derived tables and joins (hash join on
-//! equi-conditions, nested loops otherwise).
+//! Joins: the inner (right) side is read once and kept (charged to the
+//! statement's budget), with a hash index on the equi-join columns when the
+//! condition has any; the outer (left) side streams through, and each of
+//! its rows is combined with its matching inner rows as they are pulled. A
+//! join holds its inner side, never its product.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use rocklake_types::datum::{Datum, Row};
+use rocklake_types::datum::Datum;
 use rocklake_types::SqlError;
 
 use crate::exec::eval::eval_pred;
-use crate::exec::scan_data::ScanData;
-use crate::exec::select::{hash_key, run_query, with_row, ExecCtx};
-use crate::plan::{FromPlan, JoinKind};
+use crate::exec::memory::Reservation;
+use crate::exec::select::hash_key;
+use crate::exec::stream::{RowCow, RowStream, Stream};
+use crate::exec::{ExecCtx, Scope};
+use crate::plan::{BExpr, JoinKind};
 
-/// Runs a FROM clause.
-pub fn run_from(fp: &FromPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, SqlError> {
-    match fp {
-        FromPlan::Empty => Ok(vec![Vec::new()]),
-        FromPlan::Scan(id) => Ok(ctx.data.get(*id).map(ScanData::to_rows).unwrap_or_default()),
-        FromPlan::Derived(q) => run_query(q, ctx, &with_row(env, &[])),
-        FromPlan::Join {
-            left,
-            right,
-            kind,
-            on,
-            left_width: _,
-            right_width,
-            equi,
-        } => {
-            let lrows = run_from(left, ctx, env)?;
-            let rrows = run_from(right, ctx, env)?;
-            let mut out = Vec::new();
-            let index: Option<HashMap<String, Vec<usize>>> = if equi.is_empty() {
-                None
-            } else {
-                let mut m: HashMap<String, Vec<usize>> = HashMap::new();
-                for (i, r) in rrows.iter().enumerate() {
-                    if equi.iter().any(|(_, ri)| r[*ri].is_null()) {
-                        continue;
-                    }
-                    let k: Vec<String> = equi.iter().map(|(_, ri)| hash_key(&r[*ri])).collect();
-                    m.entry(k.join("\u{1}")).or_default().push(i);
-                }
-                Some(m)
-            };
-            let all: Vec<usize> = (0..rrows.len()).collect();
-            for l in &lrows {
-                let candidates: &[usize] = match &index {
-                    None => &all,
-                    Some(m) => {
-                        if equi.iter().any(|(li, _)| l[*li].is_null()) {
-                            &[]
-                        } else {
-                            let k: Vec<String> =
-                                equi.iter().map(|(li, _)| hash_key(&l[*li])).collect();
-                            m.get(&k.join("\u{1}")).map(|v| v.as_slice()).unwrap_or(&[])
-                        }
-                    }
-                };
-                let mut matched = false;
-                for &ri in candidates {
-                    let mut combined = l.clone();
-                    combined.extend(rrows[ri].iter().cloned());
-                    let ok = match on {
-                        Some(c) => eval_pred(c, ctx, &with_row(env, &combined))? == Some(true),
-                        None => true,
-                    };
-                    if ok {
-                        matched = true;
-                        out.push(combined);
-                    }
-                }
-                if !matched && *kind == JoinKind::Left {
-                    let mut combined = l.clone();
-                    combined.extend(std::iter::repeat_n(Datum::Null, *right_width));
-                    out.push(combined);
+/// The hashable key of a row's equi-join columns, `None` if one is NULL
+/// (NULL matches nothing).
+fn equi_key(row: &[Datum], columns: impl Iterator<Item = usize>) -> Option<String> {
+    let mut key = String::new();
+    for column in columns {
+        let value = &row[column];
+        if value.is_null() {
+            return None;
+        }
+        key.push_str(&hash_key(value));
+        key.push('\u{1}');
+    }
+    Some(key)
+}
+
+/// An inner or left outer join of two streams.
+pub(crate) struct Join<'a> {
+    left: Stream<'a>,
+    right: Vec<RowCow<'a>>,
+    index: Option<HashMap<String, Vec<usize>>>,
+    kind: JoinKind,
+    on: Option<&'a BExpr>,
+    right_width: usize,
+    equi: &'a [(usize, usize)],
+    outer: Vec<&'a [Datum]>,
+    ctx: &'a ExecCtx<'a>,
+    _held: Reservation<'a>,
+    /// The outer row being joined, its candidate inner rows, how far
+    /// through them, and whether one matched.
+    current: Option<(RowCow<'a>, Vec<usize>, usize, bool)>,
+}
+
+/// What a join combines and how.
+pub(crate) struct JoinSpec<'a> {
+    pub(crate) kind: JoinKind,
+    pub(crate) on: Option<&'a BExpr>,
+    pub(crate) right_width: usize,
+    pub(crate) equi: &'a [(usize, usize)],
+}
+
+impl<'a> Join<'a> {
+    /// Reads the whole inner side now (the outer one streams later).
+    pub(crate) fn new(
+        left: Stream<'a>,
+        mut right: Stream<'a>,
+        spec: JoinSpec<'a>,
+        outer: Vec<&'a [Datum]>,
+        ctx: &'a ExecCtx<'a>,
+    ) -> Result<Self, SqlError> {
+        let mut held = Reservation::new(ctx.budget());
+        let mut rows = Vec::new();
+        while let Some(row) = right.next()? {
+            if let Cow::Owned(values) = &row {
+                held.hold_row(values)?;
+            }
+            rows.push(row);
+        }
+        let index = if spec.equi.is_empty() {
+            None
+        } else {
+            let mut map: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, row) in rows.iter().enumerate() {
+                if let Some(key) = equi_key(row, spec.equi.iter().map(|(_, r)| *r)) {
+                    held.grow(key.len() + 3 * std::mem::size_of::<usize>())?;
+                    map.entry(key).or_default().push(i);
                 }
             }
-            Ok(out)
+            Some(map)
+        };
+        Ok(Join {
+            left,
+            right: rows,
+            index,
+            kind: spec.kind,
+            on: spec.on,
+            right_width: spec.right_width,
+            equi: spec.equi,
+            outer,
+            ctx,
+            _held: held,
+            current: None,
+        })
+    }
+
+    /// The inner rows that may match `left`.
+    fn candidates(&self, left: &[Datum]) -> Vec<usize> {
+        match &self.index {
+            None => (0..self.right.len()).collect(),
+            Some(map) => equi_key(left, self.equi.iter().map(|(l, _)| *l))
+                .and_then(|key| map.get(&key).cloned())
+                .unwrap_or_default(),
         }
     }
 }
+
+impl<'a> RowStream<'a> for Join<'a> {
+    fn next(&mut self) -> Result<Option<RowCow<'a>>, SqlError> {
+        loop {
+            if self.current.is_none() {
+                let Some(left) = self.left.next()? else {
+                    return Ok(None);
+                };
+                let candidates = self.candidates(&left);
+                self.current = Some((left, candidates, 0, false));
+            }
+            let (left, candidates, position, matched) = self.current.as_mut().expect("set above");
+            while *position < candidates.len() {
+                self.ctx.tick()?;
+                let right = &self.right[candidates[*position]];
+                *position += 1;
+                let mut combined = Vec::with_capacity(left.len() + right.len());
+                combined.extend_from_slice(left);
+                combined.extend_from_slice(right);
+                let keep = match self.on {
+                    Some(condition) => {
+                        let scope = Scope {
+                            outer: &self.outer,
+                            row: &combined,
+                        };
+                        eval_pred(condition, self.ctx, scope)? == Some(true)
+                    }
+                    None => true,
+                };
+                if keep {
+                    *matched = true;
+                    return Ok(Some(Cow::Owned(combined)));
+                }
+            }
+            let (left, _, _, matched) = self.current.take().expect("set above");
+            if !matched && self.kind == JoinKind::Left {
+                let mut combined = left.into_owned();
+                combined.extend(std::iter::repeat_n(Datum::Null, self.right_width));
+                return Ok(Some(Cow::Owned(combined)));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::catalog::Catalog;
+    use crate::exec::memory::MemoryBudget;
     use crate::exec::scan_data::ScanData;
     use crate::exec::select::run_query;
-    use crate::plan::{BExpr, CmpOp, OutCol, QueryPlan, SelectPlan, SetPlan, SortKey};
+    use crate::exec::Limits;
+    use crate::plan::{BExpr, CmpOp, FromPlan, OutCol, QueryPlan, SelectPlan, SetPlan, SortKey};
 
     fn col(idx: usize) -> BExpr {
         BExpr::Col { up: 0, idx }
@@ -146,7 +224,12 @@ mod tests {
         ];
         let data = vec![ScanData::Owned(left), ScanData::Owned(right)];
         let cat = Catalog::default();
-        let ctx = ExecCtx::new(&data, &cat);
+        let budget = MemoryBudget::default();
+        let limits = Limits {
+            budget: &budget,
+            interrupt: None,
+        };
+        let ctx = ExecCtx::new(&data, &cat, limits);
         for kind in [JoinKind::Inner, JoinKind::Left] {
             let hashed = run_query(&join_plan(vec![(0, 0)], kind), &ctx, &[]).unwrap();
             let looped = run_query(&join_plan(Vec::new(), kind), &ctx, &[]).unwrap();
@@ -156,5 +239,104 @@ mod tests {
             // DESC puts NULLs first by default, as in PostgreSQL.
             assert_eq!(hashed[0][3], Datum::Null);
         }
+    }
+}
+
+#[cfg(test)]
+mod bounds {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::exec::memory::MemoryBudget;
+    use crate::exec::scan_data::ScanData;
+    use crate::exec::select::run_query;
+    use crate::exec::Limits;
+    use crate::plan::{AggFunc, AggPlan, FromPlan, OutCol, QueryPlan, SelectPlan, SetPlan};
+
+    fn count_of_cross_join() -> QueryPlan {
+        QueryPlan {
+            body: SetPlan::Select(Box::new(SelectPlan {
+                from: FromPlan::Join {
+                    left: Box::new(FromPlan::Scan(0)),
+                    right: Box::new(FromPlan::Scan(1)),
+                    kind: JoinKind::Inner,
+                    on: None,
+                    left_width: 1,
+                    right_width: 1,
+                    equi: Vec::new(),
+                },
+                filter: None,
+                agg: Some(AggPlan {
+                    group: Vec::new(),
+                    calls: vec![(AggFunc::CountStar, None, false)],
+                }),
+                having: None,
+                projection: vec![BExpr::Col { up: 0, idx: 0 }],
+                distinct: false,
+            })),
+            order: Vec::new(),
+            limit: None,
+            offset: None,
+            columns: vec![OutCol {
+                name: "count".into(),
+                ty: None,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_cross_join_streams_its_product_through_count_in_bounded_memory() {
+        let side: Vec<Vec<Datum>> = (0..2000).map(|i| vec![Datum::Int8(i)]).collect();
+        let data = vec![ScanData::Owned(side.clone()), ScanData::Owned(side)];
+        let cat = Catalog::default();
+        // Far less than the 4 million combined rows would take.
+        let budget = MemoryBudget::new(1024 * 1024);
+        let limits = Limits {
+            budget: &budget,
+            interrupt: None,
+        };
+        let ctx = ExecCtx::new(&data, &cat, limits);
+        let rows = run_query(&count_of_cross_join(), &ctx, &[]).unwrap();
+        assert_eq!(rows, vec![vec![Datum::Int8(4_000_000)]]);
+        assert!(budget.peak() < 64 * 1024, "peak {}", budget.peak());
+    }
+
+    #[test]
+    fn a_sort_over_the_memory_limit_fails_with_53200() {
+        let big: Vec<Vec<Datum>> = (0..10_000)
+            .map(|i| vec![Datum::text(format!("{i:0>200}"))])
+            .collect();
+        let data = vec![ScanData::Owned(big)];
+        let cat = Catalog::default();
+        let budget = MemoryBudget::new(256 * 1024);
+        let limits = Limits {
+            budget: &budget,
+            interrupt: None,
+        };
+        let ctx = ExecCtx::new(&data, &cat, limits);
+        let sorted = QueryPlan {
+            body: SetPlan::Select(Box::new(SelectPlan {
+                from: FromPlan::Scan(0),
+                filter: None,
+                agg: None,
+                having: None,
+                projection: vec![BExpr::Col { up: 0, idx: 0 }],
+                distinct: false,
+            })),
+            order: vec![crate::plan::SortKey {
+                idx: 0,
+                desc: false,
+                nulls_first: false,
+            }],
+            limit: None,
+            offset: None,
+            columns: vec![OutCol {
+                name: "v".into(),
+                ty: None,
+            }],
+        };
+        let error = run_query(&sorted, &ctx, &[]).unwrap_err();
+        assert_eq!(error.code, rocklake_types::SqlState::OUT_OF_MEMORY);
+        assert!(budget.peak() <= 256 * 1024);
+        assert_eq!(budget.used(), 0, "everything held is given back");
     }
 }

@@ -1,9 +1,16 @@
 //! Execution: running bound plans over the rows of their scans.
 //!
-//! [`fetch`] reads the scans a statement needs, [`select`] runs queries with
-//! [`join`], [`aggregate`] and [`pick`], and expressions are evaluated by
-//! [`eval`] with [`cast`], [`operators`], [`functions`] and the ordering of
-//! [`compare`].
+//! [`fetch`] reads the scans a statement needs; [`select`] turns a plan into
+//! a pipeline of row streams ([`stream`], with [`join`], [`aggregate`] and
+//! [`sort`]) that produce rows one at a time, so a result can be sent to the
+//! client while it is computed and a join holds its inner side, not its
+//! product; [`pick`] answers plain column lists in place. Expressions are
+//! evaluated by [`eval`] with [`cast`], [`operators`], [`functions`] and the
+//! ordering of [`compare`].
+//!
+//! Every operator that keeps rows charges them to the statement's
+//! [`memory::MemoryBudget`], and every loop over rows checks the session's
+//! [`Interrupt`] (cancel, statement timeout, shutdown, client gone).
 
 pub(crate) mod aggregate;
 pub(crate) mod cast;
@@ -12,14 +19,26 @@ pub(crate) mod eval;
 pub(crate) mod fetch;
 pub(crate) mod functions;
 pub(crate) mod join;
+pub mod memory;
 pub(crate) mod operators;
 pub(crate) mod pick;
 pub(crate) mod scan_data;
 pub(crate) mod select;
+pub(crate) mod sort;
+pub(crate) mod stream;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rocklake_types::{Datum, Interrupt, Row, SqlError};
 
 use crate::catalog::Catalog;
+use memory::MemoryBudget;
+use scan_data::ScanData;
 
-/// Statement context: the transaction's catalog snapshot, NOW() and pid.
+/// Statement context: the transaction's catalog snapshot, NOW(), the
+/// session's pid, and what bounds the statement.
 pub struct StmtEnv<'a> {
     /// Catalog snapshot.
     pub cat: &'a Catalog,
@@ -27,4 +46,126 @@ pub struct StmtEnv<'a> {
     pub now: i64,
     /// Backend pid.
     pub pid: i32,
+    /// Memory budget and interrupt of the statement.
+    pub limits: Limits<'a>,
+}
+
+/// What bounds one statement's execution.
+#[derive(Clone, Copy)]
+pub struct Limits<'a> {
+    /// The memory the statement may hold in kept rows.
+    pub budget: &'a MemoryBudget,
+    /// Cancel, timeout, shutdown and client-gone signals; `None` for none.
+    pub interrupt: Option<&'a Interrupt>,
+}
+
+impl Limits<'_> {
+    /// Fails with the statement's stop error when it must stop.
+    pub fn check(&self) -> Result<(), SqlError> {
+        match self.interrupt {
+            Some(interrupt) => interrupt.check(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// How many rows pass between interrupt checks.
+const ROWS_PER_CHECK: u32 = 256;
+
+/// Everything execution needs besides the plan.
+pub struct ExecCtx<'a> {
+    /// Rows of each scan of the statement.
+    pub data: &'a [ScanData],
+    /// Catalog snapshot (for to_regclass).
+    pub catalog: &'a Catalog,
+    /// The statement's bounds.
+    pub limits: Limits<'a>,
+    /// Results of uncorrelated subqueries, by subquery id.
+    cache: Mutex<HashMap<usize, Arc<Vec<Row>>>>,
+    ticks: AtomicU32,
+}
+
+impl<'a> ExecCtx<'a> {
+    /// A context over prefetched scan data.
+    pub fn new(data: &'a [ScanData], catalog: &'a Catalog, limits: Limits<'a>) -> Self {
+        ExecCtx {
+            data,
+            catalog,
+            limits,
+            cache: Mutex::new(HashMap::new()),
+            ticks: AtomicU32::new(0),
+        }
+    }
+
+    /// Counts one row of work; every [`ROWS_PER_CHECK`] rows, fails when
+    /// the statement must stop.
+    pub fn tick(&self) -> Result<(), SqlError> {
+        if self
+            .ticks
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(ROWS_PER_CHECK)
+        {
+            self.limits.check()?;
+        }
+        Ok(())
+    }
+
+    /// The memory budget of the statement.
+    pub fn budget(&self) -> &'a MemoryBudget {
+        self.limits.budget
+    }
+
+    fn cached(&self, id: usize) -> Option<Arc<Vec<Row>>> {
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .cloned()
+    }
+
+    fn keep(&self, id: usize, rows: Arc<Vec<Row>>) {
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, rows);
+    }
+}
+
+/// The rows an expression reads: the current row (`up = 0`) and the rows
+/// of the enclosing query levels (`up = 1` is the innermost of them).
+#[derive(Clone, Copy)]
+pub struct Scope<'s> {
+    /// Rows of the enclosing query levels, outermost first.
+    pub outer: &'s [&'s [Datum]],
+    /// The current row.
+    pub row: &'s [Datum],
+}
+
+impl<'s> Scope<'s> {
+    /// The current row alone, at the top level.
+    pub fn top(row: &'s [Datum]) -> Self {
+        Scope { outer: &[], row }
+    }
+
+    /// The value of column `idx` of the row `up` levels out.
+    pub fn column(&self, up: usize, idx: usize) -> Result<&'s Datum, SqlError> {
+        let row = if up == 0 {
+            self.row
+        } else {
+            self.outer
+                .get(self.outer.len().wrapping_sub(up))
+                .ok_or_else(|| SqlError::internal("bad column level"))?
+        };
+        row.get(idx)
+            .ok_or_else(|| SqlError::internal("bad column index"))
+    }
+
+    /// The enclosing rows of a query nested in this scope (a subquery, or a
+    /// derived table whose level's row is empty).
+    pub fn nested(&self) -> Vec<&'s [Datum]> {
+        let mut outer = Vec::with_capacity(self.outer.len() + 1);
+        outer.extend_from_slice(self.outer);
+        outer.push(self.row);
+        outer
+    }
 }

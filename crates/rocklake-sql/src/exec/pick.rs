@@ -8,7 +8,7 @@ use rocklake_types::SqlError;
 
 use crate::exec::eval::eval_pred;
 use crate::exec::scan_data::ScanData;
-use crate::exec::select::{with_row, ExecCtx};
+use crate::exec::{ExecCtx, Scope};
 use crate::plan::{BExpr, FromPlan, QueryPlan, ScanReq, ScanSource, SetPlan};
 
 /// The column indexes of a projection made only of the current row's plain
@@ -83,11 +83,13 @@ pub fn pick(
                 None => None,
                 Some(filter) => {
                     let mut kept = Vec::new();
-                    let mut scope: Vec<&[Datum]> = with_row(env, &[]);
-                    let row_slot = scope.len() - 1;
                     for index in 0..shared.len() {
-                        scope[row_slot] = shared.values(index);
-                        if eval_pred(filter, ctx, &scope)? == Some(true) {
+                        ctx.tick()?;
+                        let scope = Scope {
+                            outer: env,
+                            row: shared.values(index),
+                        };
+                        if eval_pred(filter, ctx, scope)? == Some(true) {
                             kept.push(index);
                         }
                     }
@@ -104,8 +106,9 @@ pub fn pick(
             if !typed {
                 return Ok(None);
             }
-            Ok(pick(inner, scans, ctx, &with_row(env, &[]))?
-                .and_then(|rows| rows.project(&columns)))
+            let mut nested = env.to_vec();
+            nested.push(&[]);
+            Ok(pick(inner, scans, ctx, &nested)?.and_then(|rows| rows.project(&columns)))
         }
         _ => Ok(None),
     }

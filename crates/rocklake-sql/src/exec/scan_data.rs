@@ -69,13 +69,9 @@ impl ScanData {
         }
     }
 
-    /// Every row, read in place.
-    pub fn iter(&self) -> impl Iterator<Item = &[Datum]> + '_ {
-        (0..self.len()).map(move |index| self.values(index))
-    }
-
     /// Owned copies of the rows in the executor's full layout (stored rows
-    /// with their `ctid` last), for operators that build new rows from them.
+    /// with their `ctid` last).
+    #[cfg(test)]
     pub fn to_rows(&self) -> Vec<Row> {
         match self {
             ScanData::Owned(rows) => rows.clone(),

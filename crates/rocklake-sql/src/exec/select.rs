@@ -1,66 +1,24 @@
-//! The query executor: runs [`QueryPlan`]s over prefetched scans (filters,
-//! projections, set operations, sorting and limits); joins, grouping and
-//! results picked in place are their own modules.
+//! Query plans as pipelines of row streams: [`query_stream`] builds the
+//! stages of a query (its body, then ORDER BY, OFFSET and LIMIT), and
+//! [`run_query`] drains one for the callers that want the whole result
+//! (subqueries, INSERT ... SELECT, UPDATE and DELETE).
 
-use std::cell::RefCell;
-use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::{SqlError, SqlState};
 
-use crate::catalog::Catalog;
-use crate::exec::aggregate::aggregate;
-use crate::exec::cast::cast_datum;
-use crate::exec::compare::compare;
-use crate::exec::eval::{eval, eval_pred};
-use crate::exec::join::run_from;
-use crate::exec::pick::{plain_columns, take_columns};
-use crate::exec::scan_data::ScanData;
+use crate::exec::aggregate::Aggregate;
+use crate::exec::eval::eval;
+use crate::exec::join::{Join, JoinSpec};
+use crate::exec::sort::Sort;
+use crate::exec::stream::{
+    collect, Distinct, Filter, Limit, Project, RowCow, RowStream, ScanStream, Single, Stream,
+    Union, Values,
+};
+use crate::exec::{ExecCtx, Scope};
 use crate::plan::{BExpr, FromPlan, QueryPlan, SelectPlan, SetPlan, SubPlan};
 
-/// Everything execution needs besides the plan.
-pub struct ExecCtx<'a> {
-    /// Rows of each scan of the statement.
-    pub data: &'a [ScanData],
-    /// Catalog snapshot (for to_regclass).
-    pub catalog: &'a Catalog,
-    /// Results of uncorrelated subqueries, by subquery id.
-    pub cache: RefCell<HashMap<usize, Rc<Vec<Row>>>>,
-}
-impl<'a> ExecCtx<'a> {
-    /// A context over prefetched scan data.
-    pub fn new(data: &'a [ScanData], catalog: &'a Catalog) -> Self {
-        ExecCtx {
-            data,
-            catalog,
-            cache: RefCell::new(HashMap::new()),
-        }
-    }
-}
-/// Runs a subquery (cached when uncorrelated).
-pub fn run_subquery(
-    sub: &SubPlan,
-    ctx: &ExecCtx,
-    env: &[&[Datum]],
-) -> Result<Rc<Vec<Row>>, SqlError> {
-    if !sub.correlated {
-        if let Some(r) = ctx.cache.borrow().get(&sub.id) {
-            return Ok(r.clone());
-        }
-    }
-    let rows = Rc::new(run_query(&sub.plan, ctx, env)?);
-    if !sub.correlated {
-        ctx.cache.borrow_mut().insert(sub.id, rows.clone());
-    }
-    Ok(rows)
-}
-pub(crate) fn with_row<'r>(env: &[&'r [Datum]], row: &'r [Datum]) -> Vec<&'r [Datum]> {
-    let mut v = env.to_vec();
-    v.push(row);
-    v
-}
 /// A hashable key for values that compare equal (integers of any width alike).
 pub fn hash_key(d: &Datum) -> String {
     match d {
@@ -71,93 +29,97 @@ pub fn hash_key(d: &Datum) -> String {
         },
     }
 }
+
+/// [`hash_key`] of a whole row.
 pub(crate) fn row_key(r: &[Datum]) -> String {
     r.iter().map(hash_key).collect::<Vec<_>>().join("\u{1}")
 }
-/// Runs a query; returns rows of its visible columns.
-pub fn run_query(plan: &QueryPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, SqlError> {
-    let mut rows = run_set(&plan.body, ctx, env)?;
-    if !plan.order.is_empty() {
-        rows.sort_by(|a, b| {
-            for k in &plan.order {
-                let (x, y) = (&a[k.idx], &b[k.idx]);
-                let o = match (x.is_null(), y.is_null()) {
-                    (true, true) => Ordering::Equal,
-                    (true, false) => {
-                        if k.nulls_first {
-                            Ordering::Less
-                        } else {
-                            Ordering::Greater
-                        }
-                    }
-                    (false, true) => {
-                        if k.nulls_first {
-                            Ordering::Greater
-                        } else {
-                            Ordering::Less
-                        }
-                    }
-                    _ => {
-                        let o = compare(x, y);
-                        if k.desc {
-                            o.reverse()
-                        } else {
-                            o
-                        }
-                    }
-                };
-                if o != Ordering::Equal {
-                    return o;
-                }
-            }
-            Ordering::Equal
-        });
+
+/// Runs a subquery (cached when uncorrelated) with `outer` as the rows of
+/// its enclosing query levels.
+pub fn run_subquery(
+    sub: &SubPlan,
+    ctx: &ExecCtx,
+    outer: &[&[Datum]],
+) -> Result<Arc<Vec<Row>>, SqlError> {
+    if !sub.correlated {
+        if let Some(rows) = ctx.cached(sub.id) {
+            return Ok(rows);
+        }
     }
-    let count = |e: &Option<BExpr>| -> Result<Option<usize>, SqlError> {
-        match e {
-            None => Ok(None),
-            Some(x) => match eval(x, ctx, env)? {
-                Datum::Null => Ok(None),
-                d => {
-                    let v = d.as_i64().unwrap_or(0);
-                    if v < 0 {
-                        return Err(SqlError::new(
-                            SqlState::INVALID_ROW_COUNT_IN_LIMIT_CLAUSE,
-                            "LIMIT/OFFSET must not be negative",
-                        ));
-                    }
-                    Ok(Some(v as usize))
-                }
-            },
-        }
-    };
-    let offset = count(&plan.offset)?.unwrap_or(0);
-    let limit = count(&plan.limit)?;
-    let width = plan.columns.len();
-    Ok(rows
-        .into_iter()
-        .skip(offset)
-        .take(limit.unwrap_or(usize::MAX))
-        .map(|mut r| {
-            r.truncate(width);
-            r
-        })
-        .collect())
+    let (rows, held) = collect(query_stream(&sub.plan, ctx, outer.to_vec())?, ctx)?;
+    let rows = Arc::new(rows);
+    if !sub.correlated {
+        // Kept for the rest of the statement, and charged for as long.
+        std::mem::forget(held);
+        ctx.keep(sub.id, rows.clone());
+    }
+    Ok(rows)
 }
-fn run_set(plan: &SetPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, SqlError> {
-    match plan {
-        SetPlan::Select(s) => run_select(s, ctx, env),
-        SetPlan::Values(rows) => {
-            let mut out = Vec::with_capacity(rows.len());
-            for r in rows {
-                let mut row = Vec::with_capacity(r.len());
-                for e in r {
-                    row.push(eval(e, ctx, env)?);
-                }
-                out.push(row);
+
+/// Runs a query to the end; rows of its visible columns.
+pub fn run_query(
+    plan: &QueryPlan,
+    ctx: &ExecCtx,
+    outer: &[&[Datum]],
+) -> Result<Vec<Row>, SqlError> {
+    let (rows, _held) = collect(query_stream(plan, ctx, outer.to_vec())?, ctx)?;
+    Ok(rows)
+}
+
+/// The value of a LIMIT or OFFSET expression: `None` when absent or NULL.
+fn row_count(
+    e: &Option<BExpr>,
+    ctx: &ExecCtx,
+    outer: &[&[Datum]],
+) -> Result<Option<usize>, SqlError> {
+    let Some(x) = e else { return Ok(None) };
+    match eval(x, ctx, Scope { outer, row: &[] })? {
+        Datum::Null => Ok(None),
+        d => {
+            let v = d.as_i64().unwrap_or(0);
+            if v < 0 {
+                return Err(SqlError::new(
+                    SqlState::INVALID_ROW_COUNT_IN_LIMIT_CLAUSE,
+                    "LIMIT/OFFSET must not be negative",
+                ));
             }
-            Ok(out)
+            Ok(Some(v as usize))
         }
+    }
+}
+
+/// The stages of a whole query: its body, then ORDER BY, OFFSET, LIMIT and
+/// the visible columns only.
+pub(crate) fn query_stream<'a>(
+    plan: &'a QueryPlan,
+    ctx: &'a ExecCtx<'a>,
+    outer: Vec<&'a [Datum]>,
+) -> Result<Stream<'a>, SqlError> {
+    crate::depth::check_stack()?;
+    let offset = row_count(&plan.offset, ctx, &outer)?.unwrap_or(0);
+    let limit = row_count(&plan.limit, ctx, &outer)?;
+    let mut stream = set_stream(&plan.body, ctx, outer)?;
+    if !plan.order.is_empty() {
+        stream = Box::new(Sort::new(stream, &plan.order, ctx));
+    }
+    Ok(Box::new(Limit::new(
+        stream,
+        offset,
+        limit,
+        plan.columns.len(),
+    )))
+}
+
+/// The rows of a set expression: a SELECT, VALUES or UNION.
+fn set_stream<'a>(
+    plan: &'a SetPlan,
+    ctx: &'a ExecCtx<'a>,
+    outer: Vec<&'a [Datum]>,
+) -> Result<Stream<'a>, SqlError> {
+    Ok(match plan {
+        SetPlan::Select(s) => select_stream(s, ctx, outer)?,
+        SetPlan::Values(rows) => Box::new(Values::new(rows, outer, ctx)),
         SetPlan::Union {
             left,
             right,
@@ -165,109 +127,89 @@ fn run_set(plan: &SetPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, 
             left_casts,
             right_casts,
         } => {
-            let mut out = Vec::new();
-            for (side, casts) in [(left, left_casts), (right, right_casts)] {
-                for mut r in run_set(side, ctx, env)? {
-                    for (i, c) in casts.iter().enumerate() {
-                        if let Some(t) = c {
-                            let d = std::mem::replace(&mut r[i], Datum::Null);
-                            r[i] = cast_datum(d, t)?;
-                        }
-                    }
-                    r.truncate(casts.len());
-                    out.push(r);
-                }
+            let union: Stream<'a> = Box::new(Union::new(vec![
+                (set_stream(left, ctx, outer.clone())?, left_casts),
+                (set_stream(right, ctx, outer)?, right_casts),
+            ]));
+            if *all {
+                union
+            } else {
+                Box::new(Distinct::new(union, ctx))
             }
-            if !all {
-                let mut seen = HashSet::new();
-                out.retain(|r| seen.insert(row_key(r)));
-            }
-            Ok(out)
         }
-    }
+    })
 }
-/// Runs one SELECT, returning projection rows (visible and hidden columns).
-pub fn run_select(sp: &SelectPlan, ctx: &ExecCtx, env: &[&[Datum]]) -> Result<Vec<Row>, SqlError> {
-    // Plain columns of a derived table, as in DuckDB's
-    // `COPY (SELECT a, b FROM (SELECT a, b FROM t WHERE ...))`: the inner
-    // rows belong to this SELECT, so their values are moved, not copied.
-    if let (FromPlan::Derived(_), None, None, None, false) =
-        (&sp.from, &sp.filter, &sp.agg, &sp.having, sp.distinct)
-    {
-        if let Some(columns) = plain_columns(&sp.projection) {
-            return run_from(&sp.from, ctx, env)?
-                .into_iter()
-                .map(|row| take_columns(row, &columns))
-                .collect();
+
+/// One SELECT: FROM, WHERE, grouping, HAVING, the projection (visible
+/// columns, then hidden sort keys) and DISTINCT.
+pub(crate) fn select_stream<'a>(
+    sp: &'a SelectPlan,
+    ctx: &'a ExecCtx<'a>,
+    outer: Vec<&'a [Datum]>,
+) -> Result<Stream<'a>, SqlError> {
+    let mut stream = from_stream(&sp.from, ctx, &outer, false)?;
+    if let Some(filter) = &sp.filter {
+        stream = Box::new(Filter::new(stream, filter, outer.clone(), ctx));
+    }
+    if let Some(agg) = &sp.agg {
+        stream = Box::new(Aggregate::new(stream, agg, outer.clone(), ctx));
+        if let Some(having) = &sp.having {
+            stream = Box::new(Filter::new(stream, having, outer.clone(), ctx));
         }
     }
-    // A plain scan is read in place: only the rows the filter keeps are
-    // touched again, and only the projected values are copied out.
-    let owned;
-    let input: Box<dyn Iterator<Item = &[Datum]>> = match &sp.from {
-        FromPlan::Scan(id) => match ctx.data.get(*id) {
-            Some(data) => Box::new(data.iter()),
-            None => Box::new(std::iter::empty()),
-        },
-        other => {
-            owned = run_from(other, ctx, env)?;
-            Box::new(owned.iter().map(Vec::as_slice))
-        }
-    };
-    let mut kept: Vec<&[Datum]> = Vec::with_capacity(input.size_hint().0);
-    // One environment for every row: the row is its last entry.
-    let mut scope: Vec<&[Datum]> = with_row(env, &[]);
-    let row_slot = scope.len() - 1;
-    for r in input {
-        let keep = match &sp.filter {
-            Some(f) => {
-                scope[row_slot] = r;
-                eval_pred(f, ctx, &scope)? == Some(true)
-            }
-            None => true,
-        };
-        if keep {
-            kept.push(r);
-        }
-    }
-    let grouped;
-    let rows: Vec<&[Datum]> = match &sp.agg {
-        Some(agg) => {
-            let mut groups = aggregate(agg, kept, ctx, env)?;
-            if let Some(h) = &sp.having {
-                let mut having = Vec::new();
-                for r in groups {
-                    if eval_pred(h, ctx, &with_row(env, &r))? == Some(true) {
-                        having.push(r);
-                    }
-                }
-                groups = having;
-            }
-            grouped = groups;
-            grouped.iter().map(Vec::as_slice).collect()
-        }
-        None => kept,
-    };
-    let mut out = Vec::with_capacity(rows.len());
-    for r in rows {
-        scope[row_slot] = r;
-        let mut o = Vec::with_capacity(sp.projection.len());
-        for p in &sp.projection {
-            o.push(match p {
-                // The common case, a column of the row, without the general
-                // evaluator's dispatch.
-                BExpr::Col { up: 0, idx } => r
-                    .get(*idx)
-                    .cloned()
-                    .ok_or_else(|| SqlError::internal("bad column index"))?,
-                other => eval(other, ctx, &scope)?,
-            });
-        }
-        out.push(o);
-    }
+    stream = Box::new(Project::new(stream, &sp.projection, outer, ctx));
     if sp.distinct {
-        let mut seen = HashSet::new();
-        out.retain(|r| seen.insert(row_key(r)));
+        stream = Box::new(Distinct::new(stream, ctx));
     }
-    Ok(out)
+    Ok(stream)
+}
+
+/// The rows of a FROM clause. A scan's rows are read in place unless `full`
+/// asks for the executor's full layout (joins).
+pub(crate) fn from_stream<'a>(
+    from: &'a FromPlan,
+    ctx: &'a ExecCtx<'a>,
+    outer: &[&'a [Datum]],
+    full: bool,
+) -> Result<Stream<'a>, SqlError> {
+    Ok(match from {
+        FromPlan::Empty => Box::new(Single::new()),
+        FromPlan::Scan(id) => match ctx.data.get(*id) {
+            Some(data) => Box::new(ScanStream::new(data, full, ctx)),
+            None => Box::new(Nothing),
+        },
+        FromPlan::Derived(q) => {
+            let mut nested = outer.to_vec();
+            nested.push(&[]);
+            query_stream(q, ctx, nested)?
+        }
+        FromPlan::Join {
+            left,
+            right,
+            kind,
+            on,
+            left_width: _,
+            right_width,
+            equi,
+        } => {
+            let left = from_stream(left, ctx, outer, true)?;
+            let right = from_stream(right, ctx, outer, true)?;
+            let spec = JoinSpec {
+                kind: *kind,
+                on: on.as_ref(),
+                right_width: *right_width,
+                equi,
+            };
+            Box::new(Join::new(left, right, spec, outer.to_vec(), ctx)?)
+        }
+    })
+}
+
+/// A stream with no rows (a scan the statement did not read).
+struct Nothing;
+
+impl<'a> RowStream<'a> for Nothing {
+    fn next(&mut self) -> Result<Option<RowCow<'a>>, SqlError> {
+        Ok(None)
+    }
 }

@@ -4,15 +4,16 @@
 pub mod shared_results;
 
 use rocklake_types::rows::ResultRows;
-use rocklake_types::{ColumnDef, Datum, PgType, Row, SqlError};
+use rocklake_types::{ColumnDef, Datum, PgType, ResultSink, Row, SinkError, SqlError};
 use sqlparser::ast::Query;
 
 use crate::bind::Binder;
 use crate::exec::cast::{already_typed, assign};
 use crate::exec::fetch::prefetch;
 use crate::exec::pick::pick;
-use crate::exec::select::{run_query, ExecCtx};
-use crate::exec::StmtEnv;
+use crate::exec::select::{query_stream, run_query};
+use crate::exec::stream::Stream;
+use crate::exec::{ExecCtx, Limits, StmtEnv};
 use crate::plan::OutCol;
 use crate::storage::StorageTxn;
 use shared_results::{derives_from_catalog, CatalogResults, ResultKey};
@@ -25,32 +26,138 @@ pub(crate) fn out_columns(cols: &[OutCol]) -> Vec<ColumnDef> {
         .collect()
 }
 
-/// Gives every value its column's type, in place; values that already have
-/// it (almost all) are left alone.
-fn conform(columns: &[ColumnDef], mut rows: Vec<Row>) -> Result<Vec<Row>, SqlError> {
-    for row in &mut rows {
-        for (value, column) in row.iter_mut().zip(columns) {
-            if !already_typed(value, &column.pg_type) {
-                let taken = std::mem::replace(value, Datum::Null);
-                *value = assign(taken, &column.pg_type)?;
-            }
+/// Gives every value of `row` its column's type, in place; values that
+/// already have it (almost all) are left alone.
+fn conform(columns: &[ColumnDef], row: &mut Row) -> Result<(), SqlError> {
+    for (value, column) in row.iter_mut().zip(columns) {
+        if !already_typed(value, &column.pg_type) {
+            let taken = std::mem::replace(value, Datum::Null);
+            *value = assign(taken, &column.pg_type)?;
         }
     }
-    Ok(rows)
+    Ok(())
 }
 
-/// Binds and runs a query, returning its columns and rows. With `shared`
-/// (the catalog version of the transaction's catalog and the server's
-/// shared results), a query over the virtual catalog tables is answered
-/// from, or kept in, the results shared by the server's sessions.
+/// How a statement ended badly.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// The statement failed with this error; the session goes on.
+    Statement(SqlError),
+    /// The client connection is gone: the session ends.
+    Connection(String),
+}
+
+impl From<SqlError> for Failure {
+    fn from(error: SqlError) -> Self {
+        Failure::Statement(error)
+    }
+}
+
+impl From<SinkError> for Failure {
+    fn from(error: SinkError) -> Self {
+        match error {
+            SinkError::Statement(error) => Failure::Statement(error),
+            SinkError::Connection(reason) => Failure::Connection(reason),
+        }
+    }
+}
+
+/// Rows sent to the client in one batch at most.
+const BATCH_ROWS: usize = 1024;
+
+/// Where a query's rows go: a result set or a binary COPY TO STDOUT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Destination {
+    /// RowDescription, DataRows, `SELECT n`.
+    Rows,
+    /// CopyOutResponse, CopyData, `COPY n`.
+    CopyOut,
+}
+
+/// Sends a whole result.
+async fn send_all(
+    sink: &mut dyn ResultSink,
+    to: Destination,
+    columns: &[ColumnDef],
+    rows: &ResultRows,
+) -> Result<(), Failure> {
+    begin(sink, to, columns).await?;
+    sink.rows(rows).await?;
+    finish(sink, to, rows.len()).await
+}
+
+async fn begin(
+    sink: &mut dyn ResultSink,
+    to: Destination,
+    columns: &[ColumnDef],
+) -> Result<(), Failure> {
+    match to {
+        Destination::Rows => sink.begin_rows(columns).await?,
+        Destination::CopyOut => sink.begin_copy_out(columns).await?,
+    }
+    Ok(())
+}
+
+async fn finish(sink: &mut dyn ResultSink, to: Destination, count: usize) -> Result<(), Failure> {
+    let tag = match to {
+        Destination::Rows => format!("SELECT {count}"),
+        Destination::CopyOut => format!("COPY {count}"),
+    };
+    sink.complete(&tag, &[]).await?;
+    Ok(())
+}
+
+/// Sends the rows of `stream` as they are produced, in batches; the
+/// statement's interrupt can stop it between batches, also while it waits
+/// for a slow client.
+async fn send_stream(
+    mut stream: Stream<'_>,
+    sink: &mut dyn ResultSink,
+    to: Destination,
+    columns: &[ColumnDef],
+    limits: Limits<'_>,
+) -> Result<(), Failure> {
+    begin(sink, to, columns).await?;
+    let mut count = 0;
+    loop {
+        let mut batch = Vec::new();
+        while batch.len() < BATCH_ROWS {
+            let Some(row) = stream.next()? else { break };
+            let mut row = row.into_owned();
+            conform(columns, &mut row)?;
+            batch.push(row);
+        }
+        if batch.is_empty() {
+            break;
+        }
+        count += batch.len();
+        let rows = ResultRows::Owned(batch);
+        match limits.interrupt {
+            Some(interrupt) => tokio::select! {
+                sent = sink.rows(&rows) => sent?,
+                stopped = interrupt.stopped() => return Err(stopped.into()),
+            },
+            None => sink.rows(&rows).await?,
+        }
+    }
+    finish(sink, to, count).await
+}
+
+/// Binds and runs a query, sending its rows to `sink` as they are produced.
+/// With `shared` (the catalog version of the transaction's catalog and the
+/// server's shared results), a query over the virtual catalog tables is
+/// answered from, or kept in, the results shared by the server's sessions.
 pub(crate) async fn run(
     txn: &mut dyn StorageTxn,
     env: &StmtEnv<'_>,
     q: &Query,
     shared: Option<(u64, &CatalogResults)>,
-) -> Result<(Vec<ColumnDef>, ResultRows), SqlError> {
+    sink: &mut dyn ResultSink,
+    to: Destination,
+) -> Result<(), Failure> {
     let mut b = Binder::new(env.cat, env.now, env.pid);
     let plan = b.bind_query(q)?;
+    let columns = out_columns(&plan.columns);
     let kept = shared
         .filter(|_| derives_from_catalog(&b.scans, b.reads_time))
         .map(|(version, results)| {
@@ -62,19 +169,24 @@ pub(crate) async fn run(
             (key, results)
         });
     if let Some((key, results)) = &kept {
-        if let Some(result) = results.get(key) {
-            return Ok(result);
+        if let Some((columns, rows)) = results.get(key) {
+            return send_all(sink, to, &columns, &rows).await;
         }
     }
-    let data = prefetch(txn, env.cat, &b.scans, true).await?;
-    let columns = out_columns(&plan.columns);
-    let ctx = ExecCtx::new(&data, env.cat);
-    let rows = match pick(&plan, &b.scans, &ctx, &[])? {
-        Some(picked) => ResultRows::Picked(picked),
-        None => ResultRows::Owned(conform(&columns, run_query(&plan, &ctx, &[])?)?),
-    };
-    if let Some((key, results)) = kept {
-        results.put(key, &columns, &rows);
+    let data = prefetch(txn, env.cat, &b.scans, true, env.limits).await?;
+    let ctx = ExecCtx::new(&data, env.cat, env.limits);
+    if let Some(picked) = pick(&plan, &b.scans, &ctx, &[])? {
+        return send_all(sink, to, &columns, &ResultRows::Picked(picked)).await;
     }
-    Ok((columns, rows))
+    if let Some((key, results)) = kept {
+        let mut rows = run_query(&plan, &ctx, &[])?;
+        for row in &mut rows {
+            conform(&columns, row)?;
+        }
+        let rows = ResultRows::Owned(rows);
+        results.put(key, &columns, &rows);
+        return send_all(sink, to, &columns, &rows).await;
+    }
+    let stream = query_stream(&plan, &ctx, Vec::new())?;
+    send_stream(stream, sink, to, &columns, env.limits).await
 }

@@ -64,9 +64,19 @@ pub struct ResultKey {
 }
 
 impl CatalogResults {
+    /// The kept results, locked; dropped after a panic while they were locked.
+    fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.kept.lock().unwrap_or_else(|poisoned| {
+            let mut kept = poisoned.into_inner();
+            *kept = Kept::default();
+            self.kept.clear_poison();
+            kept
+        })
+    }
+
     /// The result kept for `key`, if any.
     pub fn get(&self, key: &ResultKey) -> Option<(Vec<ColumnDef>, ResultRows)> {
-        let kept = self.kept.lock().expect("catalog results");
+        let kept = self.kept();
         if kept.version != key.version {
             return None;
         }
@@ -78,7 +88,7 @@ impl CatalogResults {
     /// Keeps a result computed at `key.version`, unless it is large, many
     /// are kept already, or a newer version is kept.
     pub fn put(&self, key: ResultKey, columns: &[ColumnDef], rows: &ResultRows) {
-        let mut kept = self.kept.lock().expect("catalog results");
+        let mut kept = self.kept();
         if key.version > kept.version {
             kept.version = key.version;
             kept.by_statement.clear();

@@ -28,6 +28,19 @@ use crate::view::CatalogView;
 
 /// Relations by (schema, name).
 type RelationMap = HashMap<(String, String), Relation>;
+impl RegistryCache {
+    /// The kept registry, locked; dropped (loaded again) after a panic while
+    /// it was locked.
+    fn latest(&self) -> std::sync::MutexGuard<'_, Option<(u64, Arc<RelationMap>)>> {
+        self.latest.lock().unwrap_or_else(|poisoned| {
+            let mut latest = poisoned.into_inner();
+            *latest = None;
+            self.latest.clear_poison();
+            latest
+        })
+    }
+}
+
 /// The relation registry as last loaded, with the registry version it was
 /// loaded at. Transactions that see the same version share it instead of
 /// scanning and decoding the registry again.
@@ -187,7 +200,7 @@ impl StoreTxn {
             .registry_version()
             .await
             .map_err(to_sql)?;
-        if let Some((cached, map)) = &*self.registry.latest.lock().expect("registry cache") {
+        if let Some((cached, map)) = &*self.registry.latest() {
             if *cached == version {
                 return Ok((version, map.clone()));
             }
@@ -198,7 +211,7 @@ impl StoreTxn {
                 .map(|r| ((r.schema.clone(), r.name.clone()), r))
                 .collect(),
         );
-        let mut latest = self.registry.latest.lock().expect("registry cache");
+        let mut latest = self.registry.latest();
         if latest.as_ref().is_none_or(|(cached, _)| *cached < version) {
             *latest = Some((version, map.clone()));
         }

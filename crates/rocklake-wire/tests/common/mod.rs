@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use bytes::{Buf, BufMut, BytesMut};
 use pgwire::messages::{DecodeContext, PgWireBackendMessage, ProtocolVersion};
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
-use rocklake_types::output::{BatchResult, Notice, QueryOutput, TxStatus};
+use rocklake_types::output::{send_results, Notice, QueryOutput, ResultSink, TxStatus};
+use rocklake_types::SinkError;
 use rocklake_types::{SqlError, SqlState};
 use rocklake_wire::startup::ClientParams;
 use rocklake_wire::{ServerConfig, SessionFactory, SqlSession};
@@ -159,10 +160,6 @@ impl FakeSession {
                 columns: copy_columns(),
                 rows: Vec::<rocklake_types::datum::Row>::new().into(),
             },
-            "copy in" => QueryOutput::CopyIn {
-                columns: copy_columns(),
-                text: None,
-            },
             "bad row" => QueryOutput::CopyOut {
                 columns: vec![ColumnDef::new("x", PgType::Int8)],
                 rows: vec![vec![Datum::Int8(1)], vec![Datum::Text("oops".into())]].into(),
@@ -180,18 +177,34 @@ impl FakeSession {
 
 #[async_trait]
 impl SqlSession for FakeSession {
-    async fn execute(&mut self, sql: &str) -> BatchResult {
+    async fn run(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<(), SinkError> {
         self.log.lock().unwrap().executed.push(sql.to_string());
-        let mut results = Vec::new();
         for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            if stmt.eq_ignore_ascii_case("copy in") {
+                match sink.copy_in(&copy_columns(), None).await? {
+                    Ok(rows) => {
+                        let n = rows.len();
+                        self.log.lock().unwrap().copied.extend(rows);
+                        sink.complete(&format!("COPY {n}"), &[]).await?;
+                        continue;
+                    }
+                    Err(error) => {
+                        self.log.lock().unwrap().aborts += 1;
+                        if self.status == TxStatus::InBlock {
+                            self.status = TxStatus::Failed;
+                        }
+                        return sink.error(&error).await;
+                    }
+                }
+            }
             let result = self.statement(stmt);
-            let stop = matches!(result, Err(_) | Ok(QueryOutput::CopyIn { .. }));
-            results.push(result);
-            if stop {
+            let failed = result.is_err();
+            send_results(vec![result], sink).await?;
+            if failed {
                 break;
             }
         }
-        results
+        Ok(())
     }
 
     async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
@@ -203,22 +216,6 @@ impl SqlSession for FakeSession {
                 "syntax error at or near \"bogus\"",
             )),
             _ => Ok(Vec::new()),
-        }
-    }
-
-    async fn copy_in_finish(&mut self, rows: Vec<Row>) -> Result<QueryOutput, SqlError> {
-        let n = rows.len();
-        self.log.lock().unwrap().copied.extend(rows);
-        Ok(QueryOutput::Command {
-            tag: format!("COPY {n}"),
-            notices: Vec::new(),
-        })
-    }
-
-    async fn copy_in_abort(&mut self) {
-        self.log.lock().unwrap().aborts += 1;
-        if self.status == TxStatus::InBlock {
-            self.status = TxStatus::Failed;
         }
     }
 
@@ -237,7 +234,11 @@ struct FakeFactory {
 }
 
 impl SessionFactory for FakeFactory {
-    fn new_session(&self, client: &ClientParams) -> Box<dyn SqlSession> {
+    fn new_session(
+        &self,
+        client: &ClientParams,
+        _interrupt: Arc<rocklake_types::Interrupt>,
+    ) -> Box<dyn SqlSession> {
         self.log
             .lock()
             .unwrap()
