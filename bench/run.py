@@ -201,6 +201,8 @@ class RockLake:
         self.extensions = ("ducklake", "postgres_scanner")
         self.n = 0
         self.procs = []
+        # Further `rocklake serve` arguments (bench/soak.py raises --max-sessions).
+        self.serve_args: list[str] = []
 
     def describe(self):
         return f"RockLake server {self.binary}, catalog in a local temp dir"
@@ -214,7 +216,7 @@ class RockLake:
         logf = open(root / "server.log", "wb")
         env = dict(os.environ)
         proc = subprocess.Popen([str(self.binary), "serve", str(root / "catalog"),
-                                 "--listen", f"127.0.0.1:{port}"],
+                                 "--listen", f"127.0.0.1:{port}", *self.serve_args],
                                 stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 cwd=root, start_new_session=True, env=env)
         self.procs.append(proc)

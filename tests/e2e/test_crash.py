@@ -1,4 +1,5 @@
-"""Crash safety: the server is SIGKILLed while four DuckDB writers commit.
+"""Crash safety: the server is SIGKILLed (or, one round in four, stopped
+with SIGTERM) while four DuckDB writers commit.
 
 Each round starts four writer threads (each with its own DuckDB instance) that
 commit autocommit INSERTs of distinct values in a loop, two into one shared
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import threading
 import time
 
@@ -41,6 +43,8 @@ PARQUET_ROWS = 50
 # a random extra delay up to this many seconds.
 MAX_EXTRA_DELAY = 1.0
 WRITER_JOIN_TIMEOUT = 60
+# One round in this many stops the server with SIGTERM instead of SIGKILL.
+GRACEFUL_EVERY = 4
 # Seconds before a round stops waiting for a starved writer (see _wait_for_commits).
 STARVED_AFTER = 15
 NO_COMMIT_TIMEOUT = 60
@@ -234,8 +238,15 @@ def test_sigkill_loses_no_acknowledged_commit(rocklake, data_dir):
         _wait_for_commits(rocklake, writers, round_no)
         time.sleep(rng.uniform(0, MAX_EXTRA_DELAY))
         killed_at = time.monotonic()
-        rocklake.kill(f"crash round {round_no}")
-        rocklake.wait_exit()
+        if round_no % GRACEFUL_EVERY == GRACEFUL_EVERY - 1:
+            # A graceful stop: SIGTERM ends the sessions, lets running
+            # commits finish and closes the store; it must exit cleanly.
+            os.killpg(rocklake.proc.pid, signal.SIGTERM)
+            code = rocklake.wait_exit(timeout=60)
+            assert code == 0, f"round {round_no}: exit code {code} after SIGTERM\n{rocklake.log_tail()}"
+        else:
+            rocklake.kill(f"crash round {round_no}")
+            rocklake.wait_exit()
         for w in writers:
             w.stop.set()
             w.join(WRITER_JOIN_TIMEOUT)

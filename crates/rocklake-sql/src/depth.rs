@@ -3,9 +3,10 @@
 //! whole server), whatever it is.
 //!
 //! Three guards, from the outside in:
-//! - the parser's own recursion limit ([`MAX_NESTING`] levels of
-//!   parentheses, subqueries, function calls; sqlparser grows its stack on
-//!   the heap while it recurses);
+//! - before parsing, the statement's tokens may nest at most [`MAX_NESTING`]
+//!   levels of parentheses, brackets, `CASE` and `NOT` (sqlparser then
+//!   stays far from its own recursion limit, and grows its stack on the heap
+//!   while it recurses);
 //! - after parsing, [`prepare`] walks every expression. Chains of `AND` and
 //!   of `OR` (which parse as trees as deep as the chain is long) are rebuilt
 //!   balanced, without recursion, so thousands of terms cost a few levels,
@@ -22,15 +23,35 @@ use std::ops::ControlFlow;
 
 use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{BinaryOperator, Expr, Statement, Value, VisitMut, VisitorMut};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
-/// Stack of the threads that run sessions (and of the server's runtime):
-/// room for [`MAX_EXPRESSION_DEPTH`] levels of the deepest recursion over a
-/// statement (cloning or comparing parsed expressions takes about 1 KiB per
-/// level in release builds, several in debug ones), with a wide margin.
-pub const SESSION_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// Stack of the threads that run sessions: room for [`MAX_EXPRESSION_DEPTH`]
+/// levels of the deepest recursion over a statement (binding and evaluating
+/// a left-deep chain of `+` takes a few KiB per level in release builds),
+/// with a wide margin. Unoptimized builds use about ten times the stack per
+/// level, so they get more, to answer the same statements. Only the pages a
+/// session touches take memory.
+pub const SESSION_STACK_BYTES: usize = if cfg!(debug_assertions) {
+    512 * 1024 * 1024
+} else {
+    64 * 1024 * 1024
+};
 
-/// Levels of nesting the parser accepts.
-pub const MAX_NESTING: usize = 1_000;
+/// Levels of nesting a statement may have: parentheses (of expressions,
+/// calls, subqueries), brackets, `CASE` and runs of `NOT`, counted on its
+/// tokens before it is parsed. PostgreSQL accepts 3,000 nested parentheses
+/// or calls and refuses 10,000 (`42601 memory exhausted`, its parser's stack).
+pub const MAX_NESTING: usize = 3_000;
+
+/// The parser's own recursion limit: a subquery level costs it two, a
+/// `NOT ... =` link of a chain three, and the token count above refuses
+/// deeper statements first. It must not be what stops a statement: at its
+/// limit sqlparser backtracks through a nested `CASE` for minutes, and
+/// reports runs of `NOT` as syntax errors.
+const PARSER_RECURSION_LIMIT: usize = 4 * MAX_NESTING;
 
 /// Levels an expression tree may have (after `AND`/`OR` chains are
 /// balanced). PostgreSQL, with its default 2 MB `max_stack_depth`, refuses
@@ -44,9 +65,96 @@ const STACK_RED_ZONE: usize = 1024 * 1024;
 pub fn too_deep() -> SqlError {
     SqlError::new(SqlState::STATEMENT_TOO_COMPLEX, "stack depth limit exceeded").with_detail(
         format!(
-            "The statement nests more than {MAX_EXPRESSION_DEPTH} levels of expressions or more than {MAX_NESTING} levels of parentheses and subqueries."
+            "The statement nests more than {MAX_EXPRESSION_DEPTH} levels of expressions or more than {MAX_NESTING} levels of parentheses, subqueries, CASE or NOT."
         ),
     )
+}
+
+/// Parses a query string into statements, with the depth guards: the
+/// token nesting check, the parser's recursion limit, then [`prepare`].
+pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
+    let dialect = PostgreSqlDialect {};
+    let syntax_error = |e: ParserError| SqlError::new(SqlState::SYNTAX_ERROR, e.to_string());
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| syntax_error(e.into()))?;
+    check_nesting(&tokens)?;
+    let parsed = Parser::new(&dialect)
+        .with_recursion_limit(PARSER_RECURSION_LIMIT)
+        .with_tokens_with_locations(tokens)
+        .parse_statements();
+    let mut statements = match parsed {
+        Ok(statements) => statements,
+        Err(ParserError::RecursionLimitExceeded) => return Err(too_deep()),
+        Err(e) => return Err(syntax_error(e)),
+    };
+    prepare(&mut statements)?;
+    Ok(statements)
+}
+
+/// Refuses a statement whose tokens nest deeper than [`MAX_NESTING`].
+///
+/// Brackets and `CASE ... END` nest. So does a prefix `NOT`: it binds
+/// looser than comparisons, so in `NOT a = NOT b = NOT c ...` each `NOT`'s
+/// operand holds the rest of the chain and the parser recurses once per
+/// `NOT`. A `NOT` stays open until its bracket level closes or the level
+/// reaches `AND`, `OR`, a comma or a `CASE` keyword (where its operand
+/// ends); `IS NOT` is not counted. Deeper statements would make the parser
+/// hit its recursion limit deep inside a nesting, where its backtracking
+/// retries every level (exponential time), so they are refused first.
+fn check_nesting(tokens: &[TokenWithSpan]) -> Result<(), SqlError> {
+    // Open prefix NOTs of each open bracket or CASE level, innermost last.
+    let mut levels: Vec<usize> = vec![0];
+    let mut open_nots = 0usize;
+    let mut after_is = false;
+    for token in tokens {
+        let mut is = false;
+        match &token.token {
+            Token::Whitespace(_) => continue,
+            Token::LParen | Token::LBracket => levels.push(0),
+            Token::RParen | Token::RBracket => close_level(&mut levels, &mut open_nots),
+            Token::Comma => end_operands(&mut levels, &mut open_nots),
+            Token::SemiColon => {
+                levels = vec![0];
+                open_nots = 0;
+            }
+            Token::Word(word) if word.quote_style.is_none() => match word.keyword {
+                Keyword::CASE => levels.push(0),
+                Keyword::END => close_level(&mut levels, &mut open_nots),
+                Keyword::AND | Keyword::OR | Keyword::WHEN | Keyword::THEN | Keyword::ELSE => {
+                    end_operands(&mut levels, &mut open_nots)
+                }
+                Keyword::IS => is = true,
+                Keyword::NOT if !after_is => {
+                    *levels.last_mut().expect("the outermost level stays") += 1;
+                    open_nots += 1;
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        after_is = is;
+        if levels.len() - 1 + open_nots > MAX_NESTING {
+            return Err(too_deep());
+        }
+    }
+    Ok(())
+}
+
+/// Closes the innermost bracket or CASE level and the NOTs open in it.
+fn close_level(levels: &mut Vec<usize>, open_nots: &mut usize) {
+    if levels.len() > 1 {
+        *open_nots -= levels.pop().unwrap_or(0);
+    } else {
+        end_operands(levels, open_nots);
+    }
+}
+
+/// Ends the operands of the NOTs open in the innermost level.
+fn end_operands(levels: &mut [usize], open_nots: &mut usize) {
+    let level = levels.last_mut().expect("the outermost level stays");
+    *open_nots -= *level;
+    *level = 0;
 }
 
 /// Fails with `54001` when the current thread's stack is nearly used up.
@@ -273,12 +381,10 @@ fn dismantle_statement(mut statement: Statement) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sqlparser::dialect::PostgreSqlDialect;
-    use sqlparser::parser::Parser;
 
     fn parse(sql: &str) -> Vec<Statement> {
         Parser::new(&PostgreSqlDialect {})
-            .with_recursion_limit(MAX_NESTING)
+            .with_recursion_limit(PARSER_RECURSION_LIMIT)
             .try_with_sql(sql)
             .unwrap()
             .parse_statements()
@@ -344,5 +450,87 @@ mod tests {
         let ok = format!("SELECT {}", vec!["1"; 4_000].join(" + "));
         let mut statements = parse(&ok);
         prepare(&mut statements).unwrap();
+    }
+
+    /// Statements nested `n` levels in each of the ways the token check counts.
+    fn nested(n: usize) -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "parentheses",
+                format!("SELECT {}1{}", "(".repeat(n), ")".repeat(n)),
+            ),
+            (
+                "calls",
+                format!("SELECT {}1{}", "abs(".repeat(n), ")".repeat(n)),
+            ),
+            (
+                "CASE",
+                format!(
+                    "SELECT {}1{}",
+                    "CASE WHEN true THEN ".repeat(n),
+                    " END".repeat(n)
+                ),
+            ),
+            ("NOT", format!("SELECT {}true", "NOT ".repeat(n))),
+            // Found by fuzzing: each NOT's operand holds the rest of the
+            // chain; refused past the limit in linear time, where the
+            // parser's backtracking took exponential time.
+            (
+                "NOT chain",
+                format!("SELECT {}true", "NOT true = ".repeat(n)),
+            ),
+            (
+                "NOT calls",
+                format!("SELECT {}abs(1)", "NOT abs(1) = ".repeat(n - 1)),
+            ),
+            (
+                "arrays",
+                format!("SELECT {}1{}", "ARRAY[".repeat(n), "]".repeat(n)),
+            ),
+        ]
+    }
+
+    #[test]
+    fn nesting_postgres_accepts_parses() {
+        for (what, sql) in nested(MAX_NESTING) {
+            let parsed = super::parse(&sql);
+            assert!(parsed.is_ok(), "{what}: {:?}", parsed.err());
+        }
+        let subqueries = format!("SELECT {}1{}", "(SELECT ".repeat(1000), ")".repeat(1000));
+        super::parse(&subqueries).unwrap();
+    }
+
+    #[test]
+    fn deeper_nesting_is_refused_with_54001_before_parsing() {
+        for n in [MAX_NESTING + 1, 100_000] {
+            for (what, sql) in nested(n) {
+                let started = std::time::Instant::now();
+                let error = super::parse(&sql).unwrap_err();
+                assert_eq!(
+                    error.code,
+                    SqlState::STATEMENT_TOO_COMPLEX,
+                    "{what} {n}: {error:?}"
+                );
+                // Generous: only detects the parser's backtracking (minutes).
+                assert!(
+                    started.elapsed().as_secs() < 30,
+                    "{what} {n} took {:?}",
+                    started.elapsed()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn quoted_words_and_strings_do_not_count() {
+        let in_string = format!("SELECT '{}' AS \"case\"", "(".repeat(10_000));
+        super::parse(&in_string).unwrap();
+        let quoted_not = format!("SELECT {}1", "\"not\" + ".repeat(5_000));
+        super::parse(&quoted_not).unwrap();
+        // NOTs whose operands end (AND, OR, commas, IS NOT) do not add up.
+        for separator in [" AND ", " OR ", ", "] {
+            let flat = vec!["NOT a IS NOT NULL"; 5_000].join(separator);
+            super::parse(&format!("SELECT {flat}")).unwrap();
+        }
     }
 }

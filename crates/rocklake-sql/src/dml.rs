@@ -247,6 +247,21 @@ fn tid_of(d: &Datum) -> Result<RowId, SqlError> {
     }
 }
 
+/// The rows an UPDATE or DELETE visits: `plan` (over the target table and
+/// the statement's other FROM items) run to completion, before any row is
+/// changed.
+async fn target_rows(
+    txn: &mut dyn StorageTxn,
+    env: &StmtEnv<'_>,
+    binder: &Binder<'_>,
+    plan: &SelectPlan,
+) -> Result<Vec<Row>, SqlError> {
+    let data = prefetch(txn, env.cat, &binder.scans, false, env.limits).await?;
+    let ctx = ExecCtx::new(&data, env.cat, env.limits);
+    let (rows, _held) = collect(select_stream(plan, &ctx, Vec::new())?, &ctx)?;
+    Ok(rows)
+}
+
 /// Executes UPDATE [FROM], optionally under a WITH clause (`with_query`).
 pub async fn update(
     txn: &mut dyn StorageTxn,
@@ -281,12 +296,7 @@ pub async fn update(
         projection,
         distinct: false,
     };
-    let data = prefetch(txn, env.cat, &b.scans, false, env.limits).await?;
-    let rows = {
-        let ctx = ExecCtx::new(&data, env.cat, env.limits);
-        let (rows, _held) = collect(select_stream(&plan, &ctx, Vec::new())?, &ctx)?;
-        rows
-    };
+    let rows = target_rows(txn, env, &b, &plan).await?;
     let mut seen = HashSet::new();
     let mut n = 0usize;
     for r in rows {
@@ -447,12 +457,7 @@ pub async fn delete(
         projection: vec![ctid],
         distinct: false,
     };
-    let data = prefetch(txn, env.cat, &b.scans, false, env.limits).await?;
-    let rows = {
-        let ctx = ExecCtx::new(&data, env.cat, env.limits);
-        let (rows, _held) = collect(select_stream(&plan, &ctx, Vec::new())?, &ctx)?;
-        rows
-    };
+    let rows = target_rows(txn, env, &b, &plan).await?;
     let mut seen = HashSet::new();
     for r in &rows {
         let id = tid_of(&r[0])?;

@@ -39,6 +39,6 @@ pub mod storage;
 
 pub use query::shared_results::CatalogResults;
 pub use session::Session;
-pub use settings::parse_duration;
+pub use settings::{format_milliseconds, parse_duration};
 pub use storage::memory::MemoryStorage;
 pub use storage::{Maintenance, Storage, StorageTxn};

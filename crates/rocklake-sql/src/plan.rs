@@ -1,6 +1,8 @@
 //! The bound (planned) form of statements: typed expressions over flat rows,
 //! and query plans the executor in [`crate::select`] runs.
 
+use std::sync::Arc;
+
 use rocklake_types::datum::{Datum, PgType};
 
 use crate::catalog::VirtualTable;
@@ -126,6 +128,9 @@ pub enum BExpr {
     IsBool(Box<BExpr>, bool, bool),
     /// `x [NOT] IN (list)`.
     InList(Box<BExpr>, Vec<BExpr>, bool),
+    /// `x [NOT] IN (list)` over a long list of constants, looked up in a
+    /// hash set as PostgreSQL does (the list is kept for key seeks).
+    InSet(Box<BExpr>, std::sync::Arc<ConstantSet>, bool),
     /// `x [NOT] IN (subquery)`.
     InSub(Box<BExpr>, SubPlan, bool),
     /// `[NOT] EXISTS (subquery)`.
@@ -198,7 +203,7 @@ pub enum FromPlan {
     /// A prefetched scan (index into the statement's scan list).
     Scan(usize),
     /// A subquery, CTE reference or VALUES list.
-    Derived(Box<QueryPlan>),
+    Derived(Arc<QueryPlan>),
     /// A join of two inputs.
     Join {
         /// Left input.
@@ -391,4 +396,13 @@ mod tests {
         assert!(comparable(&PgType::Int2, &PgType::Numeric(None)));
         assert!(!comparable(&PgType::Varchar, &PgType::Int8));
     }
+}
+
+/// The constants of a long `IN` list, hashed.
+#[derive(Debug)]
+pub struct ConstantSet {
+    /// The constants, in list order.
+    pub values: Vec<Datum>,
+    /// Their [`crate::exec::select::hash_key`]s.
+    pub keys: std::collections::HashSet<String>,
 }

@@ -15,8 +15,6 @@ use sqlparser::ast::{
     CopySource, CopyTarget, DiscardObject, ObjectType, Query, SetExpr, Statement,
     TransactionAccessMode, TransactionMode,
 };
-use sqlparser::dialect::PostgreSqlDialect;
-use sqlparser::parser::{Parser, ParserError};
 
 use crate::bind::Binder;
 use crate::catalog::Catalog;
@@ -102,22 +100,6 @@ fn no_transaction(tag: &str) -> QueryOutput {
     }
 }
 
-/// Parses a query string into statements, with the depth guards of
-/// [`crate::depth`].
-fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
-    let parsed = Parser::new(&PostgreSqlDialect {})
-        .with_recursion_limit(depth::MAX_NESTING)
-        .try_with_sql(sql)
-        .and_then(|mut parser| parser.parse_statements());
-    let mut statements = match parsed {
-        Ok(statements) => statements,
-        Err(ParserError::RecursionLimitExceeded) => return Err(depth::too_deep()),
-        Err(e) => return Err(SqlError::new(SqlState::SYNTAX_ERROR, e.to_string())),
-    };
-    depth::prepare(&mut statements)?;
-    Ok(statements)
-}
-
 impl Session {
     /// A new idle session over `storage`.
     pub fn new(storage: Arc<dyn Storage>) -> Self {
@@ -153,9 +135,10 @@ impl Session {
     }
 
     /// Sets the value of setting `name` before the session changes it (the
-    /// server's `--statement-timeout`, ...).
-    pub fn set_default_setting(&mut self, name: &str, value: &str) {
-        self.settings.set_default(name, value);
+    /// server's `--statement-timeout`, ...); fails for a value the setting
+    /// cannot take.
+    pub fn set_default_setting(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
+        self.settings.set_default(name, value)
     }
 
     /// Uses `interrupt` to stop running statements (the wire server's, set
@@ -172,6 +155,12 @@ impl Session {
     /// The pid reported by `pg_backend_pid()` (for BackendKeyData).
     pub fn backend_pid(&self) -> i32 {
         self.pid
+    }
+
+    /// Sets the pid `pg_backend_pid()` reports: the server's, in its
+    /// BackendKeyData.
+    pub fn set_backend_pid(&mut self, pid: i32) {
+        self.pid = pid;
     }
 
     /// Transaction status for ReadyForQuery.
@@ -224,7 +213,7 @@ impl Session {
     /// the first error; outside BEGIN the whole string is one implicit
     /// transaction. Fails only when the client connection is gone.
     pub async fn run(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<(), SinkError> {
-        let statements = match parse(sql) {
+        let statements = match depth::parse(sql) {
             Ok(statements) => statements,
             Err(error) => {
                 self.on_error();
@@ -295,7 +284,7 @@ impl Session {
             },
             _ if matches!(self.state, TxState::Failed) => return Err(aborted().into()),
             Statement::Discard { object_type } => self.discard(stmt, object_type)?,
-            Statement::Set(set) => settings::set(&mut self.settings, set),
+            Statement::Set(set) => settings::set(&mut self.settings, set)?,
             Statement::Reset(reset) => settings::reset(&mut self.settings, &reset.reset),
             Statement::ShowVariable { variable } => settings::show(&self.settings, variable)?,
             Statement::Call(function) if maintenance::parse_call(function)?.is_some() => {
@@ -516,7 +505,7 @@ impl Session {
     /// Result columns of a query without running it (Parse + Describe).
     /// Statements without a result set describe as no columns.
     pub async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
-        let stmts = parse(sql)?;
+        let stmts = depth::parse(sql)?;
         if stmts.len() > 1 {
             return Err(SqlError::new(
                 SqlState::SYNTAX_ERROR,

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use rocklake_types::settings::{self, SessionIdentity};
+use rocklake_types::settings::{self, SessionIdentity, SettingKind};
 use rocklake_types::{ColumnDef, Datum, PgType, QueryOutput, SqlError, SqlState};
 use sqlparser::ast::{Expr, Ident, Reset, Set};
 
@@ -33,12 +33,13 @@ impl SessionSettings {
 
     /// Sets the value of `name` before the session changes it (and after
     /// `RESET`).
-    pub fn set_default(&mut self, name: &str, value: &str) {
+    pub fn set_default(&mut self, name: &str, value: &str) -> Result<(), SqlError> {
         let spelled = settings::find(name)
             .map(|s| s.name.to_string())
             .unwrap_or_else(|| name.to_lowercase());
-        self.defaults
-            .insert(name.to_lowercase(), (spelled, value.to_string()));
+        let value = canonical_value(name, value)?;
+        self.defaults.insert(name.to_lowercase(), (spelled, value));
+        Ok(())
     }
 
     /// A time setting (`statement_timeout`, ...) as a duration; `None` when
@@ -76,18 +77,21 @@ impl SessionSettings {
         map.into_values().collect()
     }
 
-    /// Sets `name` for the rest of the session; `DEFAULT` restores the default.
-    pub fn set(&mut self, name: &str, value: String) {
+    /// Sets `name` for the rest of the session; `DEFAULT` restores the
+    /// default. A value the setting cannot take fails with `22023`.
+    pub fn set(&mut self, name: &str, value: String) -> Result<(), SqlError> {
         let key = name.to_lowercase();
         if value.eq_ignore_ascii_case("default") {
             self.changed.remove(&key);
-            return;
+            return Ok(());
         }
+        let value = canonical_value(name, &value)?;
         let spelled = self
             .get(name)
             .map(|(n, _)| n)
             .unwrap_or_else(|| key.clone());
         self.changed.insert(key, (spelled, value));
+        Ok(())
     }
 
     /// `RESET name`.
@@ -101,9 +105,49 @@ impl SessionSettings {
     }
 }
 
+/// `value` as the setting `name` shows it, or PostgreSQL's error for a
+/// value it cannot take.
+fn canonical_value(name: &str, value: &str) -> Result<String, SqlError> {
+    match settings::find(name).map(|s| s.kind) {
+        Some(SettingKind::Milliseconds) => match parse_duration(value) {
+            Some(duration) => Ok(format_milliseconds(duration)),
+            None => Err(SqlError::new(
+                SqlState::INVALID_PARAMETER_VALUE,
+                format!("invalid value for parameter \"{name}\": \"{value}\""),
+            )
+            .with_hint(
+                "Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".",
+            )),
+        },
+        _ => Ok(value.to_string()),
+    }
+}
+
+/// A time setting as PostgreSQL shows it: whole milliseconds in the
+/// largest unit that divides them (`1min`, `90s`, `1500ms`), `0` for none.
+pub fn format_milliseconds(duration: Duration) -> String {
+    let millis = duration.as_secs_f64() * 1000.0;
+    let millis = millis.round() as u128;
+    if millis == 0 {
+        return "0".into();
+    }
+    const UNITS: [(u128, &str); 4] = [
+        (86_400_000, "d"),
+        (3_600_000, "h"),
+        (60_000, "min"),
+        (1_000, "s"),
+    ];
+    for (size, unit) in UNITS {
+        if millis.is_multiple_of(size) {
+            return format!("{}{unit}", millis / size);
+        }
+    }
+    format!("{millis}ms")
+}
+
 /// `SET name = value` / `SET name TO value` (other forms are accepted and
 /// ignored, as before).
-pub fn set(settings: &mut SessionSettings, statement: &Set) -> QueryOutput {
+pub fn set(settings: &mut SessionSettings, statement: &Set) -> Result<QueryOutput, SqlError> {
     if let Set::SingleAssignment {
         variable, values, ..
     } = statement
@@ -126,9 +170,9 @@ pub fn set(settings: &mut SessionSettings, statement: &Set) -> QueryOutput {
             })
             .collect::<Vec<_>>()
             .join(", ");
-        settings.set(&name, value);
+        settings.set(&name, value)?;
     }
-    QueryOutput::command("SET")
+    Ok(QueryOutput::command("SET"))
 }
 
 /// `RESET name` / `RESET ALL`.
@@ -210,17 +254,45 @@ mod tests {
         assert_eq!(parse_duration("0"), Some(Duration::ZERO));
         assert_eq!(parse_duration("soon"), None);
         let mut settings = SessionSettings::default();
-        settings.set_default("statement_timeout", "5s");
+        settings.set_default("statement_timeout", "5s").unwrap();
         assert_eq!(
             settings.duration("statement_timeout"),
             Some(Duration::from_secs(5))
         );
-        settings.set("statement_timeout", "0".into());
+        settings.set("statement_timeout", "0".into()).unwrap();
         assert_eq!(settings.duration("statement_timeout"), None);
         settings.reset("statement_timeout");
         assert_eq!(
             settings.duration("STATEMENT_TIMEOUT"),
             Some(Duration::from_secs(5))
         );
+    }
+
+    #[test]
+    fn time_settings_show_like_postgres() {
+        let mut settings = SessionSettings::default();
+        for (set, shown) in [
+            ("60s", "1min"),
+            ("1500", "1500ms"),
+            ("1.5s", "1500ms"),
+            ("2000", "2s"),
+            ("0", "0"),
+            ("3600000", "1h"),
+            ("2d", "2d"),
+            ("90s", "90s"),
+        ] {
+            settings.set("statement_timeout", set.into()).unwrap();
+            assert_eq!(settings.get("statement_timeout").unwrap().1, shown, "{set}");
+        }
+        let error = settings
+            .set("statement_timeout", "soon".into())
+            .unwrap_err();
+        assert_eq!(error.code, SqlState::INVALID_PARAMETER_VALUE);
+        assert_eq!(
+            error.message,
+            "invalid value for parameter \"statement_timeout\": \"soon\""
+        );
+        assert_eq!(settings.get("statement_timeout").unwrap().1, "90s");
+        settings.set("application_name", "anything".into()).unwrap();
     }
 }

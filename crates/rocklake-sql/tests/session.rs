@@ -943,3 +943,57 @@ async fn filters_keep_only_rows_whose_condition_is_true() {
         assert_eq!(ids(r), expected, "{condition}");
     }
 }
+
+/// Long IN lists of constants are hashed; the answers are those of the
+/// linear comparison, NULLs included, and key seeks still use the list.
+#[tokio::test]
+async fn long_in_lists_answer_as_short_ones() {
+    let (_storage, mut s) = with_snapshot().await;
+    ok(
+        &mut s,
+        "INSERT INTO ducklake_snapshot SELECT 1, NOW(), 0, 0, 0",
+    )
+    .await;
+    ok(&mut s, "INSERT INTO ducklake_snapshot VALUES (2, NOW(), 0, 0, 0), (3, NOW(), 0, 0, 0), (40, NOW(), 0, 0, 0)").await;
+    let long: String = (10..1000).map(|i| format!("{i}, ")).collect();
+    let cases = [
+        (format!("SELECT 5 IN ({long} 5)"), Datum::Bool(true)),
+        (format!("SELECT 5::int2 IN ({long} 6)"), Datum::Bool(false)),
+        (format!("SELECT 5 NOT IN ({long} 6)"), Datum::Bool(true)),
+        (format!("SELECT NULL::int8 IN ({long} 5)"), Datum::Null),
+        (format!("SELECT 5 IN ({long} NULL)"), Datum::Null),
+        (format!("SELECT 12 IN ({long} NULL)"), Datum::Bool(true)),
+        (
+            "SELECT 'b' IN ('a','c','d','e','f','g','h','i','j','b')".into(),
+            Datum::Bool(true),
+        ),
+        (
+            "SELECT 'B' IN ('a','c','d','e','f','g','h','i','j','b')".into(),
+            Datum::Bool(false),
+        ),
+        (
+            format!("SELECT count(*) FROM ducklake_snapshot WHERE snapshot_id IN ({long} 2, 3)"),
+            Datum::Int8(3),
+        ),
+        (
+            format!("SELECT count(*) FROM ducklake_snapshot WHERE snapshot_id NOT IN ({long} 2)"),
+            Datum::Int8(2),
+        ),
+    ];
+    let ors = |last: &str| {
+        let terms: Vec<String> = (10..1000).map(|i| format!("snapshot_id = {i}")).collect();
+        format!(
+            "SELECT count(*) FROM ducklake_snapshot WHERE {} OR {last}",
+            terms.join(" OR ")
+        )
+    };
+    let cases = cases.into_iter().chain([
+        (ors("3 = snapshot_id"), Datum::Int8(2)),
+        (ors("snapshot_id = NULL"), Datum::Int8(1)),
+        (ors("snapshot_id > 2"), Datum::Int8(2)),
+    ]);
+    for (sql, expected) in cases {
+        let (_, r) = rows(&mut s, &sql).await;
+        assert_eq!(r, vec![vec![expected]], "{}", &sql[..40.min(sql.len())]);
+    }
+}

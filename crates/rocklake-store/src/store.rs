@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use rocklake_codec::keys::{Counter, SystemKey};
+use slatedb::config::{GarbageCollectorDirectoryOptions, GarbageCollectorOptions};
 use slatedb::{Db, Settings};
 
 use crate::error::{StoreError, StoreResult};
@@ -45,6 +46,36 @@ impl Default for StoreOptions {
     }
 }
 
+/// SlateDB's garbage collector as a catalog needs it. Every commit writes a
+/// WAL object and the memtable becomes an L0 table every
+/// [`StoreOptions::memtable_bytes`], so a busy catalog makes thousands of
+/// small objects an hour that compaction soon makes obsolete. SlateDB's
+/// default pass every 10 minutes lets 15 minutes' worth pile up; a pass every
+/// minute keeps about 6 minutes' worth, for a few LIST requests a minute on
+/// S3. The minimum age stays SlateDB's 5 minutes: read replicas follow the
+/// WAL objects and need them for as long as they may lag.
+///
+/// Before it deletes manifests SlateDB advances a boundary file with a
+/// conditional overwrite, which a local directory cannot do: there the
+/// collector would log an error every pass and keep every manifest forever.
+/// Without boundary files, SlateDB warns, a writer or compactor suspended for
+/// longer than the minimum age could recreate a deleted manifest; on a local
+/// directory that takes a process frozen for 5 minutes on the same host,
+/// a risk taken over a directory that grows without end.
+fn catalog_gc_options(location: &StoreLocation) -> GarbageCollectorOptions {
+    let every_minute = GarbageCollectorDirectoryOptions {
+        interval: Some(Duration::from_secs(60)),
+        ..GarbageCollectorDirectoryOptions::default()
+    };
+    GarbageCollectorOptions {
+        manifest_options: Some(every_minute),
+        wal_options: Some(every_minute),
+        compacted_options: Some(every_minute),
+        boundary_files_enabled: !matches!(location, StoreLocation::Local(_)),
+        ..GarbageCollectorOptions::default()
+    }
+}
+
 /// The DuckLake catalog of one lake, stored in SlateDB. Cheap to clone; every
 /// clone shares the same database handle.
 #[derive(Clone)]
@@ -66,6 +97,7 @@ impl CatalogStore {
         let settings = Settings {
             flush_interval: options.flush_interval,
             l0_sst_size_bytes: options.memtable_bytes,
+            garbage_collector_options: Some(catalog_gc_options(location)),
             ..Settings::default()
         };
         let db = Db::builder(path, object_store)

@@ -14,6 +14,8 @@ pub struct SqlError {
     pub message: String,
     /// Optional detail (`D` field).
     pub detail: Option<String>,
+    /// Optional hint: what to do about it (`H` field).
+    pub hint: Option<String>,
     /// Schema name (`s` field), for constraint violations.
     pub schema: Option<String>,
     /// Table name (`t` field), for constraint violations.
@@ -29,6 +31,7 @@ impl SqlError {
             code,
             message: message.into(),
             detail: None,
+            hint: None,
             schema: None,
             table: None,
             constraint: None,
@@ -38,6 +41,12 @@ impl SqlError {
     /// Adds a detail line.
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
         self.detail = Some(detail.into());
+        self
+    }
+
+    /// Adds a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
         self
     }
 
@@ -66,6 +75,7 @@ impl SqlError {
             detail: Some(format!(
                 "Key ({key_columns})=({key_values}) already exists."
             )),
+            hint: None,
             schema: Some(schema.to_string()),
             table: Some(table.to_string()),
             constraint: Some(constraint),

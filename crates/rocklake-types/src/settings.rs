@@ -42,6 +42,19 @@ pub struct Setting {
     /// Whether a new connection is told its value in a ParameterStatus
     /// message (PostgreSQL's `GUC_REPORT` settings).
     pub reported: bool,
+    /// What values it takes.
+    pub kind: SettingKind,
+}
+
+/// The values a setting takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingKind {
+    /// Any text, kept as given.
+    Text,
+    /// A time in milliseconds: set with a unit (`us`, `ms`, `s`, `min`, `h`,
+    /// `d`) or without (milliseconds), shown in the largest unit that
+    /// divides it (`1min`, `1500ms`), `0` for none.
+    Milliseconds,
 }
 
 const fn fixed(name: &'static str, value: &'static str, reported: bool) -> Setting {
@@ -49,6 +62,17 @@ const fn fixed(name: &'static str, value: &'static str, reported: bool) -> Setti
         name,
         default: DefaultValue::Fixed(value),
         reported,
+        kind: SettingKind::Text,
+    }
+}
+
+/// A time setting, `0` (no limit) by default.
+const fn milliseconds(name: &'static str) -> Setting {
+    Setting {
+        name,
+        default: DefaultValue::Fixed("0"),
+        reported: false,
+        kind: SettingKind::Milliseconds,
     }
 }
 
@@ -58,12 +82,13 @@ pub const SETTINGS: &[Setting] = &[
         name: "application_name",
         default: DefaultValue::ApplicationName,
         reported: true,
+        kind: SettingKind::Text,
     },
     fixed("client_encoding", "UTF8", true),
     fixed("DateStyle", "ISO, MDY", true),
     fixed("default_transaction_isolation", "read committed", false),
     fixed("default_transaction_read_only", "off", true),
-    fixed("idle_in_transaction_session_timeout", "0", false),
+    milliseconds("idle_in_transaction_session_timeout"),
     fixed("in_hot_standby", "off", true),
     fixed("integer_datetimes", "on", true),
     fixed("IntervalStyle", "postgres", true),
@@ -77,9 +102,10 @@ pub const SETTINGS: &[Setting] = &[
         name: "session_authorization",
         default: DefaultValue::SessionUser,
         reported: true,
+        kind: SettingKind::Text,
     },
     fixed("standard_conforming_strings", "on", true),
-    fixed("statement_timeout", "0", false),
+    milliseconds("statement_timeout"),
     fixed("TimeZone", "Etc/UTC", true),
     fixed("transaction_isolation", "read committed", false),
     fixed("transaction_read_only", "off", false),

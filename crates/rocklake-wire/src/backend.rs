@@ -63,6 +63,7 @@ pub fn put_error(buf: &mut BytesMut, error: &SqlError, severity: Severity) {
     ];
     let optional = [
         (b'D', &error.detail),
+        (b'H', &error.hint),
         (b's', &error.schema),
         (b't', &error.table),
         (b'n', &error.constraint),

@@ -37,6 +37,6 @@ pub mod transport;
 
 pub use scram::{ScramUsers, ScramVerifier};
 pub use server::{serve, serve_until, ServerConfig};
-pub use session::{SessionFactory, SqlSession};
+pub use session::{SessionFactory, SessionStart, SqlSession};
 pub use startup::AuthMethod;
 pub use tls::TlsConfig;

@@ -14,7 +14,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 
 use crate::connection::Connection;
-use crate::session::{SessionFactory, SqlSession};
+use crate::session::{SessionFactory, SessionStart, SqlSession};
 use crate::startup::{self, AuthMethod, ClientParams, Encryption, Handshake};
 use crate::tls::{ClientStream, TlsConfig};
 use crate::transport::ConnectionError;
@@ -143,10 +143,9 @@ impl Shared {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A process id (the session's, if it has one) and a random secret key
-    /// for BackendKeyData.
-    fn backend_key(&self, session_pid: Option<i32>) -> (i32, i32) {
-        let pid = session_pid.unwrap_or_else(|| self.next_pid.fetch_add(1, Ordering::Relaxed));
+    /// A new process id and a random secret key for BackendKeyData.
+    fn backend_key(&self) -> (i32, i32) {
+        let pid = self.next_pid.fetch_add(1, Ordering::Relaxed);
         (pid, rand::random::<i32>())
     }
 
@@ -385,8 +384,12 @@ async fn start(
             return Ok(None);
         }
         let interrupt = Arc::new(Interrupt::default());
-        let session = shared.sessions.new_session(&client, interrupt.clone());
-        let (pid, key) = shared.backend_key(session.backend_pid());
+        let (pid, key) = shared.backend_key();
+        let session = shared.sessions.new_session(SessionStart {
+            client: &client,
+            pid,
+            interrupt: interrupt.clone(),
+        });
         shared.running().insert(
             pid,
             Running {

@@ -33,12 +33,6 @@ pub trait SqlSession: Send {
     /// Transaction state to report in ReadyForQuery.
     fn status(&self) -> TxStatus;
 
-    /// Process id to report in BackendKeyData (what `pg_backend_pid()`
-    /// returns); `None` lets the server number connections itself.
-    fn backend_pid(&self) -> Option<i32> {
-        None
-    }
-
     /// How long the session may wait for its client inside a transaction
     /// block (`idle_in_transaction_session_timeout`); `None` for no limit.
     fn idle_in_transaction_timeout(&self) -> Option<Duration> {
@@ -46,25 +40,31 @@ pub trait SqlSession: Send {
     }
 }
 
+/// What the server gives a new session.
+pub struct SessionStart<'a> {
+    /// The client's startup parameters (`database`, `user`, ...).
+    pub client: &'a ClientParams,
+    /// The session's process id, unique among the server's sessions: the
+    /// one in BackendKeyData, which `pg_backend_pid()` should return.
+    pub pid: i32,
+    /// Stops the session's running statement (the server sets it on cancel
+    /// requests, shutdown and a vanished client).
+    pub interrupt: Arc<Interrupt>,
+}
+
 /// Creates a fresh [`SqlSession`] for each authenticated connection. Any
-/// `Fn() -> Box<dyn SqlSession>` closure is a factory (ignoring the client's
-/// startup parameters and the interrupt).
+/// `Fn() -> Box<dyn SqlSession>` closure is a factory (ignoring what
+/// [`SessionStart`] says).
 pub trait SessionFactory: Send + Sync {
-    /// A new session for a client that asked for `client.database` as
-    /// `client.user`, whose running statements `interrupt` stops (the
-    /// server sets it on cancel requests, shutdown and a vanished client).
-    fn new_session(&self, client: &ClientParams, interrupt: Arc<Interrupt>) -> Box<dyn SqlSession>;
+    /// A new session for the client of `start`.
+    fn new_session(&self, start: SessionStart<'_>) -> Box<dyn SqlSession>;
 }
 
 impl<F> SessionFactory for F
 where
     F: Fn() -> Box<dyn SqlSession> + Send + Sync,
 {
-    fn new_session(
-        &self,
-        _client: &ClientParams,
-        _interrupt: Arc<Interrupt>,
-    ) -> Box<dyn SqlSession> {
+    fn new_session(&self, _start: SessionStart<'_>) -> Box<dyn SqlSession> {
         self()
     }
 }
@@ -92,9 +92,12 @@ mod tests {
     fn closures_are_factories() {
         let factory: Arc<dyn SessionFactory> =
             Arc::new(|| -> Box<dyn SqlSession> { Box::new(Idle) });
-        let session = factory.new_session(&ClientParams::default(), Arc::default());
+        let session = factory.new_session(SessionStart {
+            client: &ClientParams::default(),
+            pid: 1,
+            interrupt: Arc::default(),
+        });
         assert_eq!(session.status(), TxStatus::Idle);
-        assert_eq!(session.backend_pid(), None);
         assert_eq!(session.idle_in_transaction_timeout(), None);
     }
 }

@@ -6,10 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rocklake_sql::{CatalogResults, Session, Storage};
-use rocklake_types::{ColumnDef, Interrupt, ResultSink, SinkError, SqlError, TxStatus};
-use rocklake_wire::startup::ClientParams;
-use rocklake_wire::{SessionFactory, SqlSession};
+use rocklake_sql::{format_milliseconds, CatalogResults, Session, Storage};
+use rocklake_types::{ColumnDef, ResultSink, SinkError, SqlError, TxStatus};
+use rocklake_wire::{SessionFactory, SessionStart, SqlSession};
 
 /// The engine's [`Session`] as the wire server's [`SqlSession`].
 pub struct EngineSession(pub Session);
@@ -26,10 +25,6 @@ impl SqlSession for EngineSession {
 
     fn status(&self) -> TxStatus {
         self.0.status()
-    }
-
-    fn backend_pid(&self) -> Option<i32> {
-        Some(self.0.backend_pid())
     }
 
     fn idle_in_transaction_timeout(&self) -> Option<Duration> {
@@ -75,29 +70,29 @@ impl EngineSessions {
     }
 }
 
-/// A duration as a PostgreSQL time setting (milliseconds).
-fn setting_millis(duration: Duration) -> String {
-    duration.as_millis().to_string()
-}
-
 impl SessionFactory for EngineSessions {
-    fn new_session(&self, client: &ClientParams, interrupt: Arc<Interrupt>) -> Box<dyn SqlSession> {
+    fn new_session(&self, start: SessionStart<'_>) -> Box<dyn SqlSession> {
         let mut session =
             Session::sharing(Arc::clone(&self.storage), Arc::clone(&self.catalog_results));
-        session.set_database(&client.database);
-        session.set_identity(client.identity());
-        session.set_interrupt(interrupt);
+        session.set_database(&start.client.database);
+        session.set_identity(start.client.identity());
+        session.set_backend_pid(start.pid);
+        session.set_interrupt(start.interrupt);
         if let Some(bytes) = self.limits.statement_memory {
             session.set_memory_limit(bytes);
         }
-        if let Some(timeout) = self.limits.statement_timeout {
-            session.set_default_setting("statement_timeout", &setting_millis(timeout));
-        }
-        if let Some(timeout) = self.limits.idle_in_transaction_timeout {
-            session.set_default_setting(
+        let time_defaults = [
+            ("statement_timeout", self.limits.statement_timeout),
+            (
                 "idle_in_transaction_session_timeout",
-                &setting_millis(timeout),
-            );
+                self.limits.idle_in_transaction_timeout,
+            ),
+        ];
+        for (name, timeout) in time_defaults {
+            let Some(timeout) = timeout else { continue };
+            if let Err(error) = session.set_default_setting(name, &format_milliseconds(timeout)) {
+                tracing::warn!(name, %error, "server default of a setting refused");
+            }
         }
         Box::new(EngineSession(session))
     }

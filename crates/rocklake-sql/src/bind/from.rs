@@ -2,6 +2,8 @@
 //! catalog table), joins with equi-condition extraction, and predicate
 //! push-down to storage scans.
 
+use std::sync::Arc;
+
 use rocklake_types::datum::{Datum, PgType};
 use sqlparser::ast::{JoinConstraint, JoinOperator, TableFactor, TableWithJoins};
 
@@ -181,7 +183,7 @@ impl Binder<'_> {
                     .collect();
                 let name = alias.as_ref().map(|a| fold(&a.name)).unwrap_or_default();
                 self.add_entry(alias.as_ref(), name, None, cols, None)?;
-                Ok(FromPlan::Derived(Box::new(plan)))
+                Ok(FromPlan::Derived(Arc::new(plan)))
             }
             TableFactor::NestedJoin {
                 table_with_joins,
@@ -257,7 +259,7 @@ impl Binder<'_> {
                         .iter()
                         .map(|c| (c.name.clone(), c.ty.clone()))
                         .collect();
-                    return Ok((FromPlan::Derived(Box::new(plan.clone())), cols, false, None));
+                    return Ok((FromPlan::Derived(Arc::clone(plan)), cols, false, None));
                 }
             }
         }
@@ -367,6 +369,14 @@ impl Binder<'_> {
                     };
                     bounds.push((col, bound));
                 }
+                BExpr::InSet(a, set, false) => {
+                    if let (BExpr::Col { up: 0, idx }, true) = (a.as_ref(), !set.values.is_empty())
+                    {
+                        if *idx < ncols {
+                            bounds.push((*idx, ColumnBound::In(set.values.clone())));
+                        }
+                    }
+                }
                 BExpr::InList(a, list, false) => {
                     if let BExpr::Col { up: 0, idx } = a.as_ref() {
                         let vals: Option<Vec<Datum>> = list
@@ -431,6 +441,7 @@ fn has_subquery(e: &BExpr) -> bool {
         | BExpr::IsDistinct(a, b, _)
         | BExpr::Like(a, b, ..) => has_subquery(a) || has_subquery(b),
         BExpr::InList(a, list, _) => has_subquery(a) || list.iter().any(has_subquery),
+        BExpr::InSet(a, _, _) => has_subquery(a),
         BExpr::And(items) | BExpr::Or(items) => items.iter().any(has_subquery),
         BExpr::Case {
             operand,

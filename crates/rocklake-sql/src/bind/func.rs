@@ -54,7 +54,11 @@ impl Binder<'_> {
     }
 
     /// A scalar function call by (folded) name.
-    fn bind_scalar_function(&mut self, name: &str, args: &[Expr]) -> Result<(BExpr, Ty), SqlError> {
+    fn bind_scalar_function(
+        &mut self,
+        name: &str,
+        args: &[&Expr],
+    ) -> Result<(BExpr, Ty), SqlError> {
         let argc = args.len();
         let bad_args = || {
             SqlError::new(
@@ -78,14 +82,14 @@ impl Binder<'_> {
             }
             ("pg_backend_pid", 0) => konst(Datum::Int4(self.pid), PgType::Int4),
             ("to_regclass", 1) => {
-                let a = self.bind_text_arg(&args[0])?;
+                let a = self.bind_text_arg(args[0])?;
                 Ok((
                     BExpr::Func(Func::ToRegclass, vec![a]),
                     Some(PgType::RegClass),
                 ))
             }
             ("lower" | "upper", 1) => {
-                let a = self.bind_text_arg(&args[0])?;
+                let a = self.bind_text_arg(args[0])?;
                 let func = if name == "lower" {
                     Func::Lower
                 } else {
@@ -94,11 +98,11 @@ impl Binder<'_> {
                 Ok((BExpr::Func(func, vec![a]), Some(PgType::Text)))
             }
             ("length" | "char_length" | "character_length", 1) => {
-                let a = self.bind_text_arg(&args[0])?;
+                let a = self.bind_text_arg(args[0])?;
                 Ok((BExpr::Func(Func::Length, vec![a]), Some(PgType::Int4)))
             }
             ("substring" | "substr", 2 | 3) => {
-                let mut v = vec![self.bind_text_arg(&args[0])?];
+                let mut v = vec![self.bind_text_arg(args[0])?];
                 for a in &args[1..] {
                     v.push(self.bind_typed_arg(a, &PgType::Int8)?);
                 }
@@ -120,7 +124,7 @@ impl Binder<'_> {
                 Ok((BExpr::Func(Func::Concat, v), Some(PgType::Text)))
             }
             ("abs", 1) => {
-                let (b, t) = self.bind_expr(&args[0])?;
+                let (b, t) = self.bind_expr(args[0])?;
                 let t = t.unwrap_or(PgType::Float8);
                 if !t.is_numeric() {
                     return Err(bad_args());
@@ -150,7 +154,7 @@ impl Binder<'_> {
     fn bind_common_args(
         &mut self,
         func: Func,
-        args: &[Expr],
+        args: &[&Expr],
         what: &str,
     ) -> Result<(BExpr, Ty), SqlError> {
         let mut bound = Vec::new();
@@ -171,7 +175,7 @@ impl Binder<'_> {
     fn bind_aggregate(
         &mut self,
         func: AggFunc,
-        args: &[Expr],
+        args: &[&Expr],
         distinct: bool,
     ) -> Result<(BExpr, Ty), SqlError> {
         if self.agg.is_none() {
@@ -258,16 +262,16 @@ fn function_name(f: &Function) -> Result<String, SqlError> {
 }
 
 /// The arguments of a call as written.
-struct CallArguments {
+struct CallArguments<'a> {
     /// Positional argument expressions.
-    args: Vec<Expr>,
+    args: Vec<&'a Expr>,
     /// `DISTINCT` before the arguments.
     distinct: bool,
     /// A `*` argument (`count(*)`).
     star: bool,
 }
 
-fn call_arguments(f: &Function) -> Result<CallArguments, SqlError> {
+fn call_arguments(f: &Function) -> Result<CallArguments<'_>, SqlError> {
     let list = match &f.args {
         FunctionArguments::None => {
             return Ok(CallArguments {
@@ -292,7 +296,7 @@ fn call_arguments(f: &Function) -> Result<CallArguments, SqlError> {
     let mut star = false;
     for a in &list.args {
         match a {
-            FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => args.push(x.clone()),
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => args.push(x),
             FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => star = true,
             other => {
                 return Err(SqlError::unsupported(format!(

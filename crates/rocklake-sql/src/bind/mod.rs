@@ -8,6 +8,7 @@ mod func;
 mod predicates;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rocklake_types::datum::PgType;
 use sqlparser::ast::{
@@ -92,7 +93,7 @@ pub struct Binder<'c> {
     /// Scope stack: enclosing query levels, current last.
     pub scopes: Vec<Scope>,
     /// CTE stack.
-    pub ctes: Vec<HashMap<String, QueryPlan>>,
+    pub ctes: Vec<HashMap<String, Arc<QueryPlan>>>,
     /// Aggregate state of the current level.
     pub agg: Option<AggState>,
     /// Transaction timestamp (NOW()).
@@ -193,20 +194,23 @@ impl<'c> Binder<'c> {
         self.scopes.last_mut().expect("scope")
     }
 
-    /// Registers CTEs of a WITH clause.
+    /// Registers CTEs of a WITH clause as a new level of names (also when
+    /// it fails: the caller pops the level).
+    ///
+    /// Each CTE sees the ones before it: the level is pushed first and
+    /// filled in order, and plans are shared, never copied, so a chain of
+    /// CTEs each reading the previous one binds in linear time.
     pub fn push_ctes(&mut self, q: &Query) -> Result<(), SqlError> {
-        let mut map = HashMap::new();
+        self.ctes.push(HashMap::new());
         if let Some(with) = &q.with {
             if with.recursive {
                 return Err(SqlError::unsupported("WITH RECURSIVE is not supported"));
             }
             for cte in &with.cte_tables {
-                self.ctes.push(map.clone());
                 let saved_lowest = std::mem::replace(&mut self.lowest_scope, usize::MAX);
                 let plan = self.bind_query(&cte.query);
                 let outer_ref = self.lowest_scope < self.scopes.len();
                 self.lowest_scope = saved_lowest.min(self.lowest_scope);
-                self.ctes.pop();
                 let mut plan = plan?;
                 if outer_ref {
                     return Err(SqlError::unsupported(format!(
@@ -228,18 +232,19 @@ impl<'c> Binder<'c> {
                 for (i, c) in cte.alias.columns.iter().enumerate() {
                     plan.columns[i].name = fold(&c.name);
                 }
-                map.insert(fold(&cte.alias.name), plan);
+                self.ctes
+                    .last_mut()
+                    .expect("pushed above")
+                    .insert(fold(&cte.alias.name), Arc::new(plan));
             }
         }
-        self.ctes.push(map);
         Ok(())
     }
 
     /// Binds a full query.
     pub fn bind_query(&mut self, q: &Query) -> Result<QueryPlan, SqlError> {
         crate::depth::check_stack()?;
-        self.push_ctes(q)?;
-        let result = self.bind_query_inner(q);
+        let result = self.push_ctes(q).and_then(|()| self.bind_query_inner(q));
         self.ctes.pop();
         result
     }
@@ -380,7 +385,7 @@ impl<'c> Binder<'c> {
     fn sub_as_set(&mut self, plan: QueryPlan) -> SetPlan {
         let width = plan.columns.len();
         SetPlan::Select(Box::new(SelectPlan {
-            from: FromPlan::Derived(Box::new(plan)),
+            from: FromPlan::Derived(Arc::new(plan)),
             filter: None,
             agg: None,
             having: None,
@@ -479,18 +484,16 @@ impl<'c> Binder<'c> {
                 )))
             }
         };
-        let projection_asts: Vec<Expr> = sel
+        let projection_asts: Vec<&Expr> = sel
             .projection
             .iter()
             .filter_map(|p| match p {
-                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                    Some(e.clone())
-                }
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
                 _ => None,
             })
             .collect();
         let is_agg = !group_exprs.is_empty()
-            || projection_asts.iter().any(has_aggregate)
+            || projection_asts.iter().any(|e| has_aggregate(e))
             || sel.having.as_ref().is_some_and(has_aggregate)
             || order_by.iter().any(|o| has_aggregate(&o.expr));
         let agg_group = if is_agg {
@@ -549,7 +552,7 @@ impl<'c> Binder<'c> {
         &mut self,
         sel: &Select,
         group_exprs: &[Expr],
-        projection_asts: &[Expr],
+        projection_asts: &[&Expr],
     ) -> Result<(Vec<BExpr>, AggState), SqlError> {
         let mut state = AggState::default();
         let mut group = Vec::new();
@@ -560,7 +563,7 @@ impl<'c> Binder<'c> {
                         let i: usize = n.parse().unwrap_or(0);
                         projection_asts
                             .get(i.wrapping_sub(1))
-                            .cloned()
+                            .map(|e| (*e).clone())
                             .ok_or_else(|| {
                                 SqlError::new(
                                     SqlState::INVALID_COLUMN_REFERENCE,
@@ -703,14 +706,14 @@ impl<'c> Binder<'c> {
         &mut self,
         order_by: &[sqlparser::ast::OrderByExpr],
         cols: &[OutCol],
-        projection_asts: &[Expr],
+        projection_asts: &[&Expr],
         projection: &mut Vec<BExpr>,
     ) -> Result<Vec<SortKey>, SqlError> {
         let mut order = Vec::new();
         for o in order_by {
             let idx = match output_index(&o.expr, cols)? {
                 Some(i) => i,
-                None => match projection_asts.iter().position(|p| *p == o.expr) {
+                None => match projection_asts.iter().position(|p| **p == o.expr) {
                     Some(i) if projection_asts.len() == cols.len() => i,
                     _ => {
                         let (b, _) = self.bind_expr(&o.expr)?;

@@ -2,13 +2,16 @@
 //! comparisons, `IS ...`, `IN`, `BETWEEN`, `LIKE` and subqueries in
 //! expressions.
 
-use rocklake_types::datum::PgType;
+use std::sync::Arc;
+
+use rocklake_types::datum::{Datum, PgType};
 use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{BinaryOperator, Expr, Query, UnaryOperator, Value};
 
 use super::expr::{datum_type, int_literal};
 use crate::bind::Binder;
-use crate::plan::{common_type, BExpr, CmpOp, Ty};
+use crate::exec::select::hash_key;
+use crate::plan::{common_type, BExpr, CmpOp, ConstantSet, Ty};
 
 impl Binder<'_> {
     /// `-x`, `+x`, `NOT x`.
@@ -116,7 +119,7 @@ impl Binder<'_> {
         let node = if *op == BinaryOperator::And {
             BExpr::And(bound)
         } else {
-            BExpr::Or(bound)
+            equalities_as_set(&bound).unwrap_or(BExpr::Or(bound))
         };
         Ok((node, Some(PgType::Bool)))
     }
@@ -175,10 +178,7 @@ impl Binder<'_> {
         for (b, t) in items {
             bound.push(self.coerce(b, &t, &ty, "IN")?);
         }
-        Ok((
-            BExpr::InList(Box::new(xb), bound, negated),
-            Some(PgType::Bool),
-        ))
+        Ok((in_list(xb, bound, negated), Some(PgType::Bool)))
     }
 
     /// `x [NOT] IN (subquery)`.
@@ -252,5 +252,67 @@ impl Binder<'_> {
             BExpr::Like(Box::new(xb), Box::new(pb), negated, case_insensitive),
             Some(PgType::Bool),
         ))
+    }
+}
+
+/// `c = v1 OR c = v2 OR ...` over one column and many constants: the same
+/// answer as `c IN (v1, v2, ...)` (NULL when `c` is), hashed.
+fn equalities_as_set(operands: &[BExpr]) -> Option<BExpr> {
+    if operands.len() < MIN_HASHED_IN_LIST {
+        return None;
+    }
+    let mut column = None;
+    let mut values = Vec::with_capacity(operands.len());
+    for operand in operands {
+        let BExpr::Cmp(CmpOp::Eq, a, b) = operand else {
+            return None;
+        };
+        let (col, value) = match (a.as_ref(), b.as_ref()) {
+            (BExpr::Col { up, idx }, BExpr::Const(d))
+            | (BExpr::Const(d), BExpr::Col { up, idx }) => ((*up, *idx), d),
+            _ => return None,
+        };
+        if *column.get_or_insert(col) != col || !hashable(value) {
+            return None;
+        }
+        values.push(value.clone());
+    }
+    let (up, idx) = column?;
+    let keys = values.iter().map(hash_key).collect();
+    Some(BExpr::InSet(
+        Box::new(BExpr::Col { up, idx }),
+        Arc::new(ConstantSet { values, keys }),
+        false,
+    ))
+}
+
+/// Whether `value` is a constant whose [`hash_key`] matches its equality.
+fn hashable(value: &Datum) -> bool {
+    matches!(
+        value,
+        Datum::Int2(_) | Datum::Int4(_) | Datum::Int8(_) | Datum::Text(_)
+    )
+}
+
+/// Lists at least this long of constants are hashed (PostgreSQL hashes
+/// from 9 elements).
+const MIN_HASHED_IN_LIST: usize = 9;
+
+/// `x IN (list)`, hashed when the list is long and all constants of a type
+/// whose hash key matches its equality (integers, text).
+fn in_list(x: BExpr, list: Vec<BExpr>, negated: bool) -> BExpr {
+    let values: Option<Vec<Datum>> = list
+        .iter()
+        .map(|item| match item {
+            BExpr::Const(d) if hashable(d) => Some(d.clone()),
+            _ => None,
+        })
+        .collect();
+    match values {
+        Some(values) if values.len() >= MIN_HASHED_IN_LIST => {
+            let keys = values.iter().map(hash_key).collect();
+            BExpr::InSet(Box::new(x), Arc::new(ConstantSet { values, keys }), negated)
+        }
+        _ => BExpr::InList(Box::new(x), list, negated),
     }
 }

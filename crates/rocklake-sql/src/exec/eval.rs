@@ -10,6 +10,7 @@ use crate::exec::cast::{cast_datum, text_of};
 use crate::exec::compare::compare;
 use crate::exec::functions::{call, like};
 use crate::exec::operators::{arith, negate};
+use crate::exec::select::hash_key;
 use crate::exec::select::run_subquery;
 use crate::exec::{ExecCtx, Scope};
 use crate::plan::{BExpr, CmpOp, SubPlan};
@@ -113,6 +114,10 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlErro
             }
             in_values(&v, items.iter(), *neg)
         }
+        BExpr::InSet(x, set, neg) => match eval_ref(x, ctx, scope)? {
+            v if v.is_null() => Datum::Null,
+            v => Datum::Bool(set.keys.contains(&hash_key(&v)) != *neg),
+        },
         BExpr::InSub(x, sub, neg) => {
             let v = eval(x, ctx, scope)?;
             let rows = run_subquery(sub, ctx, &scope.nested())?;

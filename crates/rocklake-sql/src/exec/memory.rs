@@ -7,6 +7,7 @@
 //! Rows that stream through a statement are not charged: a join of two
 //! tables holds its inner side, not its product.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rocklake_types::{Datum, SqlError, SqlState};
@@ -92,9 +93,11 @@ impl<'a> Reservation<'a> {
         Ok(())
     }
 
-    /// Holds the memory of `row` more.
-    pub(crate) fn hold_row(&mut self, row: &[Datum]) -> Result<(), SqlError> {
-        self.grow(row_bytes(row))
+    /// Holds `bytes` less.
+    pub(crate) fn shrink(&mut self, bytes: usize) {
+        let bytes = bytes.min(self.bytes);
+        self.budget.release(bytes);
+        self.bytes -= bytes;
     }
 }
 
@@ -104,9 +107,79 @@ impl Drop for Reservation<'_> {
     }
 }
 
+/// What the allocator adds to each heap block (its header and rounding).
+pub(crate) const ALLOCATION_OVERHEAD: usize = 16;
+
 /// The memory a kept row takes: its values and what they point to.
 pub(crate) fn row_bytes(row: &[Datum]) -> usize {
-    std::mem::size_of::<Vec<Datum>>() + row.iter().map(datum_bytes).sum::<usize>()
+    std::mem::size_of::<Vec<Datum>>()
+        + ALLOCATION_OVERHEAD
+        + row.iter().map(datum_bytes).sum::<usize>()
+}
+
+/// The heap memory of a pipeline row: its values when it owns them, nothing
+/// when it is borrowed in place from a scan.
+#[allow(clippy::ptr_arg)] // whether it is owned is the point
+pub(crate) fn owned_bytes(row: &Cow<'_, [Datum]>) -> usize {
+    match row {
+        Cow::Owned(values) => row_bytes(values),
+        Cow::Borrowed(_) => 0,
+    }
+}
+
+/// Rows an operator keeps, with their memory charged as they arrive: each
+/// owned row's values, and the vector's slots as it grows (charged before
+/// it grows, so the old and new buffer both count while it moves).
+pub(crate) struct HeldRows<'a, T> {
+    rows: Vec<T>,
+    held: Reservation<'a>,
+}
+
+impl<'a, T> HeldRows<'a, T> {
+    /// No rows yet.
+    pub(crate) fn new(budget: &'a MemoryBudget) -> Self {
+        HeldRows {
+            rows: Vec::new(),
+            held: Reservation::new(budget),
+        }
+    }
+
+    /// Keeps `row`, which owns `value_bytes` on the heap (see [`owned_bytes`]).
+    pub(crate) fn push(&mut self, row: T, value_bytes: usize) -> Result<(), SqlError> {
+        if self.rows.len() == self.rows.capacity() {
+            let slot = std::mem::size_of::<T>();
+            let old = self.rows.capacity();
+            let more = old.max(64);
+            // While the buffer moves the old one is still allocated.
+            self.held.grow((old + more) * slot)?;
+            self.rows.reserve_exact(more);
+            self.held.shrink(old * slot);
+        }
+        self.held.grow(value_bytes)?;
+        self.rows.push(row);
+        Ok(())
+    }
+
+    /// Charges `bytes` of working memory the rows need next (a sort's
+    /// merge buffer, an index over them).
+    pub(crate) fn grow(&mut self, bytes: usize) -> Result<(), SqlError> {
+        self.held.grow(bytes)
+    }
+
+    /// The rows.
+    pub(crate) fn rows(&self) -> &[T] {
+        &self.rows
+    }
+
+    /// The rows, mutably (to sort them).
+    pub(crate) fn rows_mut(&mut self) -> &mut [T] {
+        &mut self.rows
+    }
+
+    /// The rows and the reservation that pays for them.
+    pub(crate) fn into_parts(self) -> (Vec<T>, Reservation<'a>) {
+        (self.rows, self.held)
+    }
 }
 
 fn datum_bytes(datum: &Datum) -> usize {
@@ -152,5 +225,26 @@ mod tests {
         assert_eq!(budget.used(), 0);
         assert_eq!(budget.peak(), 1000);
         assert!(row_bytes(&[Datum::text("abc")]) > row_bytes(&[Datum::Int8(1)]));
+    }
+
+    #[test]
+    fn held_rows_charge_their_slots_and_values() {
+        let budget = MemoryBudget::new(1 << 20);
+        let mut rows = HeldRows::new(&budget);
+        let row = vec![Datum::Int8(1)];
+        rows.push(row.clone(), row_bytes(&row)).unwrap();
+        let slots = 64 * std::mem::size_of::<Vec<Datum>>();
+        assert_eq!(budget.used(), slots + row_bytes(&row));
+        for _ in 1..65 {
+            rows.push(row.clone(), row_bytes(&row)).unwrap();
+        }
+        assert_eq!(rows.rows().len(), 65);
+        assert_eq!(budget.used(), 2 * slots + 65 * row_bytes(&row));
+        assert!(
+            budget.peak() >= 3 * slots,
+            "old and new buffer while it moves"
+        );
+        drop(rows);
+        assert_eq!(budget.used(), 0);
     }
 }

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use rocklake_types::{Datum, SqlError};
 
 use crate::exec::compare::compare;
-use crate::exec::memory::Reservation;
+use crate::exec::memory::{owned_bytes, HeldRows};
 use crate::exec::stream::{Buffered, RowCow, RowStream, Stream};
 use crate::exec::ExecCtx;
 use crate::plan::SortKey;
@@ -71,14 +71,16 @@ impl<'a> Sort<'a> {
 impl<'a> RowStream<'a> for Sort<'a> {
     fn next(&mut self) -> Result<Option<RowCow<'a>>, SqlError> {
         if let Some(mut input) = self.input.take() {
-            let mut held = Reservation::new(self.ctx.budget());
-            let mut rows = Vec::new();
+            let mut rows = HeldRows::new(self.ctx.budget());
             while let Some(row) = input.next()? {
-                held.hold_row(&row)?;
-                rows.push(row);
+                let bytes = owned_bytes(&row);
+                rows.push(row, bytes)?;
             }
             self.ctx.limits.check()?;
-            rows.sort_by(|a, b| order_rows(a, b, self.keys));
+            // The stable merge sort allocates half the rows' slots.
+            rows.grow(rows.rows().len() / 2 * std::mem::size_of::<RowCow>())?;
+            rows.rows_mut().sort_by(|a, b| order_rows(a, b, self.keys));
+            let (rows, held) = rows.into_parts();
             self.sorted = Some(Buffered::new(rows, Some(held)));
         }
         match &mut self.sorted {

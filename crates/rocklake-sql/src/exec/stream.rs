@@ -12,7 +12,7 @@ use rocklake_types::{Datum, PgType, Row, SqlError};
 
 use crate::exec::cast::cast_datum;
 use crate::exec::eval::{eval, eval_pred};
-use crate::exec::memory::Reservation;
+use crate::exec::memory::{row_bytes, HeldRows, Reservation};
 use crate::exec::pick::take_columns;
 use crate::exec::scan_data::{with_ctid, ScanData};
 use crate::exec::select::row_key;
@@ -37,13 +37,13 @@ pub(crate) fn collect<'a>(
     mut stream: Stream<'a>,
     ctx: &'a ExecCtx<'a>,
 ) -> Result<(Vec<Row>, Reservation<'a>), SqlError> {
-    let mut held = Reservation::new(ctx.budget());
-    let mut rows = Vec::new();
+    let mut rows = HeldRows::new(ctx.budget());
     while let Some(row) = stream.next()? {
-        held.hold_row(&row)?;
-        rows.push(row.into_owned());
+        let row = row.into_owned();
+        let bytes = row_bytes(&row);
+        rows.push(row, bytes)?;
     }
-    Ok((rows, held))
+    Ok(rows.into_parts())
 }
 
 /// Rows handed out from a vector (a VALUES list already evaluated, a

@@ -12,8 +12,7 @@ use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 use rocklake_types::output::{send_results, Notice, QueryOutput, ResultSink, TxStatus};
 use rocklake_types::SinkError;
 use rocklake_types::{SqlError, SqlState};
-use rocklake_wire::startup::ClientParams;
-use rocklake_wire::{ServerConfig, SessionFactory, SqlSession};
+use rocklake_wire::{ServerConfig, SessionFactory, SessionStart, SqlSession};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -28,6 +27,10 @@ pub struct Log {
     pub aborts: usize,
     /// `database` of each client a session was opened for.
     pub databases: Vec<String>,
+    /// The process id the server gave each session.
+    pub pids: Vec<i32>,
+    /// The SQLSTATE each interrupted `wait` statement ended with.
+    pub interrupted: Vec<String>,
 }
 
 /// Columns of the `copy in` target and of `copy out`.
@@ -91,10 +94,13 @@ pub fn type_row() -> Row {
     ]
 }
 
-/// A session whose statements are scripted by their text.
+/// A session whose statements are scripted by their text. Besides the
+/// fixed answers, `wait` runs until the session is interrupted (cancel,
+/// client gone, shutdown) and `panic` panics.
 pub struct FakeSession {
     status: TxStatus,
     log: Arc<Mutex<Log>>,
+    interrupt: Arc<rocklake_types::Interrupt>,
 }
 
 impl FakeSession {
@@ -197,7 +203,18 @@ impl SqlSession for FakeSession {
                     }
                 }
             }
-            let result = self.statement(stmt);
+            let result = match stmt.to_ascii_lowercase().as_str() {
+                "wait" => {
+                    self.interrupt.start_statement(None);
+                    let stopped = self.interrupt.stopped().await;
+                    self.interrupt.end_statement();
+                    let code = stopped.code.to_string();
+                    self.log.lock().unwrap().interrupted.push(code);
+                    Err(stopped)
+                }
+                "panic" => panic!("the fake session panics on purpose"),
+                _ => self.statement(stmt),
+            };
             let failed = result.is_err();
             send_results(vec![result], sink).await?;
             if failed {
@@ -222,10 +239,6 @@ impl SqlSession for FakeSession {
     fn status(&self) -> TxStatus {
         self.status
     }
-
-    fn backend_pid(&self) -> Option<i32> {
-        Some(4242)
-    }
 }
 
 /// Opens [`FakeSession`]s, recording each client's database.
@@ -234,19 +247,15 @@ struct FakeFactory {
 }
 
 impl SessionFactory for FakeFactory {
-    fn new_session(
-        &self,
-        client: &ClientParams,
-        _interrupt: Arc<rocklake_types::Interrupt>,
-    ) -> Box<dyn SqlSession> {
-        self.log
-            .lock()
-            .unwrap()
-            .databases
-            .push(client.database.clone());
+    fn new_session(&self, start: SessionStart<'_>) -> Box<dyn SqlSession> {
+        let mut log = self.log.lock().unwrap();
+        log.databases.push(start.client.database.clone());
+        log.pids.push(start.pid);
+        drop(log);
         Box::new(FakeSession {
             status: TxStatus::Idle,
             log: Arc::clone(&self.log),
+            interrupt: start.interrupt,
         })
     }
 }
@@ -258,6 +267,25 @@ pub struct TestServer {
     /// What its sessions recorded.
     pub log: Arc<Mutex<Log>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
+    served: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl TestServer {
+    /// Shuts the server down and waits until `serve_until` returns; how
+    /// long that took.
+    pub async fn shut_down(mut self) -> std::time::Duration {
+        let started = std::time::Instant::now();
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let served = self.served.take().expect("served");
+        tokio::time::timeout(std::time::Duration::from_secs(30), served)
+            .await
+            .expect("serve_until did not return within 30 s")
+            .unwrap()
+            .unwrap();
+        started.elapsed()
+    }
 }
 
 impl Drop for TestServer {
@@ -282,7 +310,7 @@ pub async fn start_on(port: u16, config: ServerConfig) -> TestServer {
         log: Arc::clone(&log),
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(rocklake_wire::serve_until(
+    let served = tokio::spawn(rocklake_wire::serve_until(
         listener,
         Arc::new(factory),
         config,
@@ -294,6 +322,7 @@ pub async fn start_on(port: u16, config: ServerConfig) -> TestServer {
         port,
         log,
         stop: Some(stop),
+        served: Some(served),
     }
 }
 
@@ -344,6 +373,37 @@ impl RawClient {
     /// Sends raw bytes.
     pub async fn send_raw(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).await.unwrap();
+    }
+
+    /// The (process id, secret key) of the BackendKeyData among `messages`.
+    pub fn backend_key(messages: &[PgWireBackendMessage]) -> (i32, i32) {
+        messages
+            .iter()
+            .find_map(|m| match m {
+                PgWireBackendMessage::BackendKeyData(k) => match k.secret_key {
+                    pgwire::messages::startup::SecretKey::I32(key) => Some((k.pid, key)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .expect("BackendKeyData")
+    }
+
+    /// Sends a CancelRequest for (`pid`, `key`) on a new connection, as
+    /// libpq does, and waits for the server to close it.
+    pub async fn cancel(port: u16, pid: i32, key: i32) {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        let mut packet = vec![0, 0, 0, 16, 0x04, 0xD2, 0x16, 0x2E];
+        packet.extend_from_slice(&pid.to_be_bytes());
+        packet.extend_from_slice(&key.to_be_bytes());
+        stream.write_all(&packet).await.unwrap();
+        let mut rest = Vec::new();
+        let _ = stream.read_to_end(&mut rest).await;
+    }
+
+    /// The next backend message if one comes within `wait`.
+    pub async fn recv_within(&mut self, wait: std::time::Duration) -> Option<PgWireBackendMessage> {
+        tokio::time::timeout(wait, self.recv()).await.ok().flatten()
     }
 
     /// Closes the sending side; the server sees end of stream.
