@@ -174,9 +174,8 @@ def main():
     work = pathlib.Path(tempfile.mkdtemp(prefix="rocklake-soak-"))
     duck = bench.Duck(work, want_sqlite=False, may_install=False)
     server = bench.RockLake(work, binary, duck)
-    # DuckDB keeps several connections per writer open against RockLake
-    # (see the sessions column), more than the default 100 sessions allow
-    # for long runs with many writers.
+    # Room for many writers; the sessions column shows what DuckDB holds
+    # (one connection per DuckDB instance, see docs/benchmarks.md).
     server.serve_args = ["--max-sessions", str(args.max_sessions)]
     cat = server.new_catalog("soak")
     proc = server.procs[-1]

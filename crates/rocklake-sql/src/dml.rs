@@ -214,7 +214,7 @@ pub async fn insert(
     };
     let full = complete_rows(&def, &targets, rows)?;
     let n = full.len();
-    txn.insert(&def, full).await?;
+    env.limits.unless_stopped(txn.insert(&def, full)).await?;
     Ok(QueryOutput::Command {
         tag: format!("INSERT 0 {n}"),
         notices: Vec::new(),
@@ -309,7 +309,9 @@ pub async fn update(
             new_row[ci] = assign(r[ncols + 1 + j].clone(), &def.columns[ci].pg_type)?;
         }
         check_not_null(&def, &new_row)?;
-        txn.update(&def, id, new_row).await?;
+        env.limits
+            .unless_stopped(txn.update(&def, id, new_row))
+            .await?;
         n += 1;
     }
     Ok(QueryOutput::Command {

@@ -603,7 +603,7 @@ async fn copy_statement(
             let rows = sink.copy_in(&cols, text.as_ref()).await??;
             let full = complete_rows(&def, &targets, rows)?;
             let n = full.len();
-            txn.insert(&def, full).await?;
+            env.limits.unless_stopped(txn.insert(&def, full)).await?;
             sink.complete(&format!("COPY {n}"), &[]).await?;
             Ok(())
         }

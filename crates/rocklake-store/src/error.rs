@@ -52,6 +52,10 @@ pub enum StoreError {
         /// Which transaction or keys.
         context: String,
     },
+    /// Waiting for a key another transaction inserted would wait forever:
+    /// that transaction waits, directly or through others, for this one.
+    #[error("deadlock detected: two transactions wait for each other's unique keys")]
+    Deadlock,
     /// A newer writer opened the catalog; this instance can no longer write.
     #[error("this writer was fenced by a newer writer of the same catalog (epoch {epoch})")]
     Fenced {

@@ -1,12 +1,14 @@
 //! [`StoreInner`]: the state a catalog's writer shares with its transactions:
 //! the SlateDB handle, the writer epoch, the counters handed out in memory,
-//! the commit lock and the scan cache.
+//! the commit lock, the scan cache and the unique keys of transactions in
+//! flight.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use slatedb::Db;
 
+use crate::key_locks::KeyLocks;
 use crate::reader::Reads;
 use crate::scan_cache::ScanCache;
 
@@ -21,6 +23,8 @@ pub(crate) struct StoreInner {
     pub(crate) commit_lock: tokio::sync::Mutex<()>,
     /// Decoded rows of whole-prefix scans, kept until a commit changes them.
     pub(crate) scan_cache: Arc<ScanCache>,
+    /// Unique keys inserted by transactions in flight.
+    pub(crate) key_locks: Arc<KeyLocks>,
 }
 
 impl StoreInner {

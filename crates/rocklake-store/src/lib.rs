@@ -6,6 +6,7 @@
 pub mod engine;
 pub mod error;
 mod inner;
+mod key_locks;
 pub mod location;
 pub mod reader;
 mod registry_version;

@@ -151,6 +151,7 @@ impl CatalogStore {
                 next_namespace_id: AtomicU64::new(counters[2]),
                 commit_lock: tokio::sync::Mutex::new(()),
                 scan_cache: Arc::new(ScanCache::new()),
+                key_locks: Arc::default(),
             }),
             location: location.clone(),
         })

@@ -19,6 +19,7 @@ use slatedb::{DbTransaction, IsolationLevel};
 
 use crate::error::{ObjectKind, StoreError, StoreResult};
 use crate::inner::StoreInner;
+use crate::key_locks::{Claim, Claims};
 use crate::reader::{rows_prefix, KeyedRow};
 use crate::scan_cache::{CacheView, Lookup, Read, TagSet, Writes, MAX_WRITES_WRITTEN_THROUGH};
 use crate::unique::{committed_violation, key_description, sorts_after, InsertedKey, UniqueKey};
@@ -89,6 +90,9 @@ pub struct WriteTxn {
     /// What this transaction wrote, for the scan cache's write-through;
     /// `None` once there are too many writes to keep.
     writes: Option<Writes>,
+    /// The unique keys this transaction inserted, claimed until it ends
+    /// (dropped with it: after a commit, once its outcome is known).
+    claims: Claims,
 }
 
 impl WriteTxn {
@@ -99,7 +103,9 @@ impl WriteTxn {
             .begin(IsolationLevel::Snapshot)
             .map_err(|e| StoreError::storage("beginning a transaction", e, inner.epoch))?;
         let cache = inner.scan_cache.view(ended);
+        let claims = inner.key_locks.begin();
         Ok(WriteTxn {
+            claims,
             inner,
             txn,
             wrote: false,
@@ -334,15 +340,9 @@ impl WriteTxn {
         };
         let absent = self.beyond_last_row(relation, &probe).await?
             || !self.view().reads().scan_prefix_first(&probe).await?;
-        if absent {
-            // Also check what committed after this transaction began, as
-            // PostgreSQL does for primary keys.
-            if self.beyond_latest_last_row(relation, &probe)
-                || !self.inner.reads().scan_prefix_first(&probe).await?
-            {
-                self.unique_keys.push(InsertedKey { probe, violation });
-                return Ok(());
-            }
+        if absent && self.absent_once_claimed(relation, &probe).await? {
+            self.unique_keys.push(InsertedKey { probe, violation });
+            return Ok(());
         }
         // When a concurrent commit took a key this transaction inserted earlier
         // (typically the ducklake_snapshot id), report that one: it is the
@@ -351,6 +351,28 @@ impl WriteTxn {
             .earlier_violation()
             .await?
             .unwrap_or_else(|| violation.error()))
+    }
+
+    /// Whether no committed row is under `probe` (which this transaction's
+    /// snapshot does not hold either), once this transaction holds the claim
+    /// on it: a transaction in flight that inserted the same key is waited
+    /// for first, as PostgreSQL waits on a unique index, so the duplicate of
+    /// two concurrent inserts fails at the second statement, not at commit.
+    async fn absent_once_claimed(
+        &mut self,
+        relation: &Relation,
+        probe: &[u8],
+    ) -> StoreResult<bool> {
+        loop {
+            match self.claims.claim(probe) {
+                Claim::Claimed => break,
+                Claim::HeldBy(holder) => self.claims.wait_for(&holder).await?,
+            }
+        }
+        // Also check what committed after this transaction began, as
+        // PostgreSQL does for primary keys.
+        Ok(self.beyond_latest_last_row(relation, probe)
+            || !self.inner.reads().scan_prefix_first(probe).await?)
     }
 
     /// Whether every key under `probe` sorts after the last row of

@@ -109,13 +109,29 @@ async fn concurrent_commits_of_one_snapshot_id_fail_with_unique_violation() {
         .remove(0);
     setup.commit().await.unwrap();
 
-    // Both insert snapshot 7 before either commits: the second commit fails.
+    // Both insert snapshot 7 before either commits: as on PostgreSQL, the
+    // second insert waits for the first transaction and, once it commits,
+    // fails at the statement (not at its own commit).
     let mut first = store.write().unwrap();
     let mut second = store.write().unwrap();
     first.insert(&rel, snapshot_row(7)).await.unwrap();
-    second.insert(&rel, snapshot_row(7)).await.unwrap();
-    first.commit().await.unwrap();
-    match second.commit().await {
+    let committed = std::sync::atomic::AtomicBool::new(false);
+    let (second_insert, ()) = tokio::join!(
+        async {
+            let result = second.insert(&rel, snapshot_row(7)).await;
+            assert!(
+                committed.load(std::sync::atomic::Ordering::SeqCst),
+                "the second insert must wait for the first transaction"
+            );
+            result
+        },
+        async {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            committed.store(true, std::sync::atomic::Ordering::SeqCst);
+            first.commit().await.unwrap();
+        }
+    );
+    match second_insert {
         Err(StoreError::UniqueViolation {
             table,
             columns,
@@ -579,38 +595,57 @@ async fn dropping_a_relation_removes_its_rows_and_registry_entry() {
 /// Regression: when a concurrent writer commits the same snapshot first, a
 /// later insert that collides on a non-primary key (an inlined-data row) must
 /// still report the snapshot's primary key, as PostgreSQL would.
+/// A transaction waiting for a unique key another transaction inserted goes
+/// on when that one rolls back; two that wait for each other's keys get a
+/// deadlock error, and the other one goes on.
 #[tokio::test]
-async fn a_later_collision_reports_the_snapshot_primary_key() {
+async fn waits_for_inserted_keys_end_with_the_holder_or_a_deadlock() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
     let mut txn = store.write().unwrap();
     let snapshot = create_tables(&mut txn, &["ducklake_snapshot"])
         .await
         .remove(0);
-    let inlined = create_inlined_table(&mut txn, vec![]).await;
     txn.commit().await.unwrap();
-    let inlined_row = || vec![Datum::Int8(0), Datum::Int8(5), Datum::Null];
 
-    let mut slow = store.write().unwrap();
-    slow.insert(&snapshot, snapshot_row(5)).await.unwrap();
-    let mut fast = store.write().unwrap();
-    fast.insert(&snapshot, snapshot_row(5)).await.unwrap();
-    fast.insert(&inlined, inlined_row()).await.unwrap();
-    fast.commit().await.unwrap();
-    match slow.insert(&inlined, inlined_row()).await {
-        Err(StoreError::UniqueViolation {
-            table,
-            columns,
-            values,
-            ..
-        }) => {
-            assert_eq!(
-                (table.as_str(), columns.as_str(), values.as_str()),
-                ("ducklake_snapshot", "snapshot_id", "5")
-            );
-        }
-        other => panic!("expected the snapshot's unique violation, got {other:?}"),
-    }
+    let mut holder = store.write().unwrap();
+    holder.insert(&snapshot, snapshot_row(5)).await.unwrap();
+    let mut waiter = store.write().unwrap();
+    let (inserted, ()) = tokio::join!(waiter.insert(&snapshot, snapshot_row(5)), async move {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        drop(holder);
+    });
+    inserted.unwrap();
+    waiter.commit().await.unwrap();
+
+    let mut a = store.write().unwrap();
+    let mut b = store.write().unwrap();
+    a.insert(&snapshot, snapshot_row(10)).await.unwrap();
+    b.insert(&snapshot, snapshot_row(11)).await.unwrap();
+    let snap = &snapshot;
+    let (a_result, b_result) = tokio::join!(a.insert(snap, snapshot_row(11)), async move {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let result = b.insert(snap, snapshot_row(10)).await;
+        drop(b);
+        result
+    });
+    assert!(
+        matches!(b_result, Err(StoreError::Deadlock)),
+        "{b_result:?}"
+    );
+    a_result.unwrap();
+    a.commit().await.unwrap();
+    let ids: Vec<Datum> = store
+        .read()
+        .unwrap()
+        .view()
+        .rows(&snapshot, &[])
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.row[0].clone())
+        .collect();
+    assert_eq!(ids, vec![Datum::Int8(5), Datum::Int8(10), Datum::Int8(11)]);
 }
 
 /// Regression: two transactions that each found no table of a name in their

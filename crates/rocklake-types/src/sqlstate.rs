@@ -97,6 +97,8 @@ sqlstates! {
     INVALID_SCHEMA_NAME = "3F000";
     /// `40001 serialization_failure`: a concurrent commit conflicted.
     SERIALIZATION_FAILURE = "40001";
+    /// `40P01 deadlock_detected`: transactions waited for each other.
+    DEADLOCK_DETECTED = "40P01";
     /// `42501 insufficient_privilege`.
     INSUFFICIENT_PRIVILEGE = "42501";
     /// `42601 syntax_error`.

@@ -67,6 +67,22 @@ impl Limits<'_> {
             None => Ok(()),
         }
     }
+
+    /// Runs `write`, a write that may wait for another transaction (an
+    /// insert waits for one that inserted the same unique key), and ends it
+    /// with the statement's stop error when the statement must stop first.
+    pub async fn unless_stopped<T>(
+        &self,
+        write: impl std::future::Future<Output = Result<T, SqlError>>,
+    ) -> Result<T, SqlError> {
+        match self.interrupt {
+            Some(interrupt) => tokio::select! {
+                done = write => done,
+                stopped = interrupt.stopped() => Err(stopped),
+            },
+            None => write.await,
+        }
+    }
 }
 
 /// How many rows pass between interrupt checks.
