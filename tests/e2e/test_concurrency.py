@@ -129,3 +129,64 @@ def test_four_writers_fifty_commits_each(rocklake, duck, data_dir, tmp_path, mon
         n = sum(con.execute(f"SELECT count(*) FROM l.{name} AT (VERSION => {version})").fetchone()[0]
                 for name in sorted(set(names)))
         assert n == version - base_snapshot
+
+
+def _duplicate_in_flight(dsn: str) -> list:
+    """Two transactions insert the same ducklake_snapshot id; what the second
+    one sees: whether its INSERT waited for the first transaction, and how it
+    ended once the first committed (then, with another id, rolled back)."""
+    import threading
+    import time
+
+    import psycopg
+
+    steps = []
+    for first_ends in ("commit", "rollback"):
+        with psycopg.connect(dsn) as first, psycopg.connect(dsn) as second:
+            snapshot_id = first.execute("SELECT max(snapshot_id) + 1 FROM ducklake_snapshot").fetchone()[0]
+            insert = f"INSERT INTO ducklake_snapshot VALUES ({snapshot_id}, NOW(), 0, 1, 0)"
+            first.execute(insert)
+            outcome = {}
+
+            def second_inserts():
+                try:
+                    second.execute(insert)
+                    outcome["insert"] = "ok"
+                except psycopg.Error as error:
+                    outcome["insert"] = error.sqlstate
+
+            waiting = threading.Thread(target=second_inserts)
+            waiting.start()
+            time.sleep(0.5)
+            waited = waiting.is_alive()
+            getattr(first, first_ends)()
+            waiting.join(timeout=30)
+            assert not waiting.is_alive(), "the second INSERT never returned"
+            second.rollback() if outcome["insert"] != "ok" else second.commit()
+            count = first.execute(
+                f"SELECT count(*) FROM ducklake_snapshot WHERE snapshot_id = {snapshot_id}").fetchone()[0]
+            steps.append((first_ends, waited, outcome["insert"], count))
+    return steps
+
+
+@pytest.mark.rocklake
+def test_a_duplicate_of_a_transaction_in_flight_waits_and_fails_at_the_insert(rocklake, duck, data_dir, request):
+    """As a unique index of PostgreSQL: the second INSERT of a key another
+    transaction in flight inserted waits for it, then fails with 23505 if it
+    committed (DuckLake's commit retry expects the failure in its commit
+    batch, not at COMMIT) or goes on if it rolled back."""
+    import os
+
+    from conftest import PostgresBackend
+
+    rocklake.start()
+    con = duck()
+    con.execute(rocklake.attach_sql("l", data_dir()))
+    con.execute("DETACH l")
+    ours = _duplicate_in_flight(rocklake.dsn())
+    assert ours == [("commit", True, "23505", 1), ("rollback", True, "ok", 1)], ours
+    if os.environ.get("ROCKLAKE_PG_REFERENCE") == "1":
+        pg = PostgresBackend(request.getfixturevalue("pg_server"))
+        con.execute(pg.attach_sql("p", data_dir()))
+        con.execute("DETACH p")
+        assert _duplicate_in_flight(pg.server.dsn(pg.db)) == ours
