@@ -130,7 +130,7 @@ pub enum BExpr {
     InList(Box<BExpr>, Vec<BExpr>, bool),
     /// `x [NOT] IN (list)` over a long list of constants, looked up in a
     /// hash set as PostgreSQL does (the list is kept for key seeks).
-    InSet(Box<BExpr>, std::sync::Arc<ConstantSet>, bool),
+    InSet(Box<BExpr>, Arc<ConstantSet>, bool),
     /// `x [NOT] IN (subquery)`.
     InSub(Box<BExpr>, SubPlan, bool),
     /// `[NOT] EXISTS (subquery)`.

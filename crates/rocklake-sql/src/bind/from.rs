@@ -369,14 +369,12 @@ impl Binder<'_> {
                     };
                     bounds.push((col, bound));
                 }
-                BExpr::InSet(a, set, false) => {
-                    if let (BExpr::Col { up: 0, idx }, true) = (a.as_ref(), !set.values.is_empty())
-                    {
-                        if *idx < ncols {
-                            bounds.push((*idx, ColumnBound::In(set.values.clone())));
-                        }
+                BExpr::InSet(a, set, false) => match a.as_ref() {
+                    BExpr::Col { up: 0, idx } if *idx < ncols && !set.values.is_empty() => {
+                        bounds.push((*idx, ColumnBound::In(set.values.clone())));
                     }
-                }
+                    _ => {}
+                },
                 BExpr::InList(a, list, false) => {
                     if let BExpr::Col { up: 0, idx } = a.as_ref() {
                         let vals: Option<Vec<Datum>> = list

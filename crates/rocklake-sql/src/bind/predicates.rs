@@ -278,12 +278,7 @@ fn equalities_as_set(operands: &[BExpr]) -> Option<BExpr> {
         values.push(value.clone());
     }
     let (up, idx) = column?;
-    let keys = values.iter().map(hash_key).collect();
-    Some(BExpr::InSet(
-        Box::new(BExpr::Col { up, idx }),
-        Arc::new(ConstantSet { values, keys }),
-        false,
-    ))
+    Some(in_set(BExpr::Col { up, idx }, values, false))
 }
 
 /// Whether `value` is a constant whose [`hash_key`] matches its equality.
@@ -309,10 +304,13 @@ fn in_list(x: BExpr, list: Vec<BExpr>, negated: bool) -> BExpr {
         })
         .collect();
     match values {
-        Some(values) if values.len() >= MIN_HASHED_IN_LIST => {
-            let keys = values.iter().map(hash_key).collect();
-            BExpr::InSet(Box::new(x), Arc::new(ConstantSet { values, keys }), negated)
-        }
+        Some(values) if values.len() >= MIN_HASHED_IN_LIST => in_set(x, values, negated),
         _ => BExpr::InList(Box::new(x), list, negated),
     }
+}
+
+/// `x [NOT] IN` the hashed set of `values`.
+fn in_set(x: BExpr, values: Vec<Datum>, negated: bool) -> BExpr {
+    let keys = values.iter().map(hash_key).collect();
+    BExpr::InSet(Box::new(x), Arc::new(ConstantSet { values, keys }), negated)
 }
