@@ -1,7 +1,7 @@
 //! Catalog rows to and from their protobuf value bytes, field by field.
 //!
 //! The value messages are defined in `proto/rocklake_catalog.proto` (field
-//! number = column position + 1, row sequence = field 100). This module reads
+//! numbers by column name, row sequence = field 100). This module reads
 //! and writes that wire format directly between the bytes and a row's
 //! [`Datum`] cells. It is hand-written because the general alternatives cost
 //! too much on the read path: decoding through `prost-reflect`'s
@@ -12,7 +12,7 @@
 //! the tests check it against `DynamicMessage` on random rows in both
 //! directions, so the `.proto` file stays the definition of record.
 
-use crate::tables::{CatalogColumn, CatalogTable, CatalogType};
+use crate::tables::CatalogType;
 use rocklake_types::datum::Datum;
 
 /// Protobuf wire type of a varint field.
@@ -68,6 +68,13 @@ pub fn put_cell(buf: &mut Vec<u8>, field: u32, ty: CatalogType, datum: &Datum) -
         _ => return None,
     }
     Some(())
+}
+
+/// Appends a length-delimited field.
+pub fn put_bytes(buf: &mut Vec<u8>, field: u32, bytes: &[u8]) {
+    put_key(buf, field, LEN);
+    put_varint(buf, bytes.len() as u64);
+    buf.extend_from_slice(bytes);
 }
 
 /// Appends the row sequence (field 100; proto3 omits the zero default).
@@ -153,29 +160,24 @@ impl<'a> FieldReader<'a> {
     }
 }
 
-/// The cell a field holds for `column`, or why it cannot.
-pub fn field_to_datum(column: &CatalogColumn, field: &Field<'_>) -> Result<Datum, String> {
-    let wrong = || format!("field {} has the wrong wire type", column.name);
-    Ok(match (column.ty, field) {
+/// The cell a field holds for the column `name` of type `ty`, or why it cannot.
+pub fn field_to_datum(name: &str, ty: CatalogType, field: &Field<'_>) -> Result<Datum, String> {
+    let wrong = || format!("field {name} has the wrong wire type");
+    Ok(match (ty, field) {
         (CatalogType::Int8, Field::Varint(_, v)) => Datum::Int8(*v as i64),
         (CatalogType::TimestampTz, Field::Varint(_, v)) => Datum::TimestampTz(*v as i64),
         (CatalogType::Bool, Field::Varint(_, v)) => Datum::Bool(*v != 0),
         (CatalogType::Varchar, Field::Bytes(_, b)) => Datum::Text(
             std::str::from_utf8(b)
-                .map_err(|_| format!("field {} is not valid UTF-8", column.name))?
+                .map_err(|_| format!("field {name} is not valid UTF-8"))?
                 .into(),
         ),
         (CatalogType::Uuid, Field::Bytes(_, b)) => Datum::Uuid(
             (*b).try_into()
-                .map_err(|_| format!("field {} holds {} bytes, not 16", column.name, b.len()))?,
+                .map_err(|_| format!("field {name} holds {} bytes, not 16", b.len()))?,
         ),
         _ => return Err(wrong()),
     })
-}
-
-/// Whether `table` stores column `index` in its value (not in the key).
-pub fn in_value(table: &CatalogTable, index: usize) -> bool {
-    index < table.columns.len() && !table.is_key_column(index)
 }
 
 #[cfg(test)]

@@ -1,5 +1,10 @@
-//! The DuckLake 1.0 catalog tables: their columns (in the order DuckDB 1.5.5's
-//! ducklake extension creates them), their key layout and their primary keys.
+//! The DuckLake catalog tables: their columns (in the order DuckDB 1.5.5's
+//! ducklake extension creates them for spec 1.0; `ducklake_view_column_tag` as
+//! DuckLake 1.1 creates it), their key layout and their primary keys.
+//!
+//! A relation of another spec version keeps its table's tag and key: its key
+//! columns are found by *name*, and its other columns by name in the value
+//! message (see `proto/rocklake_catalog.proto` and [`crate::relations`]).
 //!
 //! Each table's key is `tag | field | field | ...`, every field a big-endian u64.
 //! A field is either a BIGINT column of the table or the hidden row sequence
@@ -133,9 +138,8 @@ impl CatalogTable {
         self.columns
             .iter()
             .map(|c| ColumnDef {
-                name: c.name.to_string(),
-                pg_type: c.ty.pg_type(),
                 not_null: c.not_null,
+                ..ColumnDef::new(c.name, c.ty.pg_type())
             })
             .collect()
     }
@@ -407,6 +411,21 @@ pub static CATALOG_TABLES: &[CatalogTable] = &[
             col("table_id", Int8),
         ],
         key: &[RowSeq, C(0)],
+        primary_key: &[],
+    },
+    CatalogTable {
+        tag: Tag::ViewColumnTag,
+        name: "ducklake_view_column_tag",
+        message: "ViewColumnTag",
+        columns: &[
+            col("view_id", Int8),
+            col("column_name", Varchar),
+            col("begin_snapshot", Int8),
+            col("end_snapshot", Int8),
+            col("key", Varchar),
+            col("value", Varchar),
+        ],
+        key: &[C(0), RowSeq, C(2)],
         primary_key: &[],
     },
     CatalogTable {
@@ -688,6 +707,7 @@ mod tests {
             "ducklake_macro",
             "ducklake_tag",
             "ducklake_column_tag",
+            "ducklake_view_column_tag",
             "ducklake_partition_info",
             "ducklake_sort_info",
         ] {
@@ -696,10 +716,10 @@ mod tests {
     }
 
     #[test]
-    fn all_twenty_eight_ducklake_tables_are_present_with_distinct_tags() {
-        assert_eq!(CATALOG_TABLES.len(), 28);
+    fn all_twenty_nine_ducklake_tables_are_present_with_distinct_tags() {
+        assert_eq!(CATALOG_TABLES.len(), 29);
         let tags: std::collections::HashSet<_> = CATALOG_TABLES.iter().map(|t| t.tag).collect();
-        assert_eq!(tags.len(), 28);
+        assert_eq!(tags.len(), 29);
         let column = CatalogTable::by_name("ducklake_column").unwrap();
         assert_eq!(column.key_len(), 25, "the seed's column key is 25 bytes");
     }

@@ -45,6 +45,8 @@ pub enum Tag {
     ColumnTag = 0x0C,
     /// `ducklake_schema_versions`.
     SchemaVersions = 0x0D,
+    /// `ducklake_view_column_tag` (DuckLake 1.1).
+    ViewColumnTag = 0x0E,
     /// `ducklake_data_file`.
     DataFile = 0x20,
     /// `ducklake_delete_file`.
@@ -93,7 +95,7 @@ pub enum Tag {
 
 impl Tag {
     /// Every tag, in byte order.
-    pub const ALL: [Tag; 35] = [
+    pub const ALL: [Tag; 36] = [
         Tag::Metadata,
         Tag::Snapshot,
         Tag::SnapshotChanges,
@@ -107,6 +109,7 @@ impl Tag {
         Tag::ObjectTag,
         Tag::ColumnTag,
         Tag::SchemaVersions,
+        Tag::ViewColumnTag,
         Tag::DataFile,
         Tag::DeleteFile,
         Tag::FileColumnStats,
@@ -157,6 +160,7 @@ impl Tag {
             Tag::ObjectTag => "tag",
             Tag::ColumnTag => "column_tag",
             Tag::SchemaVersions => "schema_versions",
+            Tag::ViewColumnTag => "view_column_tag",
             Tag::DataFile => "data_file",
             Tag::DeleteFile => "delete_file",
             Tag::FileColumnStats => "file_column_stats",

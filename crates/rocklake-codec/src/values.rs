@@ -11,10 +11,8 @@ use std::sync::LazyLock;
 use prost::Message;
 use prost_reflect::{DescriptorPool, MessageDescriptor};
 
-use crate::keys::{encode_key, field_at};
-use crate::protobuf;
-use crate::tables::{CatalogTable, KeyField};
-use rocklake_types::datum::{Datum, Row};
+use crate::tables::CatalogTable;
+use rocklake_types::datum::Row;
 
 /// Prost types generated from `proto/rocklake_catalog.proto`.
 #[allow(missing_docs, clippy::all)]
@@ -24,6 +22,12 @@ pub mod pb {
 
 /// Protobuf field number of the hidden row sequence in every value message.
 pub const ROW_SEQ_FIELD: u32 = 100;
+
+/// Protobuf field number of the count of a relation's stored columns when the
+/// row was written; written only once a column was added with a DEFAULT, so
+/// that an absent field of an older row reads that default (see
+/// [`crate::relations::catalog`]).
+pub const COLUMN_COUNT_FIELD: u32 = 101;
 
 static DESCRIPTORS: LazyLock<DescriptorPool> = LazyLock::new(|| {
     DescriptorPool::decode(&include_bytes!(concat!(env!("OUT_DIR"), "/rocklake_catalog.bin"))[..])
@@ -98,105 +102,6 @@ pub enum ValueError {
     },
 }
 
-fn key_field_value(table: &CatalogTable, row: &[Datum], index: usize) -> Result<u64, ValueError> {
-    let column = table.columns[index].name;
-    match &row[index] {
-        Datum::Null => Err(ValueError::NullKey {
-            table: table.name.to_string(),
-            column: column.to_string(),
-        }),
-        datum => {
-            let value = datum.as_i64().ok_or_else(|| ValueError::TypeMismatch {
-                table: table.name.to_string(),
-                column: column.to_string(),
-                expected: "bigint".to_string(),
-                actual: format!("{datum:?}"),
-            })?;
-            u64::try_from(value).map_err(|_| ValueError::NegativeKey {
-                table: table.name.to_string(),
-                column: column.to_string(),
-                value,
-            })
-        }
-    }
-}
-
-/// The key fields of a row of `table`, `row_seq` filling the hidden field.
-pub fn catalog_key_fields(
-    table: &CatalogTable,
-    row: &[Datum],
-    row_seq: u64,
-) -> Result<Vec<u64>, ValueError> {
-    check_arity(table, row)?;
-    table
-        .key
-        .iter()
-        .map(|field| match field {
-            KeyField::Column(i) => key_field_value(table, row, *i),
-            KeyField::RowSeq => Ok(row_seq),
-        })
-        .collect()
-}
-
-/// The full key of a row of `table`.
-pub fn catalog_key(
-    table: &CatalogTable,
-    row: &[Datum],
-    row_seq: u64,
-) -> Result<Vec<u8>, ValueError> {
-    Ok(encode_key(
-        table.tag,
-        &catalog_key_fields(table, row, row_seq)?,
-    ))
-}
-
-fn check_arity(table: &CatalogTable, row: &[Datum]) -> Result<(), ValueError> {
-    if row.len() != table.columns.len() {
-        return Err(ValueError::Arity {
-            table: table.name.to_string(),
-            actual: row.len(),
-            expected: table.columns.len(),
-        });
-    }
-    Ok(())
-}
-
-/// Encodes the non-key columns of a row of `table` and its row sequence as the
-/// table's protobuf value message.
-pub fn encode_catalog_value(
-    table: &CatalogTable,
-    row: &[Datum],
-    row_seq: u64,
-) -> Result<Vec<u8>, ValueError> {
-    check_arity(table, row)?;
-    let mut buf = Vec::with_capacity(16 * row.len());
-    for (index, datum) in row.iter().enumerate() {
-        if table.is_key_column(index) {
-            continue;
-        }
-        let column = &table.columns[index];
-        if datum.is_null() {
-            if column.not_null {
-                return Err(ValueError::NotNull {
-                    table: table.name.to_string(),
-                    column: column.name.to_string(),
-                });
-            }
-            continue;
-        }
-        protobuf::put_cell(&mut buf, index as u32 + 1, column.ty, datum).ok_or_else(|| {
-            ValueError::TypeMismatch {
-                table: table.name.to_string(),
-                column: column.name.to_string(),
-                expected: column.ty.pg_type().type_name().to_string(),
-                actual: format!("{datum:?}"),
-            }
-        })?;
-    }
-    protobuf::put_row_seq(&mut buf, ROW_SEQ_FIELD, row_seq);
-    Ok(buf)
-}
-
 /// A catalog row decoded from its key and value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecodedRow {
@@ -204,89 +109,6 @@ pub struct DecodedRow {
     pub row: Row,
     /// The hidden row sequence (row identity).
     pub row_seq: u64,
-}
-
-/// Rebuilds a full row of `table` from its key bytes and value bytes.
-pub fn decode_catalog_row(
-    table: &CatalogTable,
-    key: &[u8],
-    value: &[u8],
-) -> Result<DecodedRow, ValueError> {
-    decode_catalog_columns(table, key, value, None)
-}
-
-/// Like [`decode_catalog_row`], but columns whose `wanted` entry is false are
-/// left NULL without being decoded (their bytes are skipped).
-pub fn decode_catalog_columns(
-    table: &CatalogTable,
-    key: &[u8],
-    value: &[u8],
-    wanted: Option<&[bool]>,
-) -> Result<DecodedRow, ValueError> {
-    let corrupt = |reason: String| ValueError::Corrupt {
-        table: table.name.to_string(),
-        reason,
-    };
-    if key.len() != table.key_len() {
-        return Err(corrupt(format!(
-            "key of {} bytes, expected {}",
-            key.len(),
-            table.key_len()
-        )));
-    }
-    let mut row = vec![Datum::Null; table.columns.len()];
-    for (position, field) in table.key.iter().enumerate() {
-        if let KeyField::Column(index) = field {
-            let raw = field_at(key, position).expect("key length checked");
-            row[*index] = Datum::Int8(raw as i64);
-        }
-    }
-    let mut row_seq = 0;
-    let mut fields = protobuf::FieldReader::new(value);
-    while let Some(field) = fields.next_field().map_err(corrupt)? {
-        let number = match field {
-            protobuf::Field::Varint(n, seq) if n == ROW_SEQ_FIELD => {
-                row_seq = seq;
-                continue;
-            }
-            protobuf::Field::Varint(n, _)
-            | protobuf::Field::Bytes(n, _)
-            | protobuf::Field::Fixed(n) => n,
-        };
-        let index = number as usize - 1;
-        if !protobuf::in_value(table, index)
-            || wanted.is_some_and(|w| !w.get(index).copied().unwrap_or(true))
-        {
-            continue;
-        }
-        row[index] = protobuf::field_to_datum(&table.columns[index], &field).map_err(corrupt)?;
-    }
-    Ok(DecodedRow { row, row_seq })
-}
-
-/// Decodes only the `end_snapshot` column of a versioned table's value, for MVCC
-/// filtering without building the whole row.
-pub fn decode_end_snapshot(table: &CatalogTable, value: &[u8]) -> Result<Option<i64>, ValueError> {
-    let corrupt = |reason: String| ValueError::Corrupt {
-        table: table.name.to_string(),
-        reason,
-    };
-    let index = table
-        .column_index("end_snapshot")
-        .ok_or_else(|| corrupt("table has no end_snapshot".to_string()))?;
-    let wanted = index as u32 + 1;
-    let mut end = None;
-    let mut fields = protobuf::FieldReader::new(value);
-    while let Some(field) = fields.next_field().map_err(corrupt)? {
-        match field {
-            protobuf::Field::Varint(n, v) if n == wanted => end = Some(v as i64),
-            protobuf::Field::Bytes(n, _) | protobuf::Field::Fixed(n) if n == wanted => {
-                return Err(corrupt("end_snapshot has the wrong wire type".to_string()))
-            }
-            _ => {}
-        }
-    }
-    Ok(end)
 }
 
 /// Encodes the hot-key value.
@@ -323,7 +145,25 @@ pub fn decode_namespace(key: &[u8], bytes: &[u8]) -> Result<String, ValueError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keys::encode_key;
+    use crate::relations::catalog::CatalogLayout;
     use crate::tables::{CatalogType, CATALOG_TABLES};
+    use rocklake_types::datum::Datum;
+
+    fn decode_catalog_row(
+        table: &'static CatalogTable,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<DecodedRow, ValueError> {
+        CatalogLayout::of(table).decode(key, value, None)
+    }
+
+    fn decode_end_snapshot(
+        table: &'static CatalogTable,
+        value: &[u8],
+    ) -> Result<Option<i64>, ValueError> {
+        CatalogLayout::of(table).decode_end_snapshot(value)
+    }
     use proptest::prelude::*;
     use prost_reflect::{DynamicMessage, Kind, Value};
 
@@ -411,8 +251,8 @@ mod tests {
     proptest! {
         #[test]
         fn field_codec_agrees_with_the_proto_descriptor((table, row, row_seq) in any_catalog_row()) {
-            let ours = encode_catalog_value(table, &row, row_seq).unwrap();
-            let key = catalog_key(table, &row, row_seq).unwrap();
+            let ours = CatalogLayout::of(table).encode_value(&row, row_seq).unwrap();
+            let key = CatalogLayout::of(table).encode_key(&row, row_seq).unwrap();
             // Our bytes read back the same through the descriptor ...
             let (reflected, seq) = reflect_decode(table, &ours);
             prop_assert_eq!(seq, row_seq);
@@ -446,10 +286,12 @@ mod tests {
     fn unwanted_columns_stay_null() {
         let table = CatalogTable::by_name("ducklake_snapshot").unwrap();
         let row = snapshot_row();
-        let key = catalog_key(table, &row, 9).unwrap();
-        let value = encode_catalog_value(table, &row, 9).unwrap();
+        let key = CatalogLayout::of(table).encode_key(&row, 9).unwrap();
+        let value = CatalogLayout::of(table).encode_value(&row, 9).unwrap();
         let wanted = [true, false, true, false, false];
-        let decoded = decode_catalog_columns(table, &key, &value, Some(&wanted)).unwrap();
+        let decoded = CatalogLayout::of(table)
+            .decode(&key, &value, Some(&wanted))
+            .unwrap();
         assert_eq!(
             decoded.row,
             vec![
@@ -518,8 +360,8 @@ mod tests {
     fn catalog_row_round_trips_with_nulls() {
         let table = CatalogTable::by_name("ducklake_snapshot").unwrap();
         let row = snapshot_row();
-        let key = catalog_key(table, &row, 77).unwrap();
-        let value = encode_catalog_value(table, &row, 77).unwrap();
+        let key = CatalogLayout::of(table).encode_key(&row, 77).unwrap();
+        let value = CatalogLayout::of(table).encode_value(&row, 77).unwrap();
         let decoded = decode_catalog_row(table, &key, &value).unwrap();
         assert_eq!(decoded.row, row);
         assert_eq!(decoded.row_seq, 77);
@@ -533,8 +375,8 @@ mod tests {
     fn unknown_fields_are_tolerated() {
         let table = CatalogTable::by_name("ducklake_snapshot").unwrap();
         let row = snapshot_row();
-        let key = catalog_key(table, &row, 1).unwrap();
-        let mut value = encode_catalog_value(table, &row, 1).unwrap();
+        let key = CatalogLayout::of(table).encode_key(&row, 1).unwrap();
+        let mut value = CatalogLayout::of(table).encode_value(&row, 1).unwrap();
         // Field 50, varint 9: what a newer RockLake might add.
         value.extend_from_slice(&[0x90, 0x03, 0x09]);
         assert_eq!(decode_catalog_row(table, &key, &value).unwrap().row, row);
@@ -546,12 +388,12 @@ mod tests {
         let mut row = snapshot_row();
         row[0] = Datum::Null;
         assert!(matches!(
-            catalog_key(table, &row, 0),
+            CatalogLayout::of(table).encode_key(&row, 0),
             Err(ValueError::NullKey { .. })
         ));
         row[0] = Datum::Int8(-1);
         assert!(matches!(
-            catalog_key(table, &row, 0),
+            CatalogLayout::of(table).encode_key(&row, 0),
             Err(ValueError::NegativeKey { .. })
         ));
     }
@@ -566,7 +408,7 @@ mod tests {
             Datum::Null,
         ];
         assert!(matches!(
-            encode_catalog_value(table, &row, 0),
+            CatalogLayout::of(table).encode_value(&row, 0),
             Err(ValueError::NotNull { .. })
         ));
         let row = vec![
@@ -576,7 +418,7 @@ mod tests {
             Datum::Null,
         ];
         assert!(matches!(
-            encode_catalog_value(table, &row, 0),
+            CatalogLayout::of(table).encode_value(&row, 0),
             Err(ValueError::TypeMismatch { .. })
         ));
     }
@@ -587,10 +429,10 @@ mod tests {
         let mut row = vec![Datum::Null; table.columns.len()];
         row[0] = Datum::Int8(5);
         row[2] = Datum::Int8(100);
-        let value = encode_catalog_value(table, &row, 3).unwrap();
+        let value = CatalogLayout::of(table).encode_value(&row, 3).unwrap();
         assert_eq!(decode_end_snapshot(table, &value).unwrap(), None);
         row[3] = Datum::Int8(200);
-        let value = encode_catalog_value(table, &row, 3).unwrap();
+        let value = CatalogLayout::of(table).encode_value(&row, 3).unwrap();
         assert_eq!(decode_end_snapshot(table, &value).unwrap(), Some(200));
     }
 }

@@ -3,10 +3,10 @@
 
 use bytes::Bytes;
 use rocklake_codec::keys::{encode_key, field_at, hex_key};
-use rocklake_codec::relations::{Relation, RowLayout};
+use rocklake_codec::relations::Relation;
 use rocklake_codec::tables::CatalogTable;
 use rocklake_codec::tags::Tag;
-use rocklake_codec::values::{decode_end_snapshot, decode_namespace};
+use rocklake_codec::values::decode_namespace;
 use rocklake_types::datum::Row;
 use slatedb::config::ScanOptions;
 use slatedb::{DbReadOps, IterationOrder};
@@ -148,11 +148,10 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         prefix: &[u8],
     ) -> StoreResult<Vec<KeyedRow>> {
         let entries = self.scan_prefix(prefix).await?;
-        let layout = relation.layout();
         entries
             .into_iter()
             .map(|(key, value)| {
-                let decoded = relation.decode_row_with(layout, &key, &value, None)?;
+                let decoded = relation.decode_row(&key, &value)?;
                 Ok(KeyedRow {
                     key: key.to_vec(),
                     row_seq: decoded.row_seq,
@@ -192,27 +191,26 @@ impl<'a, R: DbReadOps + Sync> Reads<'a, R> {
         prefix_fields: &[u64],
         snapshot: u64,
     ) -> StoreResult<Vec<KeyedRow>> {
-        let RowLayout::Catalog(table) = relation.layout() else {
+        let Some(layout) = relation.layout().catalog() else {
             return Err(not_versioned(&relation.name));
         };
-        if !table.versioned() {
-            return Err(not_versioned(table.name));
+        if !layout.versioned() {
+            return Err(not_versioned(&relation.name));
         }
-        let prefix = encode_key(table.tag, prefix_fields);
-        let begin_position = table.key.len() - 1;
+        let prefix = encode_key(layout.table.tag, prefix_fields);
+        let begin_position = layout.key().len() - 1;
         let mut out = Vec::new();
         for (key, value) in self.scan_prefix(&prefix).await? {
             let begin = field_at(&key, begin_position).expect("catalog key length is fixed");
             if begin > snapshot {
                 continue;
             }
-            if let Some(end) = decode_end_snapshot(table, &value)? {
+            if let Some(end) = layout.decode_end_snapshot(&value)? {
                 if end <= snapshot as i64 {
                     continue;
                 }
             }
-            let decoded =
-                relation.decode_row_with(RowLayout::Catalog(table), &key, &value, None)?;
+            let decoded = relation.decode_row(&key, &value)?;
             out.push(KeyedRow {
                 key: key.to_vec(),
                 row_seq: decoded.row_seq,

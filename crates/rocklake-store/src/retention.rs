@@ -209,7 +209,7 @@ async fn snapshot_relation(txn: &WriteTxn) -> StoreResult<Relation> {
         .relations()
         .await?
         .into_iter()
-        .find(|r| matches!(r.layout(), RowLayout::Catalog(t) if t.tag == Tag::Snapshot))
+        .find(|r| matches!(r.layout(), RowLayout::Catalog(t) if t.table.tag == Tag::Snapshot))
         .ok_or_else(|| StoreError::NotFound {
             kind: ObjectKind::CatalogTable,
             name: "ducklake_snapshot".to_string(),

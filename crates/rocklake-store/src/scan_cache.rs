@@ -364,13 +364,12 @@ fn apply_writes<'w>(
     relation: &Relation,
     writes: impl Iterator<Item = (&'w Vec<u8>, &'w Option<Vec<u8>>)>,
 ) -> Result<Vec<KeyedRow>, ValueError> {
-    let layout = relation.layout();
     let mut out = rows.to_vec();
     for (key, value) in writes {
         let at = out.binary_search_by(|row| row.key.as_slice().cmp(key));
         match (at, value) {
             (found, Some(value)) => {
-                let decoded = relation.decode_row_with(layout, key, value, None)?;
+                let decoded = relation.decode_row(key, value)?;
                 let row = KeyedRow {
                     key: key.clone(),
                     row_seq: decoded.row_seq,

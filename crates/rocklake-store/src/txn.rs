@@ -299,10 +299,8 @@ impl WriteTxn {
         self.check_unique(relation, &key, &row).await?;
         let value = relation.row_value(&row, row_seq)?;
         self.put(&key, &value)?;
-        if let RowLayout::Catalog(table) = relation.layout() {
-            if table.tag == Tag::Snapshot {
-                self.note_snapshot(&row);
-            }
+        if relation.placement().tag == Tag::Snapshot {
+            self.note_snapshot(&row);
         }
         Ok(KeyedRow { key, row_seq, row })
     }
@@ -316,7 +314,7 @@ impl WriteTxn {
         let layout = relation.layout();
         let (probe, columns): (Vec<u8>, Vec<usize>) = match layout {
             RowLayout::Generic { .. } => return Ok(()),
-            RowLayout::Catalog(table) if table.primary_key_is_key_prefix() => {
+            RowLayout::Catalog(table) if table.key_prefix_is(&relation.primary_key) => {
                 let fields =
                     &rocklake_codec::keys::decode_key(key).map_err(|source| StoreError::Key {
                         context: format!("inserting into {}", relation.name),
@@ -325,8 +323,8 @@ impl WriteTxn {
                 let rocklake_codec::keys::DecodedKey::Fields { fields, .. } = fields else {
                     unreachable!("catalog keys have fields")
                 };
-                let prefix = encode_key(table.tag, &fields[..table.primary_key.len()]);
-                (prefix, table.primary_key.to_vec())
+                let prefix = encode_key(table.table.tag, &fields[..relation.primary_key.len()]);
+                (prefix, relation.primary_key.clone())
             }
             // The whole key is unique: it holds the primary key, if any.
             _ => (key.to_vec(), layout.key_columns()),
@@ -453,10 +451,8 @@ impl WriteTxn {
         }
         let value = relation.row_value(&new_row, row_seq)?;
         self.put(&key, &value)?;
-        if let RowLayout::Catalog(table) = relation.layout() {
-            if table.tag == Tag::Snapshot {
-                self.note_snapshot(&new_row);
-            }
+        if relation.placement().tag == Tag::Snapshot {
+            self.note_snapshot(&new_row);
         }
         Ok(KeyedRow {
             key,

@@ -367,15 +367,18 @@ pub struct ColumnDef {
     pub pg_type: PgType,
     /// Whether the column was declared `NOT NULL`.
     pub not_null: bool,
+    /// The column's `DEFAULT`: the text of a constant of its type (`None`: NULL).
+    pub default: Option<String>,
 }
 
 impl ColumnDef {
-    /// A nullable column.
+    /// A nullable column without a default.
     pub fn new(name: impl Into<String>, pg_type: PgType) -> Self {
         ColumnDef {
             name: name.into(),
             pg_type,
             not_null: false,
+            default: None,
         }
     }
 }

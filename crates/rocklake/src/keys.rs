@@ -6,10 +6,11 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use rocklake_codec::keys::{decode_key, hex_key, DecodedKey, SystemKey};
-use rocklake_codec::relations::{Relation, RowLayout};
+use rocklake_codec::relations::catalog::CatalogLayout;
+use rocklake_codec::relations::Relation;
 use rocklake_codec::tables::CatalogTable;
 use rocklake_codec::tags::Tag;
-use rocklake_codec::values::{decode_catalog_row, decode_hot_key, decode_namespace};
+use rocklake_codec::values::{decode_hot_key, decode_namespace};
 use rocklake_store::{CatalogStore, StoreLocation};
 use rocklake_types::value::text::format_text;
 use rocklake_types::{ColumnDef, Datum};
@@ -135,32 +136,33 @@ impl Relations {
         key: &[u8],
         value: &[u8],
     ) -> Result<String, String> {
-        if let Some(table) = CatalogTable::by_tag(tag) {
-            let decoded = decode_catalog_row(table, key, value).map_err(|e| e.to_string())?;
+        let prefix_len = match tag {
+            Tag::InlinedData => 2,
+            Tag::InlinedDelete | Tag::GenericRow => 1,
+            _ if CatalogTable::by_tag(tag).is_some() => 0,
+            _ => return Err(format!("no row layout for tag {}", tag.name())),
+        };
+        let prefix = (tag, fields[..prefix_len].to_vec());
+        let Some(relation) = self.by_prefix.get(&prefix) else {
+            // A catalog table's rows without its registry entry: read them as
+            // DuckLake 1.0 declares the table.
+            let table = CatalogTable::by_tag(tag)
+                .ok_or_else(|| "no relation in the registry owns this key".to_string())?;
+            let decoded = CatalogLayout::of(table)
+                .decode(key, value, None)
+                .map_err(|e| e.to_string())?;
             return Ok(describe_columns(
                 &table.column_defs(),
                 &decoded.row,
                 decoded.row_seq,
             ));
-        }
-        let prefix_len = match tag {
-            Tag::InlinedData => 2,
-            Tag::InlinedDelete | Tag::GenericRow => 1,
-            _ => return Err(format!("no row layout for tag {}", tag.name())),
         };
-        let prefix = (tag, fields[..prefix_len].to_vec());
-        let relation = self
-            .by_prefix
-            .get(&prefix)
-            .ok_or_else(|| "no relation in the registry owns this key".to_string())?;
-        debug_assert!(!matches!(relation.layout(), RowLayout::Catalog(_)));
         let decoded = relation.decode_row(key, value).map_err(|e| e.to_string())?;
-        Ok(format!(
-            "{}.{} {}",
-            relation.schema,
-            relation.name,
-            describe_columns(&relation.columns, &decoded.row, decoded.row_seq)
-        ))
+        let columns = describe_columns(&relation.columns, &decoded.row, decoded.row_seq);
+        if relation.layout().catalog().is_some() {
+            return Ok(columns);
+        }
+        Ok(format!("{}.{} {columns}", relation.schema, relation.name))
     }
 }
 

@@ -377,7 +377,7 @@ impl StorageTxn for StoreTxn {
     ) -> StorageResult<ScanRows> {
         let relation = self.resolve(relation).await?;
         let floor = match relation.layout() {
-            RowLayout::Catalog(table) if table.tag == Tag::Snapshot => {
+            RowLayout::Catalog(table) if table.table.tag == Tag::Snapshot => {
                 self.snapshot_floor(filter).await?
             }
             _ => 0,
