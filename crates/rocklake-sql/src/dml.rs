@@ -23,7 +23,7 @@ use rocklake_types::rows::RowId;
 use rocklake_types::{SqlError, SqlState};
 
 use crate::storage::{RelationDef, StorageTxn};
-use rocklake_types::value::text::format_text;
+use rocklake_types::value::text::{format_text, parse_text};
 
 /// The stored relation a DML statement targets.
 pub fn resolve_target(cat: &Catalog, name: &ObjectName) -> Result<RelationDef, SqlError> {
@@ -103,9 +103,17 @@ pub fn complete_rows(
     targets: &[usize],
     rows: Vec<Row>,
 ) -> Result<Vec<Row>, SqlError> {
+    let defaults = def
+        .columns
+        .iter()
+        .map(|c| match &c.default {
+            Some(text) => parse_text(text, &c.pg_type),
+            None => Ok(Datum::Null),
+        })
+        .collect::<Result<Vec<_>, SqlError>>()?;
     let mut out = Vec::with_capacity(rows.len());
     for r in rows {
-        let mut full = vec![Datum::Null; def.columns.len()];
+        let mut full = defaults.clone();
         for (v, &i) in r.into_iter().zip(targets) {
             full[i] = assign(v, &def.columns[i].pg_type).map_err(|e| {
                 SqlError::new(

@@ -23,6 +23,7 @@
 // ErrorResponse); errors are the cold path, so its size is accepted.
 #![allow(clippy::result_large_err)]
 
+mod alter;
 mod bind;
 mod catalog;
 mod copy;

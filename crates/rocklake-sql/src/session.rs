@@ -486,6 +486,7 @@ impl Session {
             Statement::Insert(i) => dml::insert(txn, &env, i).await?,
             Statement::Update(u) => dml::update(txn, &env, u, None).await?,
             Statement::Delete(d) => dml::delete(txn, &env, d).await?,
+            Statement::AlterTable(at) => crate::alter::alter_table(txn, &env, at).await?,
             Statement::Copy { .. } => return copy_statement(txn, &env, stmt, shared, sink).await,
             Statement::Drop { .. } => {
                 return Err(SqlError::unsupported(format!(
@@ -499,6 +500,9 @@ impl Session {
                 )
             }
         };
+        if matches!(stmt, Statement::AlterTable(_)) {
+            ctx.catalog = None;
+        }
         send_output(output, sink).await
     }
 

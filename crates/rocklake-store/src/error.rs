@@ -1,6 +1,7 @@
 //! Errors of the catalog store, each carrying the key or table it concerns.
 
 use rocklake_codec::keys::KeyError;
+use rocklake_codec::relations::alter::AlterError;
 use rocklake_codec::values::ValueError;
 
 /// What kind of object an [`StoreError::AlreadyExists`] or
@@ -90,6 +91,9 @@ pub enum StoreError {
     /// A row could not be encoded or a stored value decoded.
     #[error(transparent)]
     Value(#[from] ValueError),
+    /// An ALTER TABLE cannot change the relation as asked.
+    #[error(transparent)]
+    Alter(#[from] AlterError),
     /// A stored key is malformed.
     #[error("{context}: {source}")]
     Key {

@@ -222,11 +222,7 @@ impl WriteTxn {
             columns,
             primary_key,
         );
-        let layout = relation.layout();
-        if let Some(clash) = existing
-            .iter()
-            .find(|r| r.name == name && r.layout() == layout)
-        {
+        if let Some(clash) = existing.iter().find(|r| r.shares_rows_with(&relation)) {
             return Err(StoreError::Unsupported(format!(
                 "table \"{name}\" already exists in schema \"{}\"; RockLake stores one DuckLake catalog per server",
                 clash.schema
@@ -254,6 +250,81 @@ impl WriteTxn {
             true,
         )
         .await
+    }
+
+    /// ALTER TABLE: replaces the registry entry of `schema.name` by what
+    /// `change` makes of it. Rows stay where they are unless the change
+    /// places them elsewhere (a rename to or from a DuckLake table name):
+    /// then every row moves to its new key, keeping its row sequence. Cached
+    /// reads of the relation's rows (decoded with the old columns) are dropped
+    /// at commit.
+    pub async fn alter_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        change: impl FnOnce(&Relation) -> StoreResult<Relation>,
+    ) -> StoreResult<Relation> {
+        let Some(old) = self.view().relation(schema, name).await? else {
+            return Err(StoreError::NotFound {
+                kind: ObjectKind::Relation,
+                name: name.to_string(),
+            });
+        };
+        let new = change(&old)?;
+        if new.name != old.name {
+            let existing = self.view().relations().await?;
+            if existing
+                .iter()
+                .any(|r| r.schema == schema && r.name == new.name)
+            {
+                return Err(StoreError::AlreadyExists {
+                    kind: ObjectKind::Relation,
+                    name: new.name.clone(),
+                });
+            }
+            if let Some(clash) = existing
+                .iter()
+                .find(|r| r.relation_id != old.relation_id && r.shares_rows_with(&new))
+            {
+                return Err(StoreError::Unsupported(format!(
+                    "table \"{}\" already exists in schema \"{}\"; RockLake stores one DuckLake catalog per server",
+                    new.name, clash.schema
+                )));
+            }
+        }
+        if !new.shares_rows_with(&old) {
+            self.move_rows(&old, &new).await?;
+        }
+        self.put(&new.registry_key(), &new.encode())?;
+        self.registry_changed = true;
+        self.forget_cached_rows(&old);
+        self.forget_cached_rows(&new);
+        Ok(new)
+    }
+
+    /// Re-keys every row of `old` as a row of `new` (the same relation
+    /// placed elsewhere), keeping row sequences.
+    pub(crate) async fn move_rows(&mut self, old: &Relation, new: &Relation) -> StoreResult<usize> {
+        let rows = self
+            .view()
+            .reads()
+            .rows_under(old, &rows_prefix(old, &[]))
+            .await?;
+        for row in &rows {
+            self.remove(&row.key)?;
+            let key = new.row_key(&row.row, row.row_seq)?;
+            let value = new.row_value(&row.row, row.row_seq)?;
+            self.put(&key, &value)?;
+        }
+        Ok(rows.len())
+    }
+
+    /// Makes the scan cache drop its reads of `relation`'s rows when this
+    /// transaction commits (they were decoded with columns it changed), and
+    /// keeps this transaction from reading them from the cache.
+    fn forget_cached_rows(&mut self, relation: &Relation) {
+        self.written_tags.add_key(&rows_prefix(relation, &[]));
+        self.writes = None;
     }
 
     /// Drops the relation `schema.name`: its registry entry and every row.

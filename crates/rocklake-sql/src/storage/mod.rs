@@ -11,7 +11,7 @@ pub(crate) mod temp;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rocklake_types::datum::{ColumnDef, Datum, Row};
+use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
 use rocklake_types::SqlError;
 
@@ -45,6 +45,46 @@ impl RelationDef {
     pub fn primary_key_name(&self) -> String {
         format!("{}_pkey", self.name)
     }
+}
+
+/// One ALTER TABLE action on a relation, as storage applies it. The engine
+/// has checked it against the rows (NOT NULL) and evaluated defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RelationChange {
+    /// `ADD COLUMN`; existing rows read `missing` (the evaluated DEFAULT).
+    AddColumn {
+        /// The new column.
+        column: ColumnDef,
+        /// What rows written before read (`None`: NULL).
+        missing: Option<Datum>,
+    },
+    /// `DROP COLUMN`.
+    DropColumn(String),
+    /// `RENAME COLUMN from TO to`.
+    RenameColumn {
+        /// Current name.
+        from: String,
+        /// New name.
+        to: String,
+    },
+    /// `RENAME TO`.
+    Rename(String),
+    /// `ALTER COLUMN ... SET/DROP DEFAULT`, `SET/DROP NOT NULL`.
+    AlterColumn {
+        /// Column name.
+        column: String,
+        /// New default (`Some(None)`: DROP DEFAULT), unchanged if `None`.
+        default: Option<Option<String>>,
+        /// New NOT NULL, unchanged if `None`.
+        not_null: Option<bool>,
+    },
+    /// `ALTER COLUMN ... TYPE`: the engine rewrites every row afterwards.
+    SetType {
+        /// Column name.
+        column: String,
+        /// New type.
+        pg_type: PgType,
+    },
 }
 
 /// A bound on one column that a scan may use to narrow what it reads. The
@@ -134,6 +174,21 @@ pub trait StorageTxn: Send {
         name: &str,
         if_exists: bool,
     ) -> StorageResult<bool>;
+
+    /// Applies one ALTER TABLE action to `schema.name` and returns the
+    /// altered definition (errors: 42P01 unknown table, 42703 unknown column,
+    /// 42701 duplicate column, 42P07 a rename onto an existing table).
+    async fn alter_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        change: RelationChange,
+    ) -> StorageResult<RelationDef> {
+        let _ = (schema, name);
+        Err(SqlError::unsupported(format!(
+            "ALTER TABLE ({change:?}) is not supported by this storage"
+        )))
+    }
 
     /// Creates a schema (namespace). Same existence rules as `create_relation`
     /// (SQLSTATE 42P06).

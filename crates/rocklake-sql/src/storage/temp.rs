@@ -16,7 +16,9 @@ use async_trait::async_trait;
 use rocklake_types::datum::Row;
 
 use crate::storage::memory::MemoryStorage;
-use crate::storage::{RelationDef, ScanFilter, ScanRows, Storage, StorageResult, StorageTxn};
+use crate::storage::{
+    RelationChange, RelationDef, ScanFilter, ScanRows, Storage, StorageResult, StorageTxn,
+};
 use rocklake_types::rows::{RowId, ScannedRow};
 
 /// The schema temporary relations live in; unqualified names look here first.
@@ -99,6 +101,18 @@ impl StorageTxn for TempOverlay {
         self.route(schema)
             .await?
             .drop_relation(schema, name, if_exists)
+            .await
+    }
+
+    async fn alter_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        change: RelationChange,
+    ) -> StorageResult<RelationDef> {
+        self.route(schema)
+            .await?
+            .alter_relation(schema, name, change)
             .await
     }
 

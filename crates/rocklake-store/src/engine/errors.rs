@@ -1,5 +1,6 @@
 //! Store errors as the PostgreSQL errors a client gets.
 
+use rocklake_codec::relations::alter::AlterError;
 use rocklake_codec::values::ValueError;
 use rocklake_types::{SqlError, SqlState};
 
@@ -56,6 +57,14 @@ pub fn to_sql(error: StoreError) -> SqlError {
             format!("relation \"{name}\" does not exist"),
         ),
         StoreError::Unsupported(message) => SqlError::unsupported(message),
+        StoreError::Alter(alter) => SqlError::new(
+            match alter {
+                AlterError::NoSuchColumn { .. } => SqlState::UNDEFINED_COLUMN,
+                AlterError::DuplicateColumn { .. } => SqlState::DUPLICATE_COLUMN,
+                AlterError::KeyColumn { .. } => SqlState::FEATURE_NOT_SUPPORTED,
+            },
+            alter.to_string(),
+        ),
         StoreError::InvalidRequest(message) => {
             SqlError::new(SqlState::INVALID_PARAMETER_VALUE, message)
         }

@@ -12,8 +12,8 @@ use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tables::SnapshotColumns;
 use rocklake_codec::tags::Tag;
 use rocklake_sql::storage::{
-    ColumnBound, RelationDef, RowId, ScanFilter, ScanRows, ScannedRow, SharedRows, StorageResult,
-    StorageTxn,
+    ColumnBound, RelationChange, RelationDef, RowId, ScanFilter, ScanRows, ScannedRow, SharedRows,
+    StorageResult, StorageTxn,
 };
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::{SqlError, SqlState};
@@ -343,6 +343,56 @@ impl StorageTxn for StoreTxn {
             }
         }
         Ok(dropped)
+    }
+
+    async fn alter_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        change: RelationChange,
+    ) -> StorageResult<RelationDef> {
+        let moves_rows = matches!(change, RelationChange::Rename(_));
+        let altered = self
+            .writer()?
+            .alter_relation(schema, name, |relation| {
+                Ok(match change {
+                    RelationChange::AddColumn { column, missing } => {
+                        relation.add_column(column, missing)?
+                    }
+                    RelationChange::DropColumn(column) => relation.drop_column(&column)?,
+                    RelationChange::RenameColumn { from, to } => {
+                        relation.rename_column(&from, &to)?
+                    }
+                    RelationChange::Rename(to) => relation.renamed(&to),
+                    RelationChange::AlterColumn {
+                        column,
+                        default,
+                        not_null,
+                    } => relation.alter_column(&column, |def| {
+                        if let Some(default) = default {
+                            def.default = default;
+                        }
+                        if let Some(not_null) = not_null {
+                            def.not_null = not_null;
+                        }
+                    })?,
+                    RelationChange::SetType { column, pg_type } => {
+                        relation.retyped(&column, pg_type)?
+                    }
+                })
+            })
+            .await
+            .map_err(to_sql)?;
+        let map = self.relation_map_mut().await?;
+        map.remove(&(schema.to_string(), name.to_string()));
+        map.insert(
+            (altered.schema.clone(), altered.name.clone()),
+            altered.clone(),
+        );
+        if moves_rows {
+            self.row_keys.forget_relation(altered.relation_id);
+        }
+        Ok(definition(&altered))
     }
 
     async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {

@@ -61,6 +61,24 @@ pub(super) fn columns_columns() -> Vec<ColumnDef> {
     ]
 }
 
+/// A constant default as PostgreSQL shows it (`pg_get_expr` of pg_attrdef):
+/// numbers and booleans bare, other values as a quoted literal cast to the
+/// column's type, e.g. `'literal'::character varying`.
+fn default_expression(text_value: &str, pg_type: &PgType) -> String {
+    let bare = matches!(
+        pg_type,
+        PgType::Int2 | PgType::Int4 | PgType::Int8 | PgType::Numeric(_) | PgType::Bool
+    ) && !text_value.starts_with('-');
+    if bare {
+        return text_value.to_string();
+    }
+    format!(
+        "'{}'::{}",
+        text_value.replace('\'', "''"),
+        pg_type.display_name()
+    )
+}
+
 pub(super) fn columns_rows(cat: &Catalog) -> Vec<Row> {
     let mut out = Vec::new();
     for r in cat.relations.iter() {
@@ -81,7 +99,9 @@ pub(super) fn columns_rows(cat: &Catalog) -> Vec<Row> {
                 text(&r.name),
                 text(&c.name),
                 Datum::Int4(i as i32 + 1),
-                Datum::Null,
+                c.default
+                    .as_ref()
+                    .map_or(Datum::Null, |d| text(&default_expression(d, &c.pg_type))),
                 text(if nullable { "YES" } else { "NO" }),
                 text(data_type),
                 p,

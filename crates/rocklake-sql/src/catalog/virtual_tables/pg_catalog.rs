@@ -97,7 +97,7 @@ pub(super) fn pg_attribute_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Int4(i32::from(c.pg_type == PgType::Int2Array)),
                 Datum::Int4(c.pg_type.type_modifier()),
                 Datum::Bool(c.not_null || pk),
-                Datum::Bool(false),
+                Datum::Bool(c.default.is_some()),
                 Datum::Bool(false),
             ]);
         }
