@@ -16,6 +16,7 @@ mod scan_cache;
 pub mod store;
 pub mod txn;
 mod unique;
+pub mod upgrade;
 pub mod view;
 
 pub use engine::CatalogStorage;

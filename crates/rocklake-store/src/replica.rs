@@ -23,6 +23,7 @@ use crate::location::StoreLocation;
 use crate::reader::Reads;
 use crate::store::FORMAT_VERSION;
 use crate::txn::ReadTxn;
+use crate::upgrade::FORMAT_WITHOUT_PLACEMENTS;
 use crate::view::ReadView;
 
 /// How a replica follows its writer.
@@ -79,7 +80,8 @@ impl CatalogReplica {
             epoch: 0,
         };
         match reads.get_u64(&SystemKey::FormatVersion.key()).await? {
-            Some(FORMAT_VERSION) => {}
+            // A replica reads format 1 as it is (its writer upgrades it).
+            Some(FORMAT_VERSION | FORMAT_WITHOUT_PLACEMENTS) => {}
             Some(found) => {
                 return Err(StoreError::FormatVersion {
                     found,

@@ -365,7 +365,7 @@ impl Excision<'_> {
         let Some(relation) = self.catalog.get(name) else {
             return Ok(Vec::new());
         };
-        let Some(index) = relation.column_index(column) else {
+        let Some(index) = relation.role_column(column) else {
             return Ok(Vec::new());
         };
         let removed: Vec<KeyedRow> = self
@@ -390,7 +390,7 @@ impl Excision<'_> {
         let Some(relation) = self.catalog.get(name) else {
             return Ok(HashSet::new());
         };
-        let Some(index) = relation.column_index(id_column) else {
+        let Some(index) = relation.role_column(id_column) else {
             return Ok(HashSet::new());
         };
         Ok(self

@@ -16,9 +16,11 @@ use crate::location::StoreLocation;
 use crate::reader::Reads;
 use crate::scan_cache::ScanCache;
 use crate::txn::{ReadTxn, WriteTxn};
+use crate::upgrade::{upgrade_to_current, FORMAT_WITHOUT_PLACEMENTS};
 
-/// On-disk format version this build writes and reads.
-pub const FORMAT_VERSION: u64 = 1;
+/// On-disk format version this build writes. It also opens format 1
+/// catalogs, which its writer upgrades (see [`crate::upgrade`]).
+pub const FORMAT_VERSION: u64 = 2;
 
 /// How to open a catalog.
 #[derive(Debug, Clone)]
@@ -113,7 +115,7 @@ impl CatalogStore {
             .get_u64(&SystemKey::FormatVersion.key())
             .await?
             .unwrap_or(FORMAT_VERSION);
-        if format != FORMAT_VERSION {
+        if format != FORMAT_VERSION && format != FORMAT_WITHOUT_PLACEMENTS {
             return Err(StoreError::FormatVersion {
                 found: format,
                 supported: FORMAT_VERSION,
@@ -134,7 +136,7 @@ impl CatalogStore {
         }
         let mut batch = slatedb::WriteBatch::new();
         batch.put(SystemKey::WriterEpoch.key(), epoch.to_be_bytes());
-        batch.put(SystemKey::FormatVersion.key(), FORMAT_VERSION.to_be_bytes());
+        batch.put(SystemKey::FormatVersion.key(), format.to_be_bytes());
         db.write(batch)
             .await
             .map_err(|e| StoreError::storage("recording the writer epoch", e, epoch))?;
@@ -142,7 +144,7 @@ impl CatalogStore {
             .await
             .map_err(|e| StoreError::storage("recording the writer epoch", e, epoch))?;
         tracing::info!(%location, epoch, "catalog opened");
-        Ok(CatalogStore {
+        let store = CatalogStore {
             inner: Arc::new(StoreInner {
                 db,
                 epoch,
@@ -154,7 +156,18 @@ impl CatalogStore {
                 key_locks: Arc::default(),
             }),
             location: location.clone(),
-        })
+        };
+        if format == FORMAT_WITHOUT_PLACEMENTS {
+            let mut txn = store.write()?;
+            let report = upgrade_to_current(&mut txn).await?;
+            txn.commit().await?;
+            tracing::info!(
+                relations = report.relations,
+                moved = ?report.moved,
+                "catalog upgraded from format {FORMAT_WITHOUT_PLACEMENTS} to {FORMAT_VERSION}"
+            );
+        }
+        Ok(store)
     }
 
     /// Where the catalog lives.

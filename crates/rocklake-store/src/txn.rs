@@ -295,10 +295,8 @@ impl WriteTxn {
         if !new.shares_rows_with(&old) {
             self.move_rows(&old, &new).await?;
         }
-        self.put(&new.registry_key(), &new.encode())?;
-        self.registry_changed = true;
+        self.replace_registry_entry(&new)?;
         self.forget_cached_rows(&old);
-        self.forget_cached_rows(&new);
         Ok(new)
     }
 
@@ -312,11 +310,23 @@ impl WriteTxn {
             .await?;
         for row in &rows {
             self.remove(&row.key)?;
+        }
+        for row in &rows {
             let key = new.row_key(&row.row, row.row_seq)?;
             let value = new.row_value(&row.row, row.row_seq)?;
             self.put(&key, &value)?;
         }
+        self.forget_cached_rows(old);
+        self.forget_cached_rows(new);
         Ok(rows.len())
+    }
+
+    /// Writes `relation`'s registry entry over the one of the same id.
+    pub(crate) fn replace_registry_entry(&mut self, relation: &Relation) -> StoreResult<()> {
+        self.put(&relation.registry_key(), &relation.encode())?;
+        self.registry_changed = true;
+        self.forget_cached_rows(relation);
+        Ok(())
     }
 
     /// Makes the scan cache drop its reads of `relation`'s rows when this

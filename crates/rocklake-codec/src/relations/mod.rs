@@ -162,6 +162,21 @@ impl Relation {
         self.columns.iter().position(|c| c.name == name)
     }
 
+    /// The column playing the DuckLake role `role` (`row_id`,
+    /// `begin_snapshot`, `end_snapshot`, or any column name): in an
+    /// inlined-data table the system columns are its first three whatever
+    /// their names (`_ducklake_row_id`... since DuckLake 1.1, where a user
+    /// column may be called `row_id`); elsewhere the column of that name.
+    pub fn role_column(&self, role: &str) -> Option<usize> {
+        if self.placement.tag == Tag::InlinedData {
+            let system = ["row_id", "begin_snapshot", "end_snapshot"];
+            if let Some(position) = system.iter().position(|s| *s == role) {
+                return self.live.iter().position(|s| *s == position);
+            }
+        }
+        self.column_index(role)
+    }
+
     /// The key layout of this relation's rows.
     pub fn layout(&self) -> &RowLayout {
         &self.layout
