@@ -6,24 +6,31 @@
 # pytest, psycopg and pytz, then lays the extensions out as a DuckDB extension
 # directory at <repo>/.venv/duckdb-ext/v1.5.5/linux_amd64/.
 #
+# Also creates <repo>/.venv-duckdb-1.4.4 with DuckDB 1.4.4 (the LTS release,
+# which creates DuckLake 0.3 catalogs) and its extensions, for the tests of the
+# catalog migrations between DuckDB versions (one Python process loads one
+# DuckDB version, so the old one lives in its own environment).
+#
 # Usage: scripts/setup-python.sh            (PYTHON=python3.11 to choose an interpreter)
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="${REPO_ROOT}/.venv"
 PYTHON="${PYTHON:-python3}"
-DUCKDB_VERSION="1.5.5"
 
+# setup_venv VENV DUCKDB_VERSION EXTRA_PINS...
+setup_venv() {
+VENV="$1"
+DUCKDB_VERSION="$2"
+shift 2
 PINNED=(
   "duckdb==${DUCKDB_VERSION}"
   "duckdb-extension-ducklake==${DUCKDB_VERSION}"
   "duckdb-extension-postgres==${DUCKDB_VERSION}"
   "duckdb-extension-httpfs==${DUCKDB_VERSION}"
-  "pytest==9.2.0"
-  "psycopg[binary]==3.3.9"
   # DuckDB returns TIMESTAMP WITH TIME ZONE values (ducklake_snapshots(), ...)
   # to Python as tz-aware datetimes, which needs pytz.
   "pytz==2026.6"
+  "$@"
 )
 
 if [ ! -x "${VENV}/bin/python" ]; then
@@ -89,3 +96,7 @@ con = duckdb.connect(config={"extension_directory": sys.argv[1],
 con.execute("LOAD ducklake; LOAD postgres_scanner;")
 print("setup-python: duckdb", duckdb.__version__, "loads ducklake + postgres_scanner OK")
 PY
+}
+
+setup_venv "${REPO_ROOT}/.venv" 1.5.5 "pytest==9.2.0" "psycopg[binary]==3.3.9"
+setup_venv "${REPO_ROOT}/.venv-duckdb-1.4.4" 1.4.4
