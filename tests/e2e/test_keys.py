@@ -52,7 +52,7 @@ def test_keys_decode_values_and_take_table_names(rocklake, duck, data_dir):
     registry = keys(rocklake, "--tag", "relation")
     assert any("table public.ducklake_snapshot (snapshot_id BIGINT" in line for line in registry)
     system = keys(rocklake, "--tag", "system")
-    assert any("'format-version' = 1" in line for line in system), system
+    assert any("'format-version' = 2" in line for line in system), system
     assert any("'hot-key' = HotKey {" in line for line in system), system
     counters = keys(rocklake, "--tag", "counter")
     assert any("next_snapshot_id = " in line for line in counters), counters

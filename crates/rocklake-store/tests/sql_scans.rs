@@ -4,29 +4,17 @@
 
 mod common;
 
+use common::query;
+
 use std::sync::Arc;
 
 use rocklake_sql::Session;
 use rocklake_store::CatalogStorage;
 use rocklake_types::datum::Datum;
-use rocklake_types::output::QueryOutput;
 
 const CREATE_SNAPSHOT: &str = "CREATE TABLE \"public\".\"ducklake_snapshot\"(\"snapshot_id\" BIGINT PRIMARY KEY, \
     \"snapshot_time\" TIMESTAMP WITH TIME ZONE, \"schema_version\" BIGINT, \"next_catalog_id\" BIGINT, \
     \"next_file_id\" BIGINT)";
-
-/// The rows of the last statement of `sql`, which must all succeed.
-async fn query(session: &mut Session, sql: &str) -> Vec<Vec<Datum>> {
-    let mut results = session.execute(sql).await;
-    let last = results.pop().expect("a result");
-    for earlier in results {
-        earlier.unwrap_or_else(|e| panic!("{sql}: {e:?}"));
-    }
-    match last.unwrap_or_else(|e| panic!("{sql}: {e:?}")) {
-        QueryOutput::Rows { rows, .. } | QueryOutput::CopyOut { rows, .. } => rows.into_rows(),
-        other => panic!("{sql}: no rows but {other:?}"),
-    }
-}
 
 fn one(value: i64) -> Vec<Vec<Datum>> {
     vec![vec![Datum::Int8(value)]]

@@ -8,7 +8,7 @@ use std::io::Write;
 use rocklake_codec::keys::{decode_key, hex_key, DecodedKey, SystemKey};
 use rocklake_codec::relations::catalog::CatalogLayout;
 use rocklake_codec::relations::Relation;
-use rocklake_codec::tables::CatalogTable;
+use rocklake_codec::tables::{CatalogTable, KeyField};
 use rocklake_codec::tags::Tag;
 use rocklake_codec::values::{decode_hot_key, decode_namespace};
 use rocklake_store::{CatalogStore, StoreLocation};
@@ -181,22 +181,55 @@ fn describe_columns(columns: &[ColumnDef], row: &[Datum], row_seq: u64) -> Strin
 
 fn describe_relation(relation: &Relation) -> String {
     let columns: Vec<String> = relation
-        .columns
+        .stored_columns()
         .iter()
         .map(|c| {
-            format!(
-                "{} {}{}",
-                c.name,
-                c.pg_type,
-                if c.not_null { " NOT NULL" } else { "" }
-            )
+            let mut text = format!("{} {}", c.def.name, c.def.pg_type);
+            if c.def.not_null {
+                text.push_str(" NOT NULL");
+            }
+            if let Some(default) = &c.def.default {
+                text.push_str(&format!(" DEFAULT {default:?}"));
+            }
+            if c.field != 0 {
+                text.push_str(&format!(" [field {}]", c.field));
+            }
+            if c.missing.is_some() {
+                text.push_str(" [older rows: default]");
+            }
+            if c.dropped {
+                text.push_str(" [dropped]");
+            }
+            text
         })
         .collect();
+    let placement = relation.placement();
+    let key: Vec<String> = placement
+        .key
+        .iter()
+        .map(|field| match field {
+            KeyField::Column(i) => relation.stored_columns()[*i].def.name.clone(),
+            KeyField::RowSeq => "row_seq".to_string(),
+        })
+        .collect();
+    let prefix: Vec<String> = placement.prefix.iter().map(u64::to_string).collect();
     format!(
-        "table {}.{} ({})",
+        "table {}.{} ({}) rows at {}{} | {}{}",
         relation.schema,
         relation.name,
-        columns.join(", ")
+        columns.join(", "),
+        placement.tag,
+        if prefix.is_empty() {
+            String::new()
+        } else {
+            format!(" | {}", prefix.join(" | "))
+        },
+        key.join(" | "),
+        if relation.is_legacy() {
+            " (format 1 entry)"
+        } else {
+            ""
+        }
     )
 }
 

@@ -85,3 +85,21 @@ pub async fn relation(store: &CatalogStore, name: &str) -> Relation {
         .unwrap()
         .unwrap_or_else(|| panic!("relation {name} missing"))
 }
+
+/// The rows of the last statement of `sql` run by `session`; every statement
+/// must succeed.
+pub async fn query(
+    session: &mut rocklake_sql::Session,
+    sql: &str,
+) -> Vec<Vec<rocklake_types::datum::Datum>> {
+    use rocklake_types::output::QueryOutput;
+    let mut results = session.execute(sql).await;
+    let last = results.pop().expect("a result");
+    for earlier in results {
+        earlier.unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+    }
+    match last.unwrap_or_else(|e| panic!("{sql}: {e:?}")) {
+        QueryOutput::Rows { rows, .. } | QueryOutput::CopyOut { rows, .. } => rows.into_rows(),
+        other => panic!("{sql}: no rows but {other:?}"),
+    }
+}
