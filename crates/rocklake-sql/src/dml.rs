@@ -79,7 +79,10 @@ pub fn check_not_null(def: &RelationDef, row: &Row) -> Result<(), SqlError> {
 }
 
 /// Resolves column names of a target list to indexes.
-fn target_columns(def: &RelationDef, names: &[ObjectName]) -> Result<Vec<usize>, SqlError> {
+pub(crate) fn target_columns(
+    def: &RelationDef,
+    names: &[ObjectName],
+) -> Result<Vec<usize>, SqlError> {
     if names.is_empty() {
         return Ok((0..def.columns.len()).collect());
     }

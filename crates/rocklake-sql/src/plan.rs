@@ -150,6 +150,9 @@ pub enum BExpr {
     },
     /// Scalar function call.
     Func(Func, Vec<BExpr>),
+    /// Bind parameter `$n` of a statement being prepared (never evaluated:
+    /// a statement runs with its parameters' values in place).
+    Param(usize),
 }
 
 /// A result column.

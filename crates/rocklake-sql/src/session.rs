@@ -9,14 +9,14 @@ use std::time::{Duration, SystemTime};
 
 use rocklake_types::datum::{timestamptz_micros, ColumnDef};
 use rocklake_types::output::{BatchResult, CollectSink, Notice, QueryOutput, ResultSink, TxStatus};
+use rocklake_types::params::{BindParam, Described};
 use rocklake_types::settings::SessionIdentity;
 use rocklake_types::{Interrupt, SinkError, SqlError, SqlState};
 use sqlparser::ast::{
-    CopySource, CopyTarget, DiscardObject, ObjectType, Query, SetExpr, Statement,
-    TransactionAccessMode, TransactionMode,
+    CopySource, CopyTarget, DiscardObject, ObjectType, SetExpr, Statement, TransactionAccessMode,
+    TransactionMode,
 };
 
-use crate::bind::Binder;
 use crate::catalog::Catalog;
 use crate::copy;
 use crate::ddl;
@@ -25,8 +25,9 @@ use crate::dml::{self, complete_rows, copy_targets, resolve_target};
 use crate::exec::memory::{MemoryBudget, DEFAULT_STATEMENT_MEMORY_LIMIT};
 use crate::exec::{Limits, StmtEnv};
 use crate::maintenance;
+use crate::params::ParamTypes;
 use crate::query::shared_results::CatalogResults;
-use crate::query::{self, out_columns, Destination, Failure};
+use crate::query::{self, Destination, Failure};
 use crate::settings::{self, SessionSettings};
 use crate::storage::temp::TempOverlay;
 use crate::storage::{RelationDef, Storage, StorageTxn};
@@ -213,7 +214,26 @@ impl Session {
     /// the first error; outside BEGIN the whole string is one implicit
     /// transaction. Fails only when the client connection is gone.
     pub async fn run(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<(), SinkError> {
-        let statements = match depth::parse(sql) {
+        self.run_bound(sql, &[], sink).await
+    }
+
+    /// Runs a statement of the extended protocol with the values of its
+    /// parameters (`$1` is `params[0]`), like [`Session::run`].
+    pub async fn run_bound(
+        &mut self,
+        sql: &str,
+        params: &[BindParam],
+        sink: &mut dyn ResultSink,
+    ) -> Result<(), SinkError> {
+        let parsed = depth::parse(sql).and_then(|mut statements| {
+            if !params.is_empty() {
+                for statement in &mut statements {
+                    crate::params::substitute(statement, params)?;
+                }
+            }
+            Ok(statements)
+        });
+        let statements = match parsed {
             Ok(statements) => statements,
             Err(error) => {
                 self.on_error();
@@ -506,24 +526,37 @@ impl Session {
         send_output(output, sink).await
     }
 
-    /// Result columns of a query without running it (Parse + Describe).
-    /// Statements without a result set describe as no columns.
-    pub async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
-        let stmts = depth::parse(sql)?;
+    /// Parse + Describe: the result columns of a statement without running
+    /// it, and the types of its parameters (`declared` by Parse, 0 where not
+    /// given, the others inferred from their use). Statements without a
+    /// result set describe as no columns.
+    pub async fn describe(&mut self, sql: &str, declared: &[u32]) -> Result<Described, SqlError> {
+        let mut stmts = depth::parse(sql)?;
         if stmts.len() > 1 {
             return Err(SqlError::new(
                 SqlState::SYNTAX_ERROR,
                 "cannot insert multiple commands into a prepared statement",
             ));
         }
-        let Some(Statement::Query(q)) = stmts.first() else {
-            return Ok(Vec::new());
+        let Some(stmt) = stmts.first_mut() else {
+            return Ok(Described {
+                params: declared.to_vec(),
+                columns: Vec::new(),
+            });
         };
-        if matches!(
-            q.body.as_ref(),
-            SetExpr::Update(_) | SetExpr::Insert(_) | SetExpr::Delete(_)
-        ) {
-            return Ok(Vec::new());
+        let mut params = ParamTypes::new(declared, crate::params::count(stmt)?);
+        let binds = matches!(
+            stmt,
+            Statement::Query(_)
+                | Statement::Insert(_)
+                | Statement::Update(_)
+                | Statement::Delete(_)
+        );
+        if !binds {
+            return Ok(Described {
+                params: params.resolved(),
+                columns: Vec::new(),
+            });
         }
         let temp = match self.state {
             TxState::Failed => return Err(aborted()),
@@ -533,14 +566,21 @@ impl Session {
             }
             _ => false,
         };
-        let result = self.describe_query(q).await;
+        let result = self.describe_statement(stmt, &mut params).await;
         if temp {
             self.state = TxState::Idle;
         }
-        result
+        Ok(Described {
+            columns: result?,
+            params: params.resolved(),
+        })
     }
 
-    async fn describe_query(&mut self, q: &Query) -> Result<Vec<ColumnDef>, SqlError> {
+    async fn describe_statement(
+        &mut self,
+        stmt: &Statement,
+        params: &mut ParamTypes,
+    ) -> Result<Vec<ColumnDef>, SqlError> {
         self.ensure_catalog().await?;
         let ctx = match &self.state {
             TxState::Implicit(c) | TxState::Block(c) => c,
@@ -550,9 +590,7 @@ impl Session {
             .catalog
             .as_ref()
             .ok_or_else(|| SqlError::internal("catalog not loaded"))?;
-        let mut b = Binder::new(cat, ctx.now, self.pid);
-        let plan = b.bind_query(q)?;
-        Ok(out_columns(&plan.columns))
+        crate::prepare::describe(cat, ctx.now, self.pid, stmt, params)
     }
 }
 

@@ -94,7 +94,7 @@ async fn attach_insert_read_delete() {
     let latest = format!("SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM {S}.ducklake_snapshot WHERE snapshot_id = ( SELECT MAX(snapshot_id) FROM {S}.ducklake_snapshot )");
     batch(&mut s, "SELECT 1").await;
     batch(&mut s, "BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ").await;
-    let cols = s.describe(&latest).await.unwrap();
+    let cols = s.describe(&latest, &[]).await.unwrap().columns;
     assert_eq!(cols.len(), 4);
     let wrapped = format!("COPY (SELECT \"snapshot_id\", \"schema_version\", \"next_catalog_id\", \"next_file_id\" FROM ({latest}) AS __unnamed_subquery ) TO STDOUT (FORMAT \"binary\")");
     let rows = copy_out(&mut s, &wrapped).await;

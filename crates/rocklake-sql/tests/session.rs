@@ -470,16 +470,21 @@ async fn rows_of(s: &mut Session, sql: &str) -> (Vec<ColumnDef>, Vec<Row>) {
 async fn describe_without_running() {
     let (_storage, mut s) = with_snapshot().await;
     let cols = s
-        .describe("SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM \"public\".ducklake_snapshot WHERE snapshot_id = ( SELECT MAX(snapshot_id) FROM \"public\".ducklake_snapshot )")
+        .describe("SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM \"public\".ducklake_snapshot WHERE snapshot_id = ( SELECT MAX(snapshot_id) FROM \"public\".ducklake_snapshot )", &[])
         .await
-        .unwrap();
+        .unwrap()
+        .columns;
     assert_eq!(cols.len(), 4);
     assert!(cols.iter().all(|c| c.pg_type == PgType::Int8));
     assert_eq!(s.status(), TxStatus::Idle);
     assert!(s
-        .describe("INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0)")
+        .describe(
+            "INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0)",
+            &[]
+        )
         .await
         .unwrap()
+        .columns
         .is_empty());
 }
 
@@ -574,7 +579,7 @@ fn execute_future_is_send() {
     let storage = MemoryStorage::new();
     let mut s = session(&storage);
     assert_send(&s.execute("SELECT 1"));
-    assert_send(&s.describe("SELECT 1"));
+    assert_send(&s.describe("SELECT 1", &[]));
     let mut sink = CollectSink::new();
     assert_send(&s.run("SELECT 1", &mut sink));
 }

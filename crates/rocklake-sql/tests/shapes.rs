@@ -424,8 +424,9 @@ async fn every_captured_shape_executes() {
         let sql = fill(&sql, target, &mut g);
         if sh.via_parse {
             let cols = s
-                .describe(&sql)
+                .describe(&sql, &[])
                 .await
+                .map(|d| d.columns)
                 .unwrap_or_else(|e| panic!("line {}: describe {sql}: {e}", sh.line));
             assert!(!cols.is_empty());
         }

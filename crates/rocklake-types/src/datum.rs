@@ -101,6 +101,39 @@ impl PgType {
         }
     }
 
+    /// Every type RockLake has (`numeric` unconstrained), in the order
+    /// `pg_type` lists them.
+    pub const ALL: [PgType; 23] = [
+        PgType::Bool,
+        PgType::Bytea,
+        PgType::Char,
+        PgType::Name,
+        PgType::Int8,
+        PgType::Int2,
+        PgType::Int2Array,
+        PgType::Int4,
+        PgType::RegClass,
+        PgType::Text,
+        PgType::Oid,
+        PgType::Tid,
+        PgType::Float4,
+        PgType::Float8,
+        PgType::Varchar,
+        PgType::Date,
+        PgType::Time,
+        PgType::Timestamp,
+        PgType::TimestampTz,
+        PgType::Interval,
+        PgType::TimeTz,
+        PgType::Numeric(None),
+        PgType::Uuid,
+    ];
+
+    /// The type with this OID, if RockLake has it (`numeric` unconstrained).
+    pub fn from_oid(oid: u32) -> Option<PgType> {
+        PgType::ALL.into_iter().find(|t| t.oid() == oid)
+    }
+
     /// The `pg_type.typname` of this type.
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -13,6 +13,7 @@
 //! - [`rows`] and [`output`]: rows passed from storage to the engine, and
 //!   where a session sends what its statements produce ([`ResultSink`]);
 //! - [`interrupt`]: how a running statement learns it must stop;
+//! - [`params`]: bind parameters of the extended query protocol;
 //! - [`settings`]: the server's identity and the settings it reports
 //!   (ParameterStatus, `SHOW`, `pg_settings`, `current_setting()`).
 
@@ -26,6 +27,7 @@ pub mod datum;
 pub mod error;
 pub mod interrupt;
 pub mod output;
+pub mod params;
 pub mod rows;
 pub mod settings;
 pub mod sqlstate;
@@ -37,4 +39,5 @@ pub use interrupt::{Interrupt, StopReason};
 pub use output::{
     BatchResult, CollectSink, Notice, QueryOutput, ResultSink, SinkError, SinkResult, TxStatus,
 };
+pub use params::{BindParam, Described};
 pub use sqlstate::SqlState;

@@ -121,6 +121,8 @@ sqlstates! {
     UNDEFINED_FUNCTION = "42883";
     /// `42P01 undefined_table`.
     UNDEFINED_TABLE = "42P01";
+    /// `42P02 undefined_parameter`: a `$n` without a value.
+    UNDEFINED_PARAMETER = "42P02";
     /// `42P05 duplicate_prepared_statement`.
     DUPLICATE_PREPARED_STATEMENT = "42P05";
     /// `42P06 duplicate_schema`.

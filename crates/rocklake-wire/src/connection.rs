@@ -23,6 +23,7 @@ use rocklake_types::copy::binary::{self as copy_binary, CopyInDecoder};
 use rocklake_types::copy::text::{self as copy_text, TextCopyFormat};
 use rocklake_types::datum::{ColumnDef, PgType, Row};
 use rocklake_types::output::{Notice, ResultSink, SinkResult};
+use rocklake_types::params::{BindParam, Described, UNKNOWN_OID};
 use rocklake_types::rows::{ResultRows, RowRef};
 use rocklake_types::{SinkError, SqlError, SqlState};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -72,6 +73,9 @@ impl InDecoder {
 /// A parsed (and described) statement.
 struct Prepared {
     sql: String,
+    /// Parameter types as Parse declared them (0: not given).
+    declared: Vec<u32>,
+    /// Parameter types as Describe reports them (declared or inferred).
     param_types: Vec<u32>,
     columns: Vec<ColumnDef>,
 }
@@ -79,6 +83,7 @@ struct Prepared {
 /// A bound statement, ready to execute.
 struct Portal {
     sql: String,
+    params: Vec<BindParam>,
     columns: Vec<ColumnDef>,
     formats: Vec<i16>,
 }
@@ -421,9 +426,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                 FrontendMessage::Bind {
                     portal,
                     statement,
+                    param_formats,
                     params,
                     result_formats,
-                } => self.bind(portal, &statement, params.len(), result_formats),
+                } => self.bind(portal, &statement, &param_formats, params, result_formats),
                 FrontendMessage::Describe { kind, name } => self.describe(kind, &name),
                 FrontendMessage::Execute { portal, max_rows } => {
                     self.execute(&portal, max_rows).await?
@@ -468,12 +474,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
     async fn run_statements(
         &mut self,
         sql: &str,
+        params: &[BindParam],
         mode: Mode,
         formats: Vec<i16>,
         max_rows: i32,
     ) -> Result<(), ConnectionError> {
         let mut sink = ClientSink::new(&mut self.transport, mode, formats, max_rows);
-        let outcome = AssertUnwindSafe(self.session.run(sql, &mut sink))
+        let outcome = AssertUnwindSafe(self.session.run_bound(sql, params, &mut sink))
             .catch_unwind()
             .await;
         let failed = sink.failed;
@@ -501,7 +508,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         if is_empty_query(sql) {
             backend::put_empty_query(&mut self.transport.out);
         } else {
-            self.run_statements(sql, Mode::Simple, Vec::new(), 0)
+            self.run_statements(sql, &[], Mode::Simple, Vec::new(), 0)
                 .await?;
         }
         backend::put_ready(&mut self.transport.out, self.session.status());
@@ -522,15 +529,18 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             self.fail(&error, Mode::Extended);
             return Ok(());
         }
-        let columns = if is_empty_query(&sql) {
-            Vec::new()
+        let described = if is_empty_query(&sql) {
+            Described {
+                params: param_types.clone(),
+                columns: Vec::new(),
+            }
         } else {
-            let described = AssertUnwindSafe(self.session.describe(&sql))
+            let described = AssertUnwindSafe(self.session.describe(&sql, &param_types))
                 .catch_unwind()
                 .await
                 .map_err(|panic| ConnectionError::Panic(panic_message(&panic)))?;
             match described {
-                Ok(columns) => columns,
+                Ok(described) => described,
                 Err(error) => {
                     self.fail(&error, Mode::Extended);
                     return Ok(());
@@ -541,15 +551,24 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             name,
             Prepared {
                 sql,
-                param_types,
-                columns,
+                declared: param_types,
+                param_types: described.params,
+                columns: described.columns,
             },
         );
         let _ = backend::put(&mut self.transport.out, &ParseComplete::new());
         Ok(())
     }
 
-    fn bind(&mut self, portal: String, statement: &str, param_count: usize, formats: Vec<i16>) {
+    fn bind(
+        &mut self,
+        portal: String,
+        statement: &str,
+        param_formats: &[i16],
+        values: Vec<Option<bytes::Bytes>>,
+        formats: Vec<i16>,
+    ) {
+        let param_count = values.len();
         let Some(prepared) = self.statements.get(statement) else {
             let error = SqlError::new(
                 SqlState::INVALID_SQL_STATEMENT_NAME,
@@ -567,11 +586,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             );
             return self.fail(&error, Mode::Extended);
         }
-        if param_count > 0 {
-            let error =
-                SqlError::unsupported("bind parameters are not supported; inline the values");
-            return self.fail(&error, Mode::Extended);
-        }
+        let params = match bind_params(prepared, param_formats, values) {
+            Ok(params) => params,
+            Err(error) => return self.fail(&error, Mode::Extended),
+        };
         let columns = prepared.columns.clone();
         let formats = match result_formats(&formats, columns.len()) {
             Ok(formats) => formats,
@@ -582,6 +600,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             portal,
             Portal {
                 sql,
+                params,
                 columns,
                 formats,
             },
@@ -649,10 +668,64 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             backend::put_empty_query(&mut self.transport.out);
             return Ok(());
         }
-        let (sql, formats) = (bound.sql.clone(), bound.formats.clone());
-        self.run_statements(&sql, Mode::Extended, formats, max_rows)
+        let (sql, params, formats) = (
+            bound.sql.clone(),
+            bound.params.clone(),
+            bound.formats.clone(),
+        );
+        self.run_statements(&sql, &params, Mode::Extended, formats, max_rows)
             .await
     }
+}
+
+/// The values of a Bind for `prepared`, each with the type the session
+/// decodes it by: declared by Parse; else, for a binary value, the type
+/// Describe reported (the client encoded it so); else none (text of unknown
+/// type, resolved by the statement).
+fn bind_params(
+    prepared: &Prepared,
+    formats: &[i16],
+    values: Vec<Option<bytes::Bytes>>,
+) -> Result<Vec<BindParam>, SqlError> {
+    if formats.len() > 1 && formats.len() != values.len() {
+        return Err(SqlError::new(
+            SqlState::PROTOCOL_VIOLATION,
+            format!(
+                "bind message has {} parameter formats but {} parameters",
+                formats.len(),
+                values.len()
+            ),
+        ));
+    }
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let format = match formats {
+                [] => FORMAT_TEXT,
+                [one] => *one,
+                many => many[i],
+            };
+            if format != FORMAT_TEXT && format != FORMAT_BINARY {
+                return Err(SqlError::new(
+                    SqlState::PROTOCOL_VIOLATION,
+                    format!("unsupported format code: {format}"),
+                ));
+            }
+            let binary = format == FORMAT_BINARY;
+            let declared = prepared.declared.get(i).copied().unwrap_or(0);
+            let type_oid = match declared {
+                0 | UNKNOWN_OID if binary => prepared.param_types.get(i).copied().unwrap_or(0),
+                UNKNOWN_OID => 0,
+                oid => oid,
+            };
+            Ok(BindParam {
+                type_oid,
+                binary,
+                value: value.map(|v| v.to_vec()),
+            })
+        })
+        .collect()
 }
 
 /// The text of a panic's payload.

@@ -77,6 +77,9 @@ pub enum FrontendMessage {
         portal: String,
         /// Statement name.
         statement: String,
+        /// Parameter format codes (none: all text; one: for every parameter;
+        /// else one per parameter).
+        param_formats: Vec<i16>,
         /// Parameter values (`None` for NULL).
         params: Vec<Option<Bytes>>,
         /// Result column format codes.
@@ -271,8 +274,9 @@ pub fn decode_message(buf: &mut BytesMut) -> Result<Option<FrontendMessage>, Pro
             let portal = body.cstr()?;
             let statement = body.cstr()?;
             let format_count = body.count()?;
+            let mut param_formats = Vec::with_capacity(format_count.min(1024));
             for _ in 0..format_count {
-                body.i16()?;
+                param_formats.push(body.i16()?);
             }
             let param_count = body.count()?;
             let mut params = Vec::with_capacity(param_count.min(1024));
@@ -292,6 +296,7 @@ pub fn decode_message(buf: &mut BytesMut) -> Result<Option<FrontendMessage>, Pro
             FrontendMessage::Bind {
                 portal,
                 statement,
+                param_formats,
                 params,
                 result_formats,
             }
@@ -426,6 +431,7 @@ mod tests {
             Some(FrontendMessage::Bind {
                 portal: "p".into(),
                 statement: "s".into(),
+                param_formats: vec![0],
                 params: vec![Some(Bytes::from_static(b"7")), None],
                 result_formats: vec![1],
             })

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rocklake_types::datum::ColumnDef;
 use rocklake_types::output::{ResultSink, TxStatus};
+use rocklake_types::params::{BindParam, Described};
 use rocklake_types::{Interrupt, SinkError, SqlError};
 
 use crate::startup::ClientParams;
@@ -26,9 +26,26 @@ pub trait SqlSession: Send {
     /// client connection gone.
     async fn run(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<(), SinkError>;
 
-    /// Result columns of a single statement without running it; empty for a
-    /// statement that returns no rows (the server then answers NoData).
-    async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError>;
+    /// Runs one statement of the extended protocol with the values of its
+    /// parameters (`$1` is `params[0]`), like [`SqlSession::run`].
+    async fn run_bound(
+        &mut self,
+        sql: &str,
+        params: &[BindParam],
+        sink: &mut dyn ResultSink,
+    ) -> Result<(), SinkError> {
+        if params.is_empty() {
+            return self.run(sql, sink).await;
+        }
+        sink.error(&SqlError::unsupported("bind parameters are not supported"))
+            .await
+    }
+
+    /// Parse + Describe of a single statement without running it: its
+    /// parameters' types (`param_types` as Parse declared them, 0 where not
+    /// given) and its result columns (empty for a statement that returns no
+    /// rows: the server then answers NoData).
+    async fn describe(&mut self, sql: &str, param_types: &[u32]) -> Result<Described, SqlError>;
 
     /// Transaction state to report in ReadyForQuery.
     fn status(&self) -> TxStatus;
@@ -80,8 +97,8 @@ mod tests {
         async fn run(&mut self, _sql: &str, _sink: &mut dyn ResultSink) -> Result<(), SinkError> {
             Ok(())
         }
-        async fn describe(&mut self, _sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
-            Ok(Vec::new())
+        async fn describe(&mut self, _sql: &str, _types: &[u32]) -> Result<Described, SqlError> {
+            Ok(Described::default())
         }
         fn status(&self) -> TxStatus {
             TxStatus::Idle

@@ -329,7 +329,8 @@ async fn bind_execute_runs_through_the_session() {
     assert_eq!(kinds(&messages), ["3", "E", "ZI"]);
     assert_eq!(error_field(&messages[1], b'C').as_deref(), Some("26000"));
 
-    // Parameters are refused cleanly, and the rest up to Sync is skipped.
+    // A session that takes no parameters (the trait's default) refuses them
+    // cleanly at Execute, and the rest up to Sync is skipped.
     client
         .send(b'P', &{
             let mut body = parse_body("", "select 1");
@@ -342,8 +343,8 @@ async fn bind_execute_runs_through_the_session() {
     client.send(b'E', b"\0\0\0\0\0").await;
     client.send(b'S', b"").await;
     let messages = client.until_ready().await;
-    assert_eq!(kinds(&messages), ["1", "E", "ZI"]);
-    assert_eq!(error_field(&messages[1], b'C').as_deref(), Some("0A000"));
+    assert_eq!(kinds(&messages), ["1", "2", "E", "ZI"]);
+    assert_eq!(error_field(&messages[2], b'C').as_deref(), Some("0A000"));
 }
 
 #[tokio::test]

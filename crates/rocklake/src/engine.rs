@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rocklake_sql::{format_milliseconds, CatalogResults, Session, Storage};
-use rocklake_types::{ColumnDef, ResultSink, SinkError, SqlError, TxStatus};
+use rocklake_types::{BindParam, Described, ResultSink, SinkError, SqlError, TxStatus};
 use rocklake_wire::{SessionFactory, SessionStart, SqlSession};
 
 /// The engine's [`Session`] as the wire server's [`SqlSession`].
@@ -19,8 +19,17 @@ impl SqlSession for EngineSession {
         self.0.run(sql, sink).await
     }
 
-    async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
-        self.0.describe(sql).await
+    async fn run_bound(
+        &mut self,
+        sql: &str,
+        params: &[BindParam],
+        sink: &mut dyn ResultSink,
+    ) -> Result<(), SinkError> {
+        self.0.run_bound(sql, params, sink).await
+    }
+
+    async fn describe(&mut self, sql: &str, param_types: &[u32]) -> Result<Described, SqlError> {
+        self.0.describe(sql, param_types).await
     }
 
     fn status(&self) -> TxStatus {

@@ -227,3 +227,103 @@ async fn text_copy_into_temporary_table_then_update_by_ctid() {
         .unwrap_err();
     assert_eq!(error.code(), Some(&SqlState::UNDEFINED_TABLE));
 }
+
+/// Bind parameters: Parse infers their types from their use (tokio-postgres
+/// encodes each value in binary by the type Describe reports), and Bind's
+/// values run as constants of those types.
+#[tokio::test]
+async fn bind_parameters_are_typed_by_their_use() {
+    let port = start().await;
+    let client = connect(port).await;
+    client
+        .batch_execute(
+            "CREATE TABLE t (id bigint PRIMARY KEY, small int, name varchar, score double precision, ok boolean)",
+        )
+        .await
+        .unwrap();
+    let insert = client
+        .prepare("INSERT INTO t (id, small, name, score, ok) VALUES ($1, $2, $3, $4, $5)")
+        .await
+        .unwrap();
+    assert_eq!(
+        insert.params(),
+        &[
+            Type::INT8,
+            Type::INT4,
+            Type::VARCHAR,
+            Type::FLOAT8,
+            Type::BOOL
+        ]
+    );
+    for id in 1..=4i64 {
+        let name = format!("n{id}");
+        let ok = id % 2 == 0;
+        client
+            .execute(
+                &insert,
+                &[&id, &(id as i32 * 10), &name, &(id as f64 / 2.0), &ok],
+            )
+            .await
+            .unwrap();
+    }
+    client
+        .execute(
+            &insert,
+            &[
+                &5i64,
+                &None::<i32>,
+                &None::<String>,
+                &None::<f64>,
+                &None::<bool>,
+            ],
+        )
+        .await
+        .unwrap();
+
+    let select = client
+        .prepare("SELECT name, small FROM t WHERE id >= $1 AND ok = $2 ORDER BY id LIMIT $3")
+        .await
+        .unwrap();
+    assert_eq!(select.params(), &[Type::INT8, Type::BOOL, Type::INT8]);
+    let rows = client
+        .query(&select, &[&1i64, &true, &10i64])
+        .await
+        .unwrap();
+    let got: Vec<(String, i32)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    assert_eq!(got, vec![("n2".to_string(), 20), ("n4".to_string(), 40)]);
+
+    // The same prepared statement, executed again with other values.
+    let rows = client
+        .query(&select, &[&3i64, &false, &1i64])
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].get::<_, String>(0), "n3");
+
+    let update = client
+        .prepare("UPDATE t SET name = $1 WHERE small > $2")
+        .await
+        .unwrap();
+    assert_eq!(update.params(), &[Type::VARCHAR, Type::INT4]);
+    assert_eq!(client.execute(&update, &[&"big", &25i32]).await.unwrap(), 2);
+    let delete = client
+        .prepare("DELETE FROM t WHERE name = $1")
+        .await
+        .unwrap();
+    assert_eq!(delete.params(), &[Type::VARCHAR]);
+    assert_eq!(client.execute(&delete, &[&"big"]).await.unwrap(), 2);
+
+    // A declared type wins; a parameter used nowhere typed is text.
+    let declared = client
+        .prepare_typed("SELECT $1::int8 + 1, $2", &[Type::INT8, Type::UNKNOWN])
+        .await
+        .unwrap();
+    assert_eq!(declared.params(), &[Type::INT8, Type::TEXT]);
+    let row = client.query_one(&declared, &[&41i64, &"x"]).await.unwrap();
+    assert_eq!(row.get::<_, i64>(0), 42);
+    assert_eq!(row.get::<_, String>(1), "x");
+
+    // A parameter beyond those bound is PostgreSQL's error.
+    let error = client.simple_query("SELECT $1").await.unwrap_err();
+    assert_eq!(error.code(), Some(&SqlState::UNDEFINED_PARAMETER));
+}

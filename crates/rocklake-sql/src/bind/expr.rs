@@ -77,6 +77,12 @@ impl Binder<'_> {
             Some(f) if same_storage(f, to) && !matches!(to, PgType::Numeric(Some(_))) => Ok(b),
             None => match b {
                 BExpr::Const(Datum::Text(s)) => Ok(BExpr::Const(parse_text(&s, to)?)),
+                BExpr::Param(n) => {
+                    if let Some(params) = &mut self.params {
+                        params.infer(n, to);
+                    }
+                    Ok(BExpr::Cast(Box::new(BExpr::Param(n)), to.clone()))
+                }
                 BExpr::Const(Datum::Null) => Ok(BExpr::Const(Datum::Null)),
                 other => Ok(BExpr::Cast(Box::new(other), to.clone())),
             },
@@ -89,6 +95,18 @@ impl Binder<'_> {
                 }
             }
         }
+    }
+
+    /// `$n` of a statement being prepared: of its declared type, else of
+    /// unknown type until a context coerces it (see [`crate::params`]).
+    fn bind_parameter(&mut self, text: &str) -> Result<(BExpr, Ty), SqlError> {
+        let n = crate::params::placeholder_index(text)?;
+        let params = self
+            .params
+            .as_ref()
+            .filter(|p| n <= p.declared.len())
+            .ok_or_else(|| crate::params::no_parameter(n))?;
+        Ok((BExpr::Param(n), params.declared[n - 1].clone()))
     }
 
     /// Binds a boolean condition (WHERE, ON, HAVING).
@@ -330,7 +348,10 @@ impl Binder<'_> {
             Expr::CompoundIdentifier(ids) => {
                 self.resolve_column(&ids.iter().map(fold).collect::<Vec<_>>())
             }
-            Expr::Value(v) => bind_value(&v.value),
+            Expr::Value(v) => match &v.value {
+                Value::Placeholder(text) => self.bind_parameter(text),
+                other => bind_value(other),
+            },
             Expr::Nested(inner) => self.bind_expr(inner),
             Expr::Collate { expr, .. } => self.bind_expr(expr),
             Expr::TypedString(ts) => {

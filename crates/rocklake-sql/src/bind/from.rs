@@ -427,7 +427,7 @@ impl Binder<'_> {
 fn has_subquery(e: &BExpr) -> bool {
     match e {
         BExpr::InSub(..) | BExpr::Exists(..) | BExpr::Scalar(_) => true,
-        BExpr::Const(_) | BExpr::Col { .. } => false,
+        BExpr::Const(_) | BExpr::Col { .. } | BExpr::Param(_) => false,
         BExpr::Cast(a, _)
         | BExpr::Neg(a)
         | BExpr::Not(a)

@@ -110,6 +110,9 @@ pub struct Binder<'c> {
     /// Whether the statement reads the transaction's time (`now()` and its
     /// synonyms), so its result differs from one transaction to the next.
     pub reads_time: bool,
+    /// The parameters of a statement being prepared (`None` when running a
+    /// statement, whose parameters are already values).
+    pub params: Option<crate::params::ParamTypes>,
 }
 
 const AGGREGATES: &[&str] = &[
@@ -183,6 +186,7 @@ impl<'c> Binder<'c> {
             next_sub: 0,
             grouped_levels: Vec::new(),
             reads_time: false,
+            params: None,
         }
     }
 

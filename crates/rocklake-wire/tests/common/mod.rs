@@ -10,6 +10,7 @@ use bytes::{Buf, BufMut, BytesMut};
 use pgwire::messages::{DecodeContext, PgWireBackendMessage, ProtocolVersion};
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 use rocklake_types::output::{send_results, Notice, QueryOutput, ResultSink, TxStatus};
+use rocklake_types::params::Described;
 use rocklake_types::SinkError;
 use rocklake_types::{SqlError, SqlState};
 use rocklake_wire::{ServerConfig, SessionFactory, SessionStart, SqlSession};
@@ -224,16 +225,22 @@ impl SqlSession for FakeSession {
         Ok(())
     }
 
-    async fn describe(&mut self, sql: &str) -> Result<Vec<ColumnDef>, SqlError> {
-        match sql.trim().to_ascii_lowercase().as_str() {
-            "select 1" => Ok(vec![ColumnDef::new("?column?", PgType::Int4)]),
-            "select types" => Ok(type_columns()),
-            "bogus" => Err(SqlError::new(
-                SqlState::SYNTAX_ERROR,
-                "syntax error at or near \"bogus\"",
-            )),
-            _ => Ok(Vec::new()),
-        }
+    async fn describe(&mut self, sql: &str, params: &[u32]) -> Result<Described, SqlError> {
+        let columns = match sql.trim().to_ascii_lowercase().as_str() {
+            "select 1" => vec![ColumnDef::new("?column?", PgType::Int4)],
+            "select types" => type_columns(),
+            "bogus" => {
+                return Err(SqlError::new(
+                    SqlState::SYNTAX_ERROR,
+                    "syntax error at or near \"bogus\"",
+                ))
+            }
+            _ => Vec::new(),
+        };
+        Ok(Described {
+            params: params.to_vec(),
+            columns,
+        })
     }
 
     fn status(&self) -> TxStatus {

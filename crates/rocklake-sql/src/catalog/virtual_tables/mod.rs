@@ -166,31 +166,7 @@ static TABLES: &[TableDef] = &[
     },
 ];
 
-const BUILTIN_TYPES: &[PgType] = &[
-    PgType::Bool,
-    PgType::Bytea,
-    PgType::Char,
-    PgType::Name,
-    PgType::Int8,
-    PgType::Int2,
-    PgType::Int2Array,
-    PgType::Int4,
-    PgType::RegClass,
-    PgType::Text,
-    PgType::Oid,
-    PgType::Tid,
-    PgType::Float4,
-    PgType::Float8,
-    PgType::Varchar,
-    PgType::Date,
-    PgType::Time,
-    PgType::Timestamp,
-    PgType::TimestampTz,
-    PgType::Interval,
-    PgType::TimeTz,
-    PgType::Numeric(None),
-    PgType::Uuid,
-];
+const BUILTIN_TYPES: &[PgType] = &PgType::ALL;
 
 fn type_len(t: &PgType) -> i16 {
     match t {
