@@ -36,6 +36,7 @@ mod params;
 mod plan;
 mod prepare;
 mod query;
+mod savepoints;
 mod session;
 mod settings;
 pub mod storage;

@@ -57,6 +57,12 @@ pub enum Func {
     Abs,
     /// `to_regclass(text)`
     ToRegclass,
+    /// `pg_table_is_visible(oid)`.
+    TableIsVisible,
+    /// `to_regtype(text)`: the type's oid, NULL if there is no such type.
+    ToRegtype,
+    /// A `regtype`'s text: the type's name (`format_type`).
+    RegtypeName,
 }
 
 /// Aggregate functions.
@@ -306,7 +312,7 @@ fn int_rank(t: &PgType) -> Option<u8> {
         PgType::Int2 => Some(1),
         PgType::Int4 => Some(2),
         PgType::Int8 => Some(3),
-        PgType::Oid | PgType::RegClass => Some(4),
+        PgType::Oid | PgType::RegClass | PgType::RegType => Some(4),
         _ => None,
     }
 }
@@ -340,7 +346,10 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
             PgType::Timestamp | PgType::TimestampTz | PgType::Date,
             PgType::Timestamp | PgType::TimestampTz | PgType::Date,
         ) => Ok(Some(PgType::TimestampTz)),
-        (PgType::Oid | PgType::RegClass, PgType::Oid | PgType::RegClass) => Ok(Some(PgType::Oid)),
+        (
+            PgType::Oid | PgType::RegClass | PgType::RegType,
+            PgType::Oid | PgType::RegClass | PgType::RegType,
+        ) => Ok(Some(PgType::Oid)),
         _ => Err(SqlError::new(
             SqlState::DATATYPE_MISMATCH,
             format!(
@@ -355,7 +364,7 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
 /// Whether values of the two types may be compared with `=`, `<`, ...
 pub fn comparable(a: &PgType, b: &PgType) -> bool {
     a == b
-        || (a.is_numeric() || *a == PgType::RegClass) && (b.is_numeric() || *b == PgType::RegClass)
+        || (a.is_numeric() || a.is_reg()) && (b.is_numeric() || b.is_reg())
         || a.is_string() && b.is_string()
         || matches!(
             (a, b),

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use rocklake_types::datum::{timestamptz_micros, ColumnDef};
 use rocklake_types::output::{BatchResult, CollectSink, Notice, QueryOutput, ResultSink, TxStatus};
-use rocklake_types::params::{BindParam, Described};
+use rocklake_types::params::{BindParam, Deallocate, Described};
 use rocklake_types::settings::SessionIdentity;
 use rocklake_types::{Interrupt, SinkError, SqlError, SqlState};
 use sqlparser::ast::{
@@ -17,6 +17,7 @@ use sqlparser::ast::{
     TransactionMode,
 };
 
+use crate::bind::fold;
 use crate::catalog::Catalog;
 use crate::copy;
 use crate::ddl;
@@ -28,6 +29,7 @@ use crate::maintenance;
 use crate::params::ParamTypes;
 use crate::query::shared_results::CatalogResults;
 use crate::query::{self, Destination, Failure};
+use crate::savepoints::Savepoints;
 use crate::settings::{self, SessionSettings};
 use crate::storage::temp::TempOverlay;
 use crate::storage::{RelationDef, Storage, StorageTxn};
@@ -51,14 +53,18 @@ enum TxState {
     Implicit(TxnCtx),
     /// Inside BEGIN ... COMMIT.
     Block(TxnCtx),
-    /// A block after an error: only ROLLBACK/COMMIT are accepted.
-    Failed,
+    /// A block after an error: only ROLLBACK/COMMIT (and ROLLBACK TO a
+    /// savepoint, which needs the transaction kept) are accepted.
+    Failed(Option<TxnCtx>),
 }
 
 /// One client session: executes SQL strings against a [`Storage`].
 pub struct Session {
     storage: Arc<dyn Storage>,
     state: TxState,
+    savepoints: Savepoints,
+    /// Prepared statements dropped by DEALLOCATE, for the connection.
+    deallocations: Vec<Deallocate>,
     settings: SessionSettings,
     database: String,
     pid: i32,
@@ -114,6 +120,8 @@ impl Session {
         Session {
             storage,
             state: TxState::Idle,
+            savepoints: Savepoints::default(),
+            deallocations: Vec::new(),
             settings: SessionSettings::default(),
             database: "rocklake".into(),
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
@@ -169,7 +177,7 @@ impl Session {
         match self.state {
             TxState::Idle | TxState::Implicit(_) => TxStatus::Idle,
             TxState::Block(_) => TxStatus::InBlock,
-            TxState::Failed => TxStatus::Failed,
+            TxState::Failed(_) => TxStatus::Failed,
         }
     }
 
@@ -189,8 +197,13 @@ impl Session {
     /// After an error: a block becomes Failed, an implicit transaction is rolled back.
     fn on_error(&mut self) {
         self.state = match std::mem::replace(&mut self.state, TxState::Idle) {
-            TxState::Block(_) | TxState::Failed => TxState::Failed,
-            TxState::Implicit(_) | TxState::Idle => TxState::Idle,
+            TxState::Block(ctx) if !self.savepoints.is_empty() => TxState::Failed(Some(ctx)),
+            TxState::Block(_) => TxState::Failed(None),
+            TxState::Failed(ctx) => TxState::Failed(ctx),
+            TxState::Implicit(_) | TxState::Idle => {
+                self.savepoints.clear();
+                TxState::Idle
+            }
         };
     }
 
@@ -298,12 +311,38 @@ impl Session {
             Statement::Rollback {
                 chain: false,
                 savepoint: None,
-            } => match std::mem::replace(&mut self.state, TxState::Idle) {
-                TxState::Idle => no_transaction("ROLLBACK"),
-                _ => QueryOutput::command("ROLLBACK"),
-            },
-            _ if matches!(self.state, TxState::Failed) => return Err(aborted().into()),
+            } => {
+                self.savepoints.clear();
+                match std::mem::replace(&mut self.state, TxState::Idle) {
+                    TxState::Idle => no_transaction("ROLLBACK"),
+                    _ => QueryOutput::command("ROLLBACK"),
+                }
+            }
+            Statement::Rollback {
+                chain: false,
+                savepoint: Some(name),
+            } => self.rollback_to_savepoint(&fold(name))?,
+            _ if matches!(self.state, TxState::Failed(_)) => return Err(aborted().into()),
+            Statement::Savepoint { name } => {
+                self.in_block("SAVEPOINT")?;
+                self.savepoints.set(fold(name));
+                QueryOutput::command("SAVEPOINT")
+            }
+            Statement::ReleaseSavepoint { name } => {
+                self.in_block("RELEASE SAVEPOINT")?;
+                self.savepoints.release(&fold(name))?;
+                QueryOutput::command("RELEASE")
+            }
             Statement::Discard { object_type } => self.discard(stmt, object_type)?,
+            Statement::Deallocate { name, .. } => {
+                let all = name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all");
+                self.deallocations.push(if all {
+                    Deallocate::All
+                } else {
+                    Deallocate::Named(fold(name))
+                });
+                QueryOutput::command(if all { "DEALLOCATE ALL" } else { "DEALLOCATE" })
+            }
             Statement::Set(set) => settings::set(&mut self.settings, set)?,
             Statement::Reset(reset) => settings::reset(&mut self.settings, &reset.reset),
             Statement::ShowVariable { variable } => settings::show(&self.settings, variable)?,
@@ -323,10 +362,64 @@ impl Session {
                     let ctx = self.begin_ctx(false).await?;
                     self.state = TxState::Implicit(ctx);
                 }
+                if !reads_only(stmt) {
+                    self.savepoints.note_change();
+                }
                 return self.run_in_txn(stmt, budget, sink).await;
             }
         };
         send_output(output, sink).await
+    }
+
+    /// The prepared statements DEALLOCATE dropped since the last call.
+    pub fn take_deallocations(&mut self) -> Vec<Deallocate> {
+        std::mem::take(&mut self.deallocations)
+    }
+
+    /// Fails unless inside BEGIN ... COMMIT (as PostgreSQL does for `what`).
+    fn in_block(&self, what: &str) -> Result<(), SqlError> {
+        match self.state {
+            TxState::Block(_) => Ok(()),
+            _ => Err(SqlError::new(
+                SqlState::NO_ACTIVE_SQL_TRANSACTION,
+                format!("{what} can only be used in transaction blocks"),
+            )),
+        }
+    }
+
+    /// `ROLLBACK TO SAVEPOINT name`: the transaction goes on from the
+    /// savepoint, also after an error (see [`crate::savepoints`]).
+    fn rollback_to_savepoint(&mut self, name: &str) -> Result<QueryOutput, SqlError> {
+        match std::mem::replace(&mut self.state, TxState::Idle) {
+            TxState::Block(ctx) => {
+                self.state = TxState::Block(ctx);
+                self.savepoints.rollback_to(name)?;
+            }
+            TxState::Failed(Some(ctx)) => {
+                self.state = TxState::Failed(Some(ctx));
+                self.savepoints.rollback_to(name)?;
+                if let TxState::Failed(Some(ctx)) =
+                    std::mem::replace(&mut self.state, TxState::Idle)
+                {
+                    self.state = TxState::Block(ctx);
+                }
+            }
+            TxState::Failed(None) => {
+                self.state = TxState::Failed(None);
+                return Err(SqlError::new(
+                    SqlState::INVALID_SAVEPOINT_SPECIFICATION,
+                    format!("savepoint \"{name}\" does not exist"),
+                ));
+            }
+            other => {
+                self.state = other;
+                return Err(SqlError::new(
+                    SqlState::NO_ACTIVE_SQL_TRANSACTION,
+                    "ROLLBACK TO SAVEPOINT can only be used in transaction blocks",
+                ));
+            }
+        }
+        Ok(QueryOutput::command("ROLLBACK"))
     }
 
     /// `DISCARD ALL`: outside a transaction block, forgets the settings.
@@ -374,17 +467,18 @@ impl Session {
                     }],
                 })
             }
-            TxState::Failed => {
-                self.state = TxState::Failed;
+            TxState::Failed(ctx) => {
+                self.state = TxState::Failed(ctx);
                 Err(aborted())
             }
         }
     }
 
     async fn commit(&mut self) -> Result<QueryOutput, SqlError> {
+        self.savepoints.clear();
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Idle => Ok(no_transaction("COMMIT")),
-            TxState::Failed => Ok(QueryOutput::command("ROLLBACK")),
+            TxState::Failed(_) => Ok(QueryOutput::command("ROLLBACK")),
             TxState::Block(ctx) | TxState::Implicit(ctx) => {
                 ctx.txn.commit().await?;
                 Ok(QueryOutput::command("COMMIT"))
@@ -559,7 +653,7 @@ impl Session {
             });
         }
         let temp = match self.state {
-            TxState::Failed => return Err(aborted()),
+            TxState::Failed(_) => return Err(aborted()),
             TxState::Idle => {
                 self.state = TxState::Implicit(self.begin_ctx(true).await?);
                 true
@@ -650,5 +744,18 @@ async fn copy_statement(
             Ok(())
         }
         _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}")).into()),
+    }
+}
+
+/// Whether a statement only reads (queries, SHOW): statements that may
+/// change data make earlier savepoints unrecoverable.
+fn reads_only(stmt: &Statement) -> bool {
+    match stmt {
+        Statement::Query(q) => !matches!(
+            q.body.as_ref(),
+            SetExpr::Insert(_) | SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Merge(_)
+        ),
+        Statement::ShowVariable { .. } | Statement::Explain { .. } => true,
+        _ => false,
     }
 }

@@ -192,7 +192,14 @@ pub fn reset(settings: &mut SessionSettings, statement: &Reset) -> QueryOutput {
 
 /// `SHOW name` / `SHOW ALL`, with PostgreSQL's column names.
 pub fn show(settings: &SessionSettings, variable: &[Ident]) -> Result<QueryOutput, SqlError> {
-    let name = variable.iter().map(fold).collect::<Vec<_>>().join(" ");
+    let words = variable.iter().map(fold).collect::<Vec<_>>().join(" ");
+    // The SQL-standard spellings PostgreSQL's SHOW accepts.
+    let name = match words.as_str() {
+        "transaction isolation level" => "transaction_isolation".to_string(),
+        "time zone" => "timezone".to_string(),
+        "session authorization" => "session_authorization".to_string(),
+        _ => words,
+    };
     if name == "all" {
         let rows = settings
             .all()

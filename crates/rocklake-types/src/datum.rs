@@ -67,6 +67,8 @@ pub enum PgType {
     Uuid,
     /// `regclass` (OID 2205).
     RegClass,
+    /// `regtype` (OID 2206): a type's oid, shown as its name.
+    RegType,
     /// `smallint[]` (OID 1005).
     Int2Array,
 }
@@ -97,13 +99,14 @@ impl PgType {
             PgType::Numeric(_) => 1700,
             PgType::Uuid => 2950,
             PgType::RegClass => 2205,
+            PgType::RegType => 2206,
             PgType::Int2Array => 1005,
         }
     }
 
     /// Every type RockLake has (`numeric` unconstrained), in the order
     /// `pg_type` lists them.
-    pub const ALL: [PgType; 23] = [
+    pub const ALL: [PgType; 24] = [
         PgType::Bool,
         PgType::Bytea,
         PgType::Char,
@@ -113,6 +116,7 @@ impl PgType {
         PgType::Int2Array,
         PgType::Int4,
         PgType::RegClass,
+        PgType::RegType,
         PgType::Text,
         PgType::Oid,
         PgType::Tid,
@@ -132,6 +136,37 @@ impl PgType {
     /// The type with this OID, if RockLake has it (`numeric` unconstrained).
     pub fn from_oid(oid: u32) -> Option<PgType> {
         PgType::ALL.into_iter().find(|t| t.oid() == oid)
+    }
+
+    /// The OID of PostgreSQL's array type of this type (`pg_type.typarray`;
+    /// 0 for an array type).
+    pub fn array_oid(&self) -> u32 {
+        match self {
+            PgType::Bool => 1000,
+            PgType::Bytea => 1001,
+            PgType::Char => 1002,
+            PgType::Name => 1003,
+            PgType::Int8 => 1016,
+            PgType::Int2 => 1005,
+            PgType::Int4 => 1007,
+            PgType::Text => 1009,
+            PgType::Oid => 1028,
+            PgType::Tid => 1010,
+            PgType::Float4 => 1021,
+            PgType::Float8 => 1022,
+            PgType::Varchar => 1015,
+            PgType::Date => 1182,
+            PgType::Time => 1183,
+            PgType::Timestamp => 1115,
+            PgType::TimestampTz => 1185,
+            PgType::Interval => 1187,
+            PgType::TimeTz => 1270,
+            PgType::Numeric(_) => 1231,
+            PgType::Uuid => 2951,
+            PgType::RegClass => 2210,
+            PgType::RegType => 2211,
+            PgType::Int2Array => 0,
+        }
     }
 
     /// The `pg_type.typname` of this type.
@@ -159,6 +194,7 @@ impl PgType {
             PgType::Numeric(_) => "numeric",
             PgType::Uuid => "uuid",
             PgType::RegClass => "regclass",
+            PgType::RegType => "regtype",
             PgType::Int2Array => "_int2",
         }
     }
@@ -182,6 +218,12 @@ impl PgType {
             PgType::Int2Array => "smallint[]",
             other => other.type_name(),
         }
+    }
+
+    /// Whether this is an object-identifier alias (`regclass`, `regtype`),
+    /// stored and compared as an `oid`.
+    pub fn is_reg(&self) -> bool {
+        matches!(self, PgType::RegClass | PgType::RegType)
     }
 
     /// Whether this is an integer, floating-point or `numeric` type.
@@ -261,6 +303,7 @@ impl PgType {
             "timetz" | "time with time zone" => PgType::TimeTz,
             "uuid" => PgType::Uuid,
             "regclass" => PgType::RegClass,
+            "regtype" => PgType::RegType,
             "int2[]" | "smallint[]" | "_int2" => PgType::Int2Array,
             _ => return None,
         })

@@ -39,5 +39,5 @@ pub use interrupt::{Interrupt, StopReason};
 pub use output::{
     BatchResult, CollectSink, Notice, QueryOutput, ResultSink, SinkError, SinkResult, TxStatus,
 };
-pub use params::{BindParam, Described};
+pub use params::{BindParam, Deallocate, Described};
 pub use sqlstate::SqlState;

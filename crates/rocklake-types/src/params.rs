@@ -21,6 +21,16 @@ pub struct BindParam {
     pub value: Option<Vec<u8>>,
 }
 
+/// A prepared statement `DEALLOCATE` drops: prepared statements live in the
+/// connection (the wire server), so the session hands these over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Deallocate {
+    /// `DEALLOCATE ALL`.
+    All,
+    /// `DEALLOCATE name`.
+    Named(String),
+}
+
 /// What Parse + Describe learn of a statement.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Described {

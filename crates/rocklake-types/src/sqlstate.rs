@@ -97,6 +97,8 @@ sqlstates! {
     INVALID_SCHEMA_NAME = "3F000";
     /// `40001 serialization_failure`: a concurrent commit conflicted.
     SERIALIZATION_FAILURE = "40001";
+    /// `3B001 invalid_savepoint_specification`: no savepoint of that name.
+    INVALID_SAVEPOINT_SPECIFICATION = "3B001";
     /// `40P01 deadlock_detected`: transactions waited for each other.
     DEADLOCK_DETECTED = "40P01";
     /// `42501 insufficient_privilege`.

@@ -109,7 +109,12 @@ pub fn type_size(ty: &PgType) -> i16 {
     match ty {
         PgType::Bool | PgType::Char => 1,
         PgType::Int2 => 2,
-        PgType::Int4 | PgType::Float4 | PgType::Oid | PgType::RegClass | PgType::Date => 4,
+        PgType::Int4
+        | PgType::Float4
+        | PgType::Oid
+        | PgType::RegClass
+        | PgType::RegType
+        | PgType::Date => 4,
         PgType::Tid => 6,
         PgType::Int8 | PgType::Float8 | PgType::Time | PgType::Timestamp | PgType::TimestampTz => 8,
         PgType::TimeTz => 12,

@@ -23,7 +23,7 @@ use rocklake_types::copy::binary::{self as copy_binary, CopyInDecoder};
 use rocklake_types::copy::text::{self as copy_text, TextCopyFormat};
 use rocklake_types::datum::{ColumnDef, PgType, Row};
 use rocklake_types::output::{Notice, ResultSink, SinkResult};
-use rocklake_types::params::{BindParam, Described, UNKNOWN_OID};
+use rocklake_types::params::{BindParam, Deallocate, Described, UNKNOWN_OID};
 use rocklake_types::rows::{ResultRows, RowRef};
 use rocklake_types::{SinkError, SqlError, SqlState};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -497,6 +497,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         }
         if failed && mode == Mode::Extended {
             self.skip_until_sync = true;
+        }
+        for deallocated in self.session.take_deallocations() {
+            match deallocated {
+                Deallocate::All => self.statements.clear(),
+                Deallocate::Named(name) => drop(self.statements.remove(&name)),
+            }
         }
         Ok(())
     }

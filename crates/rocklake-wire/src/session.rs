@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rocklake_types::output::{ResultSink, TxStatus};
-use rocklake_types::params::{BindParam, Described};
+use rocklake_types::params::{BindParam, Deallocate, Described};
 use rocklake_types::{Interrupt, SinkError, SqlError};
 
 use crate::startup::ClientParams;
@@ -46,6 +46,12 @@ pub trait SqlSession: Send {
     /// given) and its result columns (empty for a statement that returns no
     /// rows: the server then answers NoData).
     async fn describe(&mut self, sql: &str, param_types: &[u32]) -> Result<Described, SqlError>;
+
+    /// The prepared statements `DEALLOCATE` statements dropped since the
+    /// last call (the connection forgets them).
+    fn take_deallocations(&mut self) -> Vec<Deallocate> {
+        Vec::new()
+    }
 
     /// Transaction state to report in ReadyForQuery.
     fn status(&self) -> TxStatus;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use rocklake_sql::{format_milliseconds, CatalogResults, Session, Storage};
-use rocklake_types::{BindParam, Described, ResultSink, SinkError, SqlError, TxStatus};
+use rocklake_types::{BindParam, Deallocate, Described, ResultSink, SinkError, SqlError, TxStatus};
 use rocklake_wire::{SessionFactory, SessionStart, SqlSession};
 
 /// The engine's [`Session`] as the wire server's [`SqlSession`].
@@ -30,6 +30,10 @@ impl SqlSession for EngineSession {
 
     async fn describe(&mut self, sql: &str, param_types: &[u32]) -> Result<Described, SqlError> {
         self.0.describe(sql, param_types).await
+    }
+
+    fn take_deallocations(&mut self) -> Vec<Deallocate> {
+        self.0.take_deallocations()
     }
 
     fn status(&self) -> TxStatus {

@@ -63,7 +63,7 @@ pub fn cell_to_datum(cell: pb::Cell, pg_type: &PgType) -> Result<Datum, String> 
         (PgType::Int2, V::IntValue(v)) => Datum::Int2(i16::try_from(v).map_err(|e| e.to_string())?),
         (PgType::Int4, V::IntValue(v)) => Datum::Int4(i32::try_from(v).map_err(|e| e.to_string())?),
         (PgType::Int8, V::IntValue(v)) => Datum::Int8(v),
-        (PgType::Oid | PgType::RegClass, V::IntValue(v)) => {
+        (PgType::Oid | PgType::RegClass | PgType::RegType, V::IntValue(v)) => {
             Datum::Oid(u32::try_from(v).map_err(|e| e.to_string())?)
         }
         (PgType::Date, V::IntValue(v)) => Datum::Date(i32::try_from(v).map_err(|e| e.to_string())?),

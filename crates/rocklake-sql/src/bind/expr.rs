@@ -432,9 +432,61 @@ impl Binder<'_> {
                 ..
             } => self.bind_substring(expr, substring_from.as_deref(), substring_for.as_deref()),
             Expr::Function(f) => self.bind_function(f),
+            Expr::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            } => self.bind_quantified(e, left, compare_op, right, true),
+            Expr::AllOp {
+                left,
+                compare_op,
+                right,
+            } => self.bind_quantified(e, left, compare_op, right, false),
             other => Err(SqlError::unsupported(format!(
                 "expression not supported: {other}"
             ))),
+        }
+    }
+
+    /// `x op ANY (ARRAY[...])` and `x op ALL (ARRAY[...])` over an array
+    /// constructor: `= ANY` is `IN`, `<> ALL` is `NOT IN`, other operators
+    /// an OR (ANY) or AND (ALL) of the comparisons, as PostgreSQL evaluates
+    /// them (NULLs included).
+    fn bind_quantified(
+        &mut self,
+        whole: &Expr,
+        left: &Expr,
+        op: &sqlparser::ast::BinaryOperator,
+        right: &Expr,
+        any: bool,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        use sqlparser::ast::BinaryOperator as Op;
+        let Expr::Array(array) = right else {
+            return Err(SqlError::unsupported(format!(
+                "{} is supported over ARRAY[...] only: {whole}",
+                if any { "ANY" } else { "ALL" }
+            )));
+        };
+        match (op, any) {
+            (Op::Eq, true) | (Op::NotEq, false) => self.bind_in_list(left, &array.elem, !any),
+            _ => {
+                let mut terms = array.elem.iter().map(|item| Expr::BinaryOp {
+                    left: Box::new(left.clone()),
+                    op: op.clone(),
+                    right: Box::new(item.clone()),
+                });
+                let Some(first) = terms.next() else {
+                    return Ok((BExpr::Const(Datum::Bool(!any)), Some(PgType::Bool)));
+                };
+                let join = if any { Op::Or } else { Op::And };
+                let combined = terms.fold(first, |acc, term| Expr::BinaryOp {
+                    left: Box::new(acc),
+                    op: join.clone(),
+                    right: Box::new(term),
+                });
+                self.bind_expr(&Expr::Nested(Box::new(combined)))
+            }
         }
     }
 
@@ -471,6 +523,21 @@ impl Binder<'_> {
                 })?;
                 return Ok((BExpr::Const(Datum::Oid(oid)), Some(to)));
             }
+        }
+        if to == PgType::RegType {
+            if let BExpr::Const(Datum::Text(s)) = &b {
+                let pg_type = PgType::from_sql_name(s).ok_or_else(|| {
+                    SqlError::new(
+                        SqlState::UNDEFINED_OBJECT,
+                        format!("type \"{s}\" does not exist"),
+                    )
+                })?;
+                return Ok((BExpr::Const(Datum::Oid(pg_type.oid())), Some(to)));
+            }
+        }
+        if t == Some(PgType::RegType) && matches!(to, PgType::Text | PgType::Varchar | PgType::Name)
+        {
+            return Ok((BExpr::Func(Func::RegtypeName, vec![b]), Some(to)));
         }
         let b = match (&t, b) {
             (Some(_), b) => BExpr::Cast(Box::new(b), to.clone()),

@@ -81,6 +81,17 @@ impl Binder<'_> {
                 konst(Datum::Text("postgres".into()), PgType::Name)
             }
             ("pg_backend_pid", 0) => konst(Datum::Int4(self.pid), PgType::Int4),
+            ("pg_table_is_visible", 1) => {
+                let a = self.bind_typed_arg(args[0], &PgType::Oid)?;
+                Ok((
+                    BExpr::Func(Func::TableIsVisible, vec![a]),
+                    Some(PgType::Bool),
+                ))
+            }
+            ("to_regtype", 1) => {
+                let a = self.bind_text_arg(args[0])?;
+                Ok((BExpr::Func(Func::ToRegtype, vec![a]), Some(PgType::RegType)))
+            }
             ("to_regclass", 1) => {
                 let a = self.bind_text_arg(args[0])?;
                 Ok((

@@ -89,6 +89,16 @@ impl Catalog {
         stable_oid("constraint", &format!("{}.{}", def.schema, def.name))
     }
 
+    /// `pg_table_is_visible(oid)`: whether the relation is found by its bare
+    /// name on the search path (`pg_temp`, `public`, `pg_catalog`); `None`
+    /// for an oid that names no relation.
+    pub fn table_is_visible(&self, oid: u32) -> Option<bool> {
+        if let Some(def) = self.relations.iter().find(|r| Self::rel_oid(r) == oid) {
+            return Some(self.find_in_path(&def.name) == Some(def));
+        }
+        VirtualTable::by_oid(oid).map(|table| table.schema() == "pg_catalog")
+    }
+
     /// `to_regclass(text)`: resolves a possibly qualified, possibly quoted name.
     pub fn regclass(&self, text: &str) -> Option<u32> {
         let parts: Vec<String> = text

@@ -26,7 +26,9 @@ pub(crate) fn int_to(v: i64, to: &PgType) -> Result<Datum, SqlError> {
         PgType::Int2 => Datum::Int2(i16::try_from(v).map_err(|_| range_err(to))?),
         PgType::Int4 => Datum::Int4(i32::try_from(v).map_err(|_| range_err(to))?),
         PgType::Int8 => Datum::Int8(v),
-        PgType::Oid | PgType::RegClass => Datum::Oid(u32::try_from(v).map_err(|_| range_err(to))?),
+        PgType::Oid | PgType::RegClass | PgType::RegType => {
+            Datum::Oid(u32::try_from(v).map_err(|_| range_err(to))?)
+        }
         PgType::Float4 => Datum::Float4(v as f32),
         PgType::Float8 => Datum::Float8(v as f64),
         PgType::Numeric(tm) => Datum::Numeric(numeric::apply_typmod(&v.to_string(), *tm)?),

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use rocklake_types::datum::Datum;
+use rocklake_types::datum::{Datum, PgType};
 use rocklake_types::{SqlError, SqlState};
 
 use crate::exec::cast::text_of;
@@ -94,6 +94,24 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
         Func::ToRegclass => match ctx.catalog.regclass(&text(0).unwrap_or_default()) {
             Some(oid) => Datum::Oid(oid),
             None => Datum::Null,
+        },
+        Func::TableIsVisible => match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
+            Some(oid) => ctx
+                .catalog
+                .table_is_visible(oid)
+                .map_or(Datum::Null, Datum::Bool),
+            None => Datum::Null,
+        },
+        Func::ToRegtype => match text(0).as_deref().and_then(PgType::from_sql_name) {
+            Some(t) => Datum::Oid(t.oid()),
+            None => Datum::Null,
+        },
+        Func::RegtypeName => match &vals[0] {
+            Datum::Oid(oid) => Datum::text(
+                PgType::from_oid(*oid)
+                    .map_or_else(|| oid.to_string(), |t| t.display_name().to_string()),
+            ),
+            _ => Datum::Null,
         },
     })
 }

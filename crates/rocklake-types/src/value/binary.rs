@@ -45,7 +45,9 @@ pub fn put_value(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
         (PgType::Int2, _) => buf.put_i16(int_in_range(ty, datum)?),
         (PgType::Int4, _) => buf.put_i32(int_in_range(ty, datum)?),
         (PgType::Int8, _) => buf.put_i64(int_in_range(ty, datum)?),
-        (PgType::Oid | PgType::RegClass, _) => buf.put_u32(int_in_range(ty, datum)?),
+        (PgType::Oid | PgType::RegClass | PgType::RegType, _) => {
+            buf.put_u32(int_in_range(ty, datum)?)
+        }
         (PgType::Float4, Datum::Float4(v)) => buf.put_f32(*v),
         (PgType::Float4, Datum::Float8(v)) => buf.put_f32(*v as f32),
         (PgType::Float8, Datum::Float8(v)) => buf.put_f64(*v),
@@ -145,7 +147,9 @@ pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
         PgType::Int2 => Datum::Int2(i16::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Int4 => Datum::Int4(i32::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Int8 => Datum::Int8(i64::from_be_bytes(fixed(ty, bytes)?)),
-        PgType::Oid | PgType::RegClass => Datum::Oid(u32::from_be_bytes(fixed(ty, bytes)?)),
+        PgType::Oid | PgType::RegClass | PgType::RegType => {
+            Datum::Oid(u32::from_be_bytes(fixed(ty, bytes)?))
+        }
         PgType::Float4 => Datum::Float4(f32::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Float8 => Datum::Float8(f64::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Text | PgType::Varchar | PgType::Name => {

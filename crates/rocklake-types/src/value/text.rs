@@ -234,7 +234,7 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
             Datum::Int4(i32::try_from(v).map_err(|_| out_of_range(s, name))?)
         }
         PgType::Int8 => Datum::Int8(parse_int(s, ty)?),
-        PgType::Oid | PgType::RegClass => {
+        PgType::Oid | PgType::RegClass | PgType::RegType => {
             let v = parse_int(s, &PgType::Int8).map_err(|_| bad_input(name, s))?;
             Datum::Oid(u32::try_from(v).map_err(|_| out_of_range(s, name))?)
         }

@@ -173,7 +173,12 @@ fn type_len(t: &PgType) -> i16 {
         PgType::Bool | PgType::Char => 1,
         PgType::Name => 64,
         PgType::Int2 => 2,
-        PgType::Int4 | PgType::Oid | PgType::RegClass | PgType::Float4 | PgType::Date => 4,
+        PgType::Int4
+        | PgType::Oid
+        | PgType::RegClass
+        | PgType::RegType
+        | PgType::Float4
+        | PgType::Date => 4,
         PgType::Int8 | PgType::Float8 | PgType::Time | PgType::Timestamp | PgType::TimestampTz => 8,
         PgType::Tid => 6,
         PgType::TimeTz => 12,
@@ -227,6 +232,19 @@ impl VirtualTable {
     /// The relation's OID.
     pub fn oid(self) -> u32 {
         self.def().oid
+    }
+
+    /// The virtual table with this OID.
+    pub fn by_oid(oid: u32) -> Option<VirtualTable> {
+        TABLES
+            .iter()
+            .find(|def| def.oid == oid)
+            .map(|def| def.table)
+    }
+
+    /// The schema it lives in.
+    pub fn schema(self) -> &'static str {
+        self.def().schema
     }
 
     /// Columns of the table, with PostgreSQL's types.

@@ -119,6 +119,7 @@ pub(super) fn pg_type_columns() -> Vec<ColumnDef> {
         col("typbasetype", Oid),
         col("typtypmod", Int4),
         col("typnotnull", Bool),
+        col("typdelim", Char),
     ]
 }
 
@@ -131,11 +132,7 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
             } else {
                 0
             };
-            let array = if *t == PgType::Int2 {
-                PgType::Int2Array.oid()
-            } else {
-                0
-            };
+            let array = t.array_oid();
             vec![
                 Datum::Oid(t.oid()),
                 text(t.type_name()),
@@ -149,6 +146,7 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Oid(0),
                 Datum::Int4(-1),
                 Datum::Bool(false),
+                text(","),
             ]
         })
         .collect();
@@ -166,6 +164,7 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
             Datum::Oid(0),
             Datum::Int4(-1),
             Datum::Bool(false),
+            text(","),
         ]);
     }
     out

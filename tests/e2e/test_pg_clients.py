@@ -1,0 +1,131 @@
+"""PostgreSQL drivers against RockLake, differential against a real
+PostgreSQL 15 (ROCKLAKE_PG_REFERENCE=1): psycopg 3 with server-side bind
+parameters (text and binary, typed and untyped, executemany, prepared
+statements and DEALLOCATE), savepoints as drivers use them, and the
+statements SQLAlchemy's PostgreSQL dialect sends when it connects.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+
+import psycopg
+import pytest
+
+from conftest import PostgresBackend
+
+UTC = datetime.timezone.utc
+
+
+def session_steps(conn: psycopg.Connection) -> list:
+    """Runs the same steps on a connection; returns what each gave (rows,
+    status or SQLSTATE)."""
+    out = []
+
+    def step(sql, params=None, binary=False, prepare=None):
+        try:
+            with conn.cursor(binary=binary) as cur:
+                cur.execute(sql, params, prepare=prepare)
+                out.append(cur.fetchall() if cur.description else cur.statusmessage)
+        except psycopg.Error as e:
+            out.append(f"ERROR {e.sqlstate}")
+
+    step("DROP TABLE IF EXISTS pt")
+    step("CREATE TABLE pt (id bigint PRIMARY KEY, small int, name varchar, "
+         "amount numeric(10,2), at timestamptz, ok boolean)")
+    step("INSERT INTO pt VALUES (%s, %s, %s, %s, %s, %s)",
+         (1, 10, "one", decimal.Decimal("1.50"), datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC),
+          True))
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO pt (id, small, name) VALUES (%s, %s, %s)",
+                        [(i, i * 10, f"n{i}") for i in range(2, 8)])
+    for sql, params in [
+        ("SELECT id, name FROM pt WHERE id = %s", (3,)),
+        ("SELECT id FROM pt WHERE name = %s OR id > %s ORDER BY id", ("one", 5)),
+        ("SELECT %s::int + 1, %s", (41, "x")),
+        ("SELECT count(*) FROM pt WHERE id IN (%s, %s, %s)", (1, 2, 99)),
+        ("SELECT id FROM pt ORDER BY id LIMIT %s OFFSET %s", (2, 1)),
+        ("SELECT name FROM pt WHERE at < %s", (datetime.datetime(2030, 1, 1, tzinfo=UTC),)),
+        ("SELECT id FROM pt WHERE ok = %s", (True,)),
+        ("SELECT id FROM pt WHERE small = ANY (ARRAY[%s, %s]) ORDER BY id", (20, 30)),
+        ("SELECT id FROM pt WHERE small <> ALL (ARRAY[%s, %s]) ORDER BY id", (20, 30)),
+        ("SELECT id FROM pt WHERE small > ANY (ARRAY[%s, %s]) ORDER BY id", (50, 60)),
+        ("UPDATE pt SET name = %s WHERE id = %s", ("three", 3)),
+        ("DELETE FROM pt WHERE id = %s", (7,)),
+        ("SELECT * FROM pt ORDER BY id", None),
+        ("SELECT id FROM pt WHERE id = %s", ("2",)),
+        ("SELECT $1", None),
+    ]:
+        step(sql, params)
+    step("SELECT id, name, amount, at FROM pt WHERE id = %s", (1,), binary=True)
+    step("SELECT %b::bigint, %b", (7, "bin"), binary=True)
+    # Named prepared statements, reused, then dropped by DEALLOCATE ALL.
+    for value in (2, 4, 2):
+        step("SELECT name FROM pt WHERE id = %s", (value,), prepare=True)
+    step("DEALLOCATE ALL")
+    step("SELECT name FROM pt WHERE id = %s", (4,), prepare=True)
+    # What SQLAlchemy's dialect and psycopg's type lookups send.
+    for sql in ["show transaction isolation level", "show standard_conforming_strings",
+                "select current_schema()", "SHOW TIME ZONE"]:
+        step(sql)
+    step("SELECT typname AS name, oid, typarray AS array_oid, oid::regtype::text AS regtype, "
+         "typdelim AS delimiter FROM pg_type t WHERE t.oid = to_regtype(%(name)s) ORDER BY t.oid",
+         {"name": "int4"})
+    step("SELECT oid FROM pg_type WHERE oid = to_regtype(%s)", ("hstore",))
+    step("SELECT 'bigint'::regtype::text, 'character varying'::regtype::text")
+    step("SELECT pg_catalog.pg_class.relname FROM pg_catalog.pg_class JOIN "
+         "pg_catalog.pg_namespace ON pg_catalog.pg_namespace.oid = pg_catalog.pg_class.relnamespace "
+         "WHERE pg_catalog.pg_class.relname = %(table_name)s::VARCHAR AND "
+         "pg_catalog.pg_class.relkind = ANY (ARRAY[%(param_1)s::VARCHAR, %(param_2)s::VARCHAR]) "
+         "AND pg_catalog.pg_table_is_visible(pg_catalog.pg_class.oid) AND "
+         "pg_catalog.pg_namespace.nspname != %(nspname_1)s::VARCHAR",
+         {"table_name": "pt", "param_1": "r", "param_2": "p", "nspname_1": "pg_catalog"})
+    # Savepoints: around reads, and recovering from an error.
+    step("BEGIN")
+    step("SAVEPOINT a")
+    step("SELECT count(*) FROM pt")
+    step("RELEASE a")
+    step("SAVEPOINT b")
+    step("SELECT * FROM no_such_table")
+    step("SELECT 1")
+    step("ROLLBACK TO SAVEPOINT b")
+    step("SELECT count(*) FROM pt")
+    step("RELEASE SAVEPOINT b")
+    step("RELEASE b")
+    step("ROLLBACK TO nope")
+    step("ROLLBACK")
+    step("SAVEPOINT outside")
+    return out
+
+
+@pytest.mark.rocklake
+def test_psycopg_parameters_savepoints_and_dialect_statements_match_postgresql(
+        pg_server, rocklake):
+    rocklake.start()
+    reference = PostgresBackend(pg_server)
+    results = {}
+    for name, dsn in (("postgres", pg_server.dsn(reference.db)), ("rocklake", rocklake.dsn())):
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            results[name] = session_steps(conn)
+    expected, actual = results["postgres"], results["rocklake"]
+    assert len(actual) == len(expected)
+    for i, (e, a) in enumerate(zip(expected, actual)):
+        assert a == e, f"step {i}: PostgreSQL gave {e!r}, RockLake {a!r}"
+
+
+@pytest.mark.rocklake
+def test_a_rollback_to_a_savepoint_over_changes_is_refused_not_half_done(rocklake):
+    rocklake.start()
+    with psycopg.connect(rocklake.dsn(), autocommit=True) as conn:
+        conn.execute("CREATE TABLE sp (x int)")
+        conn.execute("BEGIN")
+        conn.execute("INSERT INTO sp VALUES (1)")
+        conn.execute("SAVEPOINT s")
+        conn.execute("INSERT INTO sp VALUES (2)")
+        with pytest.raises(psycopg.errors.FeatureNotSupported):
+            conn.execute("ROLLBACK TO SAVEPOINT s")
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            conn.execute("SELECT 1")
+        conn.execute("ROLLBACK")
+        assert conn.execute("SELECT count(*) FROM sp").fetchone() == (0,)
