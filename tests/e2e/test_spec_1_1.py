@@ -45,6 +45,12 @@ def migration_1_0_to_1_1(inlined_tables: list[str]) -> list[str]:
     out += [
         'ALTER TABLE "public"."ducklake_data_file" ADD COLUMN  "row_group_count" BIGINT',
         'ALTER TABLE "public"."ducklake_delete_file" ADD COLUMN  "row_group_count" BIGINT',
+        # Added by the 1.1 release (ducklakepy's migration adds them too).
+        'ALTER TABLE "public"."ducklake_file_column_stats" ADD COLUMN  "min_is_exact" BOOLEAN',
+        'ALTER TABLE "public"."ducklake_file_column_stats" ADD COLUMN  "max_is_exact" BOOLEAN',
+        'ALTER TABLE "public"."ducklake_table_column_stats" ADD COLUMN  "min_is_exact" BOOLEAN',
+        'ALTER TABLE "public"."ducklake_table_column_stats" ADD COLUMN  "max_is_exact" BOOLEAN',
+        'ALTER TABLE "public"."ducklake_schema" ADD COLUMN  "parent_schema_id" BIGINT',
         'CREATE TABLE "public"."ducklake_view_column_tag"("view_id" BIGINT, "column_name" '
         'VARCHAR, "begin_snapshot" BIGINT, "end_snapshot" BIGINT, "key" VARCHAR, "value" VARCHAR);',
         # A 1.1-dev1 catalog is migrated again with IF NOT EXISTS.
@@ -70,7 +76,13 @@ def commits_1_1(n: int, view_id: int) -> list[str]:
         f'INSERT INTO "public".ducklake_data_file VALUES (900, 99, {n}, NULL, NULL, '
         "'ducklake-x.parquet', true, 'parquet', 10, 1000, 100, 0, NULL, NULL, NULL, NULL, 3);"
         f'INSERT INTO "public".ducklake_delete_file VALUES (901, 99, {n}, NULL, 900, '
-        "'ducklake-d.parquet', true, 'parquet', 1, 100, 10, NULL, NULL, 1);",
+        "'ducklake-d.parquet', true, 'parquet', 1, 100, 10, NULL, NULL, 1);"
+        'INSERT INTO "public".ducklake_file_column_stats VALUES (900, 99, 1, 10, 10, 0, '
+        "'1', '9', NULL, NULL, true, false);"
+        'INSERT INTO "public".ducklake_table_column_stats VALUES (99, 1, false, NULL, '
+        "'1', '9', NULL, true, false);"
+        f'INSERT INTO "public".ducklake_schema VALUES (77, \'6d7a1f3e-4f8c-4c55-9b1a-0d4f7b1e2c3a\', '
+        f"{n}, NULL, 'child', 'child/', true, 0);",
         f"WITH deleted_row_list(deleted_row_id) AS (VALUES (0)) UPDATE "
         f'"public".ducklake_inlined_data_99_1 SET _ducklake_end_snapshot = {m} FROM '
         "deleted_row_list WHERE _ducklake_row_id=deleted_row_id AND _ducklake_end_snapshot IS "
@@ -105,6 +117,9 @@ def reads_1_1(n: int) -> list[str]:
         "ORDER BY begin_snapshot",
         "SELECT data_file_id, row_group_count FROM ducklake_data_file ORDER BY data_file_id",
         "SELECT delete_file_id, row_group_count FROM ducklake_delete_file ORDER BY 1",
+        "SELECT column_id, min_is_exact, max_is_exact FROM ducklake_table_column_stats "
+        "WHERE table_id = 99",
+        "SELECT schema_name, parent_schema_id FROM ducklake_schema WHERE parent_schema_id = 0",
         # A duplicate primary key fails the same way on both.
         'INSERT INTO "public".ducklake_data_file VALUES (900, 99, 1, NULL, NULL, \'y\', true, '
         "'parquet', 1, 1, 1, 0, NULL, NULL, NULL, NULL, 1)",

@@ -432,6 +432,41 @@ mod tests {
         assert_eq!(relation.decode_row(&key_a, &value).unwrap().row, a);
     }
 
+    #[test]
+    fn spec_1_1_columns_have_fields_of_their_own() {
+        for (name, column, ty, field) in [
+            ("ducklake_data_file", "row_group_count", PgType::Int8, 17),
+            ("ducklake_delete_file", "row_group_count", PgType::Int8, 14),
+            (
+                "ducklake_table_column_stats",
+                "min_is_exact",
+                PgType::Bool,
+                8,
+            ),
+            (
+                "ducklake_table_column_stats",
+                "max_is_exact",
+                PgType::Bool,
+                9,
+            ),
+            (
+                "ducklake_file_column_stats",
+                "max_is_exact",
+                PgType::Bool,
+                12,
+            ),
+            ("ducklake_schema", "parent_schema_id", PgType::Int8, 8),
+        ] {
+            let table = CatalogTable::by_name(name).unwrap();
+            let relation =
+                Relation::new(1, "public".into(), name.into(), table.column_defs(), vec![])
+                    .add_column(ColumnDef::new(column, ty), None)
+                    .unwrap();
+            let added = relation.stored_columns().last().unwrap();
+            assert_eq!(added.field, field, "{name}.{column}");
+        }
+    }
+
     proptest! {
         /// Rows of a generic table written before any number of ADD and DROP
         /// COLUMNs read as the table now is: dropped columns gone, added ones
