@@ -314,12 +314,19 @@ impl CatalogLayout {
             )));
         }
         let mut row = vec![Datum::Null; self.columns.len()];
-        let mut seen = vec![false; self.columns.len()];
+        // Which columns the value holds, needed only while a column reads a
+        // missing value in older rows (rare: after ADD COLUMN ... DEFAULT).
+        let mut seen = match self.stored_count {
+            Some(_) => vec![false; self.columns.len()],
+            None => Vec::new(),
+        };
         for (position, field) in self.key.iter().enumerate() {
             if let KeyField::Column(index) = field {
                 let raw = field_at(key, position).expect("key length checked");
                 row[*index] = Datum::Int8(raw as i64);
-                seen[*index] = true;
+                if let Some(seen) = seen.get_mut(*index) {
+                    *seen = true;
+                }
             }
         }
         let mut row_seq = 0;
@@ -340,7 +347,9 @@ impl CatalogLayout {
             let Some(Some(index)) = self.by_field.get(number as usize).copied() else {
                 continue; // a dropped column, or one this relation does not have
             };
-            seen[index] = true;
+            if let Some(seen) = seen.get_mut(index) {
+                *seen = true;
+            }
             if wanted.is_some_and(|w| !w.get(index).copied().unwrap_or(true)) {
                 continue;
             }
