@@ -81,6 +81,15 @@ def session_steps(conn: psycopg.Connection) -> list:
          "AND pg_catalog.pg_table_is_visible(pg_catalog.pg_class.oid) AND "
          "pg_catalog.pg_namespace.nspname != %(nspname_1)s::VARCHAR",
          {"table_name": "pt", "param_1": "r", "param_2": "p", "nspname_1": "pg_catalog"})
+    # Size functions (the catalog's real stored size on RockLake).
+    step("SELECT size, pg_size_pretty(size) FROM (VALUES (10::bigint), (10239::bigint), "
+         "(10240::bigint), (1000000::bigint), (10485247::bigint), (10485248::bigint), "
+         "(1000000000000000::bigint), (-1000000::bigint), (9223372036854775807::bigint)) x(size)")
+    step("SELECT pg_database_size(current_database()) > 0, pg_relation_size('pt') > 0, "
+         "pg_total_relation_size('pt') >= pg_relation_size('pt'), "
+         "pg_table_size('public.pt') >= pg_relation_size('pt'), pg_indexes_size('pt') >= 0")
+    step("SELECT pg_database_size('no_such_database')")
+    step("SELECT pg_relation_size('no_such_table')")
     # Savepoints: around reads, and recovering from an error.
     step("BEGIN")
     step("SAVEPOINT a")

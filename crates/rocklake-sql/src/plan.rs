@@ -59,6 +59,13 @@ pub enum Func {
     ToRegclass,
     /// `pg_table_is_visible(oid)`.
     TableIsVisible,
+    /// `pg_database_size(name | oid)`, over the scan at this index.
+    DatabaseSize(usize),
+    /// `pg_relation_size(regclass)` (also `pg_table_size`,
+    /// `pg_total_relation_size`), over the scan at this index.
+    RelationSize(usize),
+    /// `pg_size_pretty(bigint)`.
+    SizePretty,
     /// `to_regtype(text)`: the type's oid, NULL if there is no such type.
     ToRegtype,
     /// A `regtype`'s text: the type's name (`format_type`).
@@ -177,6 +184,12 @@ pub enum ScanSource {
     Table(RelationDef),
     /// A virtual pg_catalog / information_schema table.
     Virtual(VirtualTable),
+    /// The bytes the database takes in storage: one row `(bytes)`
+    /// (`pg_database_size`).
+    DatabaseSize,
+    /// The bytes each stored relation takes: rows `(oid, bytes)`
+    /// (`pg_relation_size` and its siblings).
+    RelationSizes,
 }
 
 /// One base-table read, prefetched before execution.

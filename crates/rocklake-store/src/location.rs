@@ -116,6 +116,22 @@ impl StoreLocation {
         Ok(())
     }
 
+    /// The bytes of every object of the catalog (WAL, compacted tables,
+    /// manifests): what the catalog takes in its directory or bucket.
+    pub async fn stored_bytes(&self) -> StoreResult<u64> {
+        use futures::TryStreamExt;
+        let (store, path) = self.open_object_store()?;
+        let path = ObjectPath::from(path);
+        store
+            .list(Some(&path))
+            .try_fold(0u64, |total, meta| async move { Ok(total + meta.size) })
+            .await
+            .map_err(|e| StoreError::Location {
+                location: self.to_string(),
+                reason: format!("cannot list the catalog's objects: {e}"),
+            })
+    }
+
     /// The SlateDB database path inside the bucket.
     fn catalog_path(prefix: &str) -> String {
         if prefix.is_empty() {

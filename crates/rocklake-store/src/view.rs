@@ -123,6 +123,19 @@ impl<'a> CatalogView<'a> {
         ))
     }
 
+    /// The bytes of `relation`'s keys and values in this view (read from
+    /// storage, not the scan cache).
+    pub async fn stored_bytes(&self, relation: &Relation) -> StoreResult<u64> {
+        let prefix = crate::reader::rows_prefix(relation, &[]);
+        Ok(self
+            .reads()
+            .scan_prefix(&prefix)
+            .await?
+            .iter()
+            .map(|(key, value)| (key.len() + value.len()) as u64)
+            .sum())
+    }
+
     /// [`Self::rows`], shared: served from the writer's scan cache when
     /// this transaction may use it (see [`crate::scan_cache`]).
     pub async fn rows_shared(

@@ -312,7 +312,7 @@ impl Binder<'_> {
     pub fn push_down(&mut self, scan: usize, filter: &BExpr) {
         let ncols = match &self.scans[scan].source {
             ScanSource::Table(def) => def.columns.len(),
-            ScanSource::Virtual(_) => return,
+            ScanSource::Virtual(_) | ScanSource::DatabaseSize | ScanSource::RelationSizes => return,
         };
         let mut bounds = Vec::new();
         let mut keyed_by = Vec::new();

@@ -7,7 +7,8 @@ use sqlparser::ast::{
 };
 
 use crate::bind::{fold, Binder};
-use crate::plan::{common_type, AggFunc, BExpr, Func, Ty};
+use crate::plan::{common_type, AggFunc, BExpr, Func, ScanReq, ScanSource, Ty};
+use crate::storage::ScanFilter;
 use rocklake_types::settings::version_string;
 use rocklake_types::{SqlError, SqlState};
 
@@ -81,6 +82,45 @@ impl Binder<'_> {
                 konst(Datum::Text("postgres".into()), PgType::Name)
             }
             ("pg_backend_pid", 0) => konst(Datum::Int4(self.pid), PgType::Int4),
+            ("pg_database_size", 1) => {
+                let scan = self.size_scan(ScanSource::DatabaseSize);
+                let (a, t) = self.bind_expr(args[0])?;
+                let a = match t {
+                    Some(t) if t.is_numeric() || t.is_reg() => {
+                        self.coerce(a, &Some(t), &PgType::Oid, "pg_database_size")?
+                    }
+                    t => self.coerce(a, &t, &PgType::Text, "pg_database_size")?,
+                };
+                Ok((
+                    BExpr::Func(Func::DatabaseSize(scan), vec![a]),
+                    Some(PgType::Int8),
+                ))
+            }
+            ("pg_relation_size" | "pg_table_size" | "pg_total_relation_size", 1)
+            | ("pg_relation_size", 2) => {
+                let scan = self.size_scan(ScanSource::RelationSizes);
+                let a = self.bind_regclass_arg(args[0])?;
+                Ok((
+                    BExpr::Func(Func::RelationSize(scan), vec![a]),
+                    Some(PgType::Int8),
+                ))
+            }
+            ("pg_indexes_size", 1) => {
+                // Rows are keyed in place: no index is stored apart from them.
+                let a = self.bind_regclass_arg(args[0])?;
+                Ok((
+                    BExpr::Case {
+                        operand: None,
+                        whens: vec![(BExpr::IsNull(Box::new(a), false), BExpr::Const(Datum::Null))],
+                        otherwise: Some(Box::new(BExpr::Const(Datum::Int8(0)))),
+                    },
+                    Some(PgType::Int8),
+                ))
+            }
+            ("pg_size_pretty", 1) => {
+                let a = self.bind_typed_arg(args[0], &PgType::Int8)?;
+                Ok((BExpr::Func(Func::SizePretty, vec![a]), Some(PgType::Text)))
+            }
             ("pg_table_is_visible", 1) => {
                 let a = self.bind_typed_arg(args[0], &PgType::Oid)?;
                 Ok((
@@ -321,4 +361,38 @@ fn call_arguments(f: &Function) -> Result<CallArguments<'_>, SqlError> {
         distinct,
         star,
     })
+}
+
+impl Binder<'_> {
+    /// A `regclass` argument: a relation name literal is resolved now, as a
+    /// cast to `regclass` resolves it (42P01 if there is none).
+    fn bind_regclass_arg(&mut self, e: &Expr) -> Result<BExpr, SqlError> {
+        let (b, t) = self.bind_expr(e)?;
+        if let (BExpr::Const(Datum::Text(name)), None) = (&b, &t) {
+            let oid = self.cat.regclass(name).ok_or_else(|| {
+                SqlError::new(
+                    SqlState::UNDEFINED_TABLE,
+                    format!("relation \"{name}\" does not exist"),
+                )
+            })?;
+            return Ok(BExpr::Const(Datum::Oid(oid)));
+        }
+        self.coerce(b, &t, &PgType::RegClass, "regclass argument")
+    }
+
+    /// The index of the statement's scan of sizes `source`, added once.
+    fn size_scan(&mut self, source: ScanSource) -> usize {
+        let same =
+            |s: &ScanReq| std::mem::discriminant(&s.source) == std::mem::discriminant(&source);
+        if let Some(index) = self.scans.iter().position(same) {
+            return index;
+        }
+        self.scans.push(ScanReq {
+            source,
+            filter: ScanFilter::default(),
+            keyed_by: Vec::new(),
+            reads_ctid: false,
+        });
+        self.scans.len() - 1
+    }
 }

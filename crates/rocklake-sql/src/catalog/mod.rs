@@ -76,6 +76,11 @@ impl Catalog {
         }
     }
 
+    /// OID of the database (`pg_database.oid`).
+    pub fn database_oid(name: &str) -> u32 {
+        stable_oid("database", name)
+    }
+
     /// OID of a relation (stable across sessions: derived from its name).
     pub fn rel_oid(def: &RelationDef) -> u32 {
         stable_oid("class", &format!("{}.{}", def.schema, def.name))

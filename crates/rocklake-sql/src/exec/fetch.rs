@@ -1,5 +1,6 @@
 //! Reading the scans a statement needs before it runs.
 
+use rocklake_types::datum::Datum;
 use rocklake_types::SqlError;
 
 use crate::catalog::Catalog;
@@ -74,6 +75,23 @@ async fn fetch(
         }
         ScanSource::Table(def) => ScanData::owned_stored(txn.scan(def, filter).await?),
         ScanSource::Virtual(v) => ScanData::Owned(v.rows(cat)),
+        ScanSource::DatabaseSize => ScanData::Owned(vec![vec![txn
+            .database_bytes()
+            .await?
+            .map_or(Datum::Null, |bytes| Datum::Int8(bytes as i64))]]),
+        ScanSource::RelationSizes => ScanData::Owned(
+            txn.relation_bytes()
+                .await?
+                .into_iter()
+                .filter_map(|(schema, name, bytes)| {
+                    let def = cat.find(&schema, &name)?;
+                    Some(vec![
+                        Datum::Oid(Catalog::rel_oid(def)),
+                        Datum::Int8(bytes as i64),
+                    ])
+                })
+                .collect(),
+        ),
     };
     if let ScanData::Owned(rows) = &data {
         // Held until the statement ends.

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use rocklake_types::datum::{Datum, PgType};
 use rocklake_types::{SqlError, SqlState};
 
+use crate::catalog::Catalog;
 use crate::exec::cast::text_of;
 use crate::exec::compare::compare;
 use crate::exec::operators::negate;
@@ -95,6 +96,41 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             Some(oid) => Datum::Oid(oid),
             None => Datum::Null,
         },
+        Func::DatabaseSize(scan) => {
+            let database = &ctx.catalog.database;
+            let named = match &vals[0] {
+                Datum::Null => return Ok(Datum::Null),
+                Datum::Oid(oid) => *oid == Catalog::database_oid(database),
+                other => text_of(other).as_deref() == Some(database.as_str()),
+            };
+            if !named {
+                let shown = text_of(&vals[0]).unwrap_or_default();
+                return Err(SqlError::new(
+                    SqlState::INVALID_CATALOG_NAME,
+                    match &vals[0] {
+                        Datum::Oid(oid) => format!("database with OID {oid} does not exist"),
+                        _ => format!("database \"{shown}\" does not exist"),
+                    },
+                ));
+            }
+            ctx.scan_rows(scan)?
+                .first()
+                .and_then(|row| row.first().cloned())
+                .unwrap_or(Datum::Null)
+        }
+        Func::RelationSize(scan) => match &vals[0] {
+            Datum::Oid(oid) => ctx
+                .scan_rows(scan)?
+                .iter()
+                .find(|row| row.first() == Some(&Datum::Oid(*oid)))
+                .and_then(|row| row.get(1).cloned())
+                .unwrap_or(Datum::Null),
+            _ => Datum::Null,
+        },
+        Func::SizePretty => match vals[0].as_i64() {
+            Some(bytes) => Datum::text(size_pretty(bytes)),
+            None => Datum::Null,
+        },
         Func::TableIsVisible => match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
             Some(oid) => ctx
                 .catalog
@@ -115,6 +151,35 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
         },
     })
 }
+/// `pg_size_pretty`: PostgreSQL's units (bytes below 10 kB; then kB, MB,
+/// GB, TB, PB, each used below 20 of the next, rounded half away from zero).
+pub(crate) fn size_pretty(bytes: i64) -> String {
+    // (unit, limit, half-rounded, bits)
+    const UNITS: [(&str, i64, bool, u32); 6] = [
+        ("bytes", 10 * 1024, false, 0),
+        ("kB", 20 * 1024 - 1, true, 10),
+        ("MB", 20 * 1024 - 1, true, 20),
+        ("GB", 20 * 1024 - 1, true, 30),
+        ("TB", 20 * 1024 - 1, true, 40),
+        ("PB", 20 * 1024 - 1, true, 50),
+    ];
+    let half_rounded = |x: i64| (x + if x < 0 { -1 } else { 1 }) / 2;
+    let mut size = bytes;
+    for (i, (name, limit, round, bits)) in UNITS.iter().enumerate() {
+        let next = UNITS.get(i + 1);
+        if next.is_none() || size.unsigned_abs() < *limit as u64 {
+            if *round {
+                size = half_rounded(size);
+            }
+            return format!("{size} {name}");
+        }
+        let (_, _, next_round, next_bits) = next.expect("checked");
+        let shift = next_bits - bits - u32::from(*next_round) + u32::from(*round);
+        size /= 1i64 << shift;
+    }
+    unreachable!("the last unit always matches")
+}
+
 /// SQL LIKE with `%`, `_` and backslash escapes.
 pub fn like(s: &str, p: &str) -> bool {
     let s: Vec<char> = s.chars().collect();
@@ -129,4 +194,27 @@ pub fn like(s: &str, p: &str) -> bool {
         }
     }
     go(&s, &p)
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::size_pretty;
+
+    /// Values checked against PostgreSQL 15's `pg_size_pretty`.
+    #[test]
+    fn sizes_print_as_postgresql_prints_them() {
+        for (bytes, text) in [
+            (10, "10 bytes"),
+            (10_239, "10239 bytes"),
+            (10_240, "10 kB"),
+            (1_000_000, "977 kB"),
+            (10_485_247, "10239 kB"),
+            (10_485_248, "10 MB"),
+            (1_000_000_000_000_000, "909 TB"),
+            (-1_000_000, "-977 kB"),
+            (i64::MAX, "8192 PB"),
+        ] {
+            assert_eq!(size_pretty(bytes), text, "{bytes}");
+        }
+    }
 }

@@ -113,6 +113,16 @@ impl<'a> ExecCtx<'a> {
         }
     }
 
+    /// The owned rows prefetched for scan `index` (the size scans).
+    pub fn scan_rows(&self, index: usize) -> Result<&'a [Row], SqlError> {
+        match self.data.get(index) {
+            Some(ScanData::Owned(rows)) => Ok(rows),
+            _ => Err(SqlError::internal(format!(
+                "scan {index} was not prefetched"
+            ))),
+        }
+    }
+
     /// Counts one row of work; every [`ROWS_PER_CHECK`] rows, fails when
     /// the statement must stop.
     pub fn tick(&self) -> Result<(), SqlError> {

@@ -48,7 +48,7 @@ pub fn derives_from_catalog(scans: &[ScanReq], reads_time: bool) -> bool {
         && !scans.is_empty()
         && scans.iter().all(|scan| match &scan.source {
             ScanSource::Virtual(table) => !matches!(table, VirtualTable::Settings),
-            ScanSource::Table(_) => false,
+            ScanSource::Table(_) | ScanSource::DatabaseSize | ScanSource::RelationSizes => false,
         })
 }
 

@@ -190,6 +190,18 @@ pub trait StorageTxn: Send {
         )))
     }
 
+    /// The bytes the database takes in storage (`pg_database_size`), if
+    /// storage can tell.
+    async fn database_bytes(&mut self) -> StorageResult<Option<u64>> {
+        Ok(None)
+    }
+
+    /// `(schema, name, bytes)` of each stored relation: the bytes its rows
+    /// take (`pg_relation_size`); empty if storage cannot tell.
+    async fn relation_bytes(&mut self) -> StorageResult<Vec<(String, String, u64)>> {
+        Ok(Vec::new())
+    }
+
     /// Creates a schema (namespace). Same existence rules as `create_relation`
     /// (SQLSTATE 42P06).
     async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool>;

@@ -116,6 +116,14 @@ impl StorageTxn for TempOverlay {
             .await
     }
 
+    async fn database_bytes(&mut self) -> StorageResult<Option<u64>> {
+        self.inner.database_bytes().await
+    }
+
+    async fn relation_bytes(&mut self) -> StorageResult<Vec<(String, String, u64)>> {
+        self.inner.relation_bytes().await
+    }
+
     async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {
         self.inner.create_schema(name, if_not_exists).await
     }

@@ -63,7 +63,15 @@ impl Storage for CatalogStorage {
             Source::Writer(store) if read_only => Access::Read(store.read().map_err(to_sql)?),
             Source::Writer(store) => Access::Write(Box::new(store.write().map_err(to_sql)?)),
         };
-        Ok(Box::new(StoreTxn::new(access, self.registry.clone())))
+        let location = match &self.source {
+            Source::Replica(replica) => replica.location().clone(),
+            Source::Writer(store) => store.location().clone(),
+        };
+        Ok(Box::new(StoreTxn::new(
+            access,
+            self.registry.clone(),
+            location,
+        )))
     }
 
     async fn maintain(&self, command: Maintenance) -> StorageResult<Vec<(String, String)>> {

@@ -22,6 +22,7 @@ use slatedb::IterationOrder;
 use super::errors::to_sql;
 use super::row_keys::RowKeys;
 use crate::error::StoreError;
+use crate::location::StoreLocation;
 use crate::reader::KeyedRow;
 use crate::txn::{ReadTxn, WriteTxn};
 use crate::view::CatalogView;
@@ -80,6 +81,8 @@ impl Access {
 
 /// One SQL transaction over the store.
 pub(super) struct StoreTxn {
+    /// Where the catalog lives (for its stored size).
+    location: StoreLocation,
     access: Access,
     registry: Arc<RegistryCache>,
     /// Relations by (schema, name) as this transaction sees them: shared with
@@ -153,8 +156,13 @@ fn extreme_order(
     })
 }
 impl StoreTxn {
-    pub(super) fn new(access: Access, registry: Arc<RegistryCache>) -> StoreTxn {
+    pub(super) fn new(
+        access: Access,
+        registry: Arc<RegistryCache>,
+        location: StoreLocation,
+    ) -> StoreTxn {
         StoreTxn {
+            location,
             access,
             registry,
             relations: None,
@@ -393,6 +401,27 @@ impl StorageTxn for StoreTxn {
             self.row_keys.forget_relation(altered.relation_id);
         }
         Ok(definition(&altered))
+    }
+
+    async fn database_bytes(&mut self) -> StorageResult<Option<u64>> {
+        self.location.stored_bytes().await.map(Some).map_err(to_sql)
+    }
+
+    /// The bytes of each relation's keys and values, read in this
+    /// transaction's snapshot.
+    async fn relation_bytes(&mut self) -> StorageResult<Vec<(String, String, u64)>> {
+        let relations: Vec<Relation> = self.relation_map().await?.values().cloned().collect();
+        let mut out = Vec::with_capacity(relations.len());
+        for relation in relations {
+            let bytes = self
+                .access
+                .view()
+                .stored_bytes(&relation)
+                .await
+                .map_err(to_sql)?;
+            out.push((relation.schema, relation.name, bytes));
+        }
+        Ok(out)
     }
 
     async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {

@@ -4,7 +4,7 @@
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
 use super::{col, schema_names, text, type_len, BUILTIN_TYPES, OWNER};
-use crate::catalog::{stable_oid, Catalog, PG_CATALOG_OID};
+use crate::catalog::{Catalog, PG_CATALOG_OID};
 use rocklake_types::datum::PgType::{Bool, Char, Float4, Int2, Int2Array, Int4, Name, Oid, Text};
 
 pub(super) fn pg_namespace_columns() -> Vec<ColumnDef> {
@@ -285,7 +285,7 @@ pub(super) fn pg_database_columns() -> Vec<ColumnDef> {
 
 pub(super) fn pg_database_rows(cat: &Catalog) -> Vec<Row> {
     vec![vec![
-        Datum::Oid(stable_oid("database", &cat.database)),
+        Datum::Oid(Catalog::database_oid(&cat.database)),
         text(&cat.database),
     ]]
 }
