@@ -193,3 +193,64 @@ async fn alter_table_errors_are_postgresql_errors() {
         vec![vec![Datum::Int8(3)]]
     );
 }
+
+/// The 0.2 -> 0.3 migration renames `ducklake_file_column_statistics` (a
+/// table of no DuckLake 0.3+ name, stored as generic rows) to
+/// `ducklake_file_column_stats`: its rows move under the catalog table's tag,
+/// keeping their row sequence (ctid).
+#[tokio::test]
+async fn a_rename_to_a_catalog_table_name_moves_the_rows_to_its_tag() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = common::open(dir.path()).await;
+    let mut s = Session::new(Arc::new(CatalogStorage::new(store.clone())));
+    query(
+        &mut s,
+        "CREATE TABLE ducklake_file_column_statistics (data_file_id BIGINT, table_id BIGINT, \
+         column_id BIGINT, column_size_bytes BIGINT, value_count BIGINT, null_count BIGINT, \
+         min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN); \
+         INSERT INTO ducklake_file_column_statistics VALUES (1, 5, 1, 10, 3, 0, '1', '9', NULL), \
+         (2, 5, 1, 11, 4, 1, '2', '8', false); SELECT 1",
+    )
+    .await;
+    let before = common::relation(&store, "ducklake_file_column_statistics").await;
+    assert_eq!(before.placement().tag, Tag::GenericRow);
+    let ctids = query(
+        &mut s,
+        "SELECT ctid::text FROM ducklake_file_column_statistics ORDER BY data_file_id",
+    )
+    .await;
+    query(
+        &mut s,
+        "ALTER TABLE IF EXISTS ducklake_file_column_statistics RENAME TO ducklake_file_column_stats; \
+         ALTER TABLE IF EXISTS ducklake_no_such_table RENAME TO ducklake_other; \
+         ALTER TABLE ducklake_file_column_stats ADD COLUMN extra_stats VARCHAR DEFAULT NULL; SELECT 1",
+    )
+    .await;
+    let after = common::relation(&store, "ducklake_file_column_stats").await;
+    assert_eq!(after.placement().tag, Tag::FileColumnStats);
+    assert_eq!(
+        query(
+            &mut s,
+            "SELECT ctid::text FROM ducklake_file_column_stats ORDER BY data_file_id"
+        )
+        .await,
+        ctids,
+        "the rows keep their identity"
+    );
+    assert_eq!(
+        query(
+            &mut s,
+            "SELECT data_file_id, min_value, contains_nan, extra_stats FROM ducklake_file_column_stats \
+             WHERE table_id = 5 ORDER BY 1"
+        )
+        .await,
+        vec![
+            vec![Datum::Int8(1), text("1"), Datum::Null, Datum::Null],
+            vec![Datum::Int8(2), text("2"), Datum::Bool(false), Datum::Null],
+        ]
+    );
+    assert_eq!(
+        fails(&mut s, "SELECT * FROM ducklake_file_column_statistics").await,
+        SqlState::UNDEFINED_TABLE
+    );
+}
