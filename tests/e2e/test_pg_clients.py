@@ -81,6 +81,27 @@ def session_steps(conn: psycopg.Connection) -> list:
          "AND pg_catalog.pg_table_is_visible(pg_catalog.pg_class.oid) AND "
          "pg_catalog.pg_namespace.nspname != %(nspname_1)s::VARCHAR",
          {"table_name": "pt", "param_1": "r", "param_2": "p", "nspname_1": "pg_catalog"})
+    # JOIN ... USING and NATURAL JOIN: merged columns shown once, first.
+    for sql in [
+        "DROP TABLE IF EXISTS ja", "DROP TABLE IF EXISTS jb", "DROP TABLE IF EXISTS jc",
+        "CREATE TABLE ja (x int, id bigint, name text)",
+        "CREATE TABLE jb (id bigint, v int, name text)",
+        "CREATE TABLE jc (id bigint, w int)",
+        "INSERT INTO ja VALUES (1, 1, 'a'), (2, 2, 'b'), (3, 3, 'c')",
+        "INSERT INTO jb VALUES (1, 10, 'a'), (2, 20, 'x'), (4, 40, 'd')",
+        "INSERT INTO jc VALUES (1, 100), (4, 400)",
+        "SELECT * FROM ja JOIN jb USING (id) ORDER BY id",
+        "SELECT id, ja.id, jb.id, v FROM ja JOIN jb USING (id) ORDER BY 1",
+        "SELECT id, ja.id, jb.id, v FROM ja JOIN jb USING (id) ORDER BY id",
+        "SELECT * FROM ja LEFT JOIN jb USING (id) ORDER BY id",
+        "SELECT * FROM ja JOIN jb USING (id, name) ORDER BY id",
+        "SELECT * FROM ja NATURAL JOIN jb ORDER BY 1",
+        "SELECT * FROM ja JOIN jb USING (id) JOIN jc USING (id)",
+        "SELECT ja.*, v FROM ja JOIN jb USING (id) ORDER BY 1",
+        "SELECT count(*) FROM ja JOIN jb USING (nope)",
+        "SELECT * FROM ja NATURAL LEFT JOIN jc ORDER BY id",
+    ]:
+        step(sql)
     # Size functions (the catalog's real stored size on RockLake).
     step("SELECT size, pg_size_pretty(size) FROM (VALUES (10::bigint), (10239::bigint), "
          "(10240::bigint), (1000000::bigint), (10485247::bigint), (10485248::bigint), "

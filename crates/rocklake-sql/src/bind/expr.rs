@@ -150,7 +150,14 @@ impl Binder<'_> {
                 }
                 table_seen = true;
                 if let Some(i) = e.cols.iter().position(|(c, _)| *c == col) {
-                    hits.push((e.offset + i, e.cols[i].1.clone()));
+                    let merged_away = qual.is_none()
+                        && self.scopes[level]
+                            .merged
+                            .iter()
+                            .any(|(_, right)| *right == e.offset + i);
+                    if !merged_away {
+                        hits.push((e.offset + i, e.cols[i].1.clone()));
+                    }
                 } else if col == "ctid" {
                     if let Some((c, scan)) = e.ctid {
                         hits.push((c, Some(PgType::Tid)));

@@ -9,7 +9,9 @@ use sqlparser::ast::{JoinConstraint, JoinOperator, TableFactor, TableWithJoins};
 
 use crate::bind::{fold, name_parts, Binder, Entry};
 use crate::catalog::VirtualTable;
-use crate::plan::{BExpr, CmpOp, FromPlan, JoinKind, QueryPlan, ScanReq, ScanSource, SetPlan, Ty};
+use crate::plan::{
+    comparable, BExpr, CmpOp, FromPlan, JoinKind, QueryPlan, ScanReq, ScanSource, SetPlan, Ty,
+};
 use crate::storage::{ColumnBound, RelationDef, ScanFilter};
 use rocklake_types::{SqlError, SqlState};
 
@@ -58,10 +60,24 @@ impl Binder<'_> {
             let on = match constraint {
                 Some(JoinConstraint::On(e)) => Some(self.bind_bool(e, "JOIN/ON")?),
                 Some(JoinConstraint::None) | None => None,
-                Some(other) => {
-                    return Err(SqlError::unsupported(format!(
-                        "unsupported join constraint {other:?}"
-                    )))
+                Some(JoinConstraint::Using(names)) => {
+                    let names = names
+                        .iter()
+                        .map(|n| Ok(name_parts(n)?.pop().unwrap_or_default()))
+                        .collect::<Result<Vec<_>, SqlError>>()?;
+                    Some(self.merge_columns(&names, base, left_width, right_width)?)
+                }
+                Some(JoinConstraint::UsingAlias(..)) => {
+                    return Err(SqlError::unsupported(
+                        "JOIN ... USING (...) AS alias is not supported",
+                    ))
+                }
+                Some(JoinConstraint::Natural) => {
+                    let names = self.common_columns(base, left_width, right_width);
+                    match names.is_empty() {
+                        true => None,
+                        false => Some(self.merge_columns(&names, base, left_width, right_width)?),
+                    }
                 }
             };
             if base != 0 {
@@ -84,6 +100,94 @@ impl Binder<'_> {
             };
         }
         Ok(acc)
+    }
+
+    /// The visible columns (name, flat index, type) of the flat range
+    /// `start..end` of the current scope: a column merged into an earlier
+    /// USING column is not one.
+    fn visible_columns(&self, start: usize, end: usize) -> Vec<(String, usize, Ty)> {
+        let scope = self.scopes.last().cloned().unwrap_or_default();
+        scope
+            .entries
+            .iter()
+            .flat_map(|e| {
+                e.cols
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, (n, t))| (n.clone(), e.offset + i, t.clone()))
+            })
+            .filter(|(_, idx, _)| *idx >= start && *idx < end)
+            .filter(|(_, idx, _)| !scope.merged.iter().any(|(_, right)| right == idx))
+            .collect()
+    }
+
+    /// `NATURAL JOIN`: the column names both sides have, in the left side's
+    /// order.
+    fn common_columns(&self, base: usize, left_width: usize, right_width: usize) -> Vec<String> {
+        let split = base + left_width;
+        let right = self.visible_columns(split, split + right_width);
+        self.visible_columns(base, split)
+            .into_iter()
+            .map(|(name, _, _)| name)
+            .filter(|name| right.iter().any(|(r, _, _)| r == name))
+            .collect()
+    }
+
+    /// `JOIN ... USING (names)`: the equality of each named column of the
+    /// left side with the right side's, and the pair merged in the scope.
+    fn merge_columns(
+        &mut self,
+        names: &[String],
+        base: usize,
+        left_width: usize,
+        right_width: usize,
+    ) -> Result<BExpr, SqlError> {
+        let split = base + left_width;
+        let find = |side: Vec<(String, usize, Ty)>, name: &str, which: &str| {
+            let hits: Vec<_> = side.into_iter().filter(|(n, _, _)| n == name).collect();
+            match hits.as_slice() {
+                [(_, idx, ty)] => Ok((*idx, ty.clone())),
+                [] => Err(SqlError::new(
+                    SqlState::UNDEFINED_COLUMN,
+                    format!("column \"{name}\" specified in USING clause does not exist in {which} table"),
+                )),
+                _ => Err(SqlError::new(
+                    SqlState::AMBIGUOUS_COLUMN,
+                    format!("common column name \"{name}\" appears more than once in {which} table"),
+                )),
+            }
+        };
+        let mut conditions = Vec::with_capacity(names.len());
+        for name in names {
+            let (left, left_ty) = find(self.visible_columns(base, split), name, "left")?;
+            let (right, right_ty) = find(
+                self.visible_columns(split, split + right_width),
+                name,
+                "right",
+            )?;
+            if let (Some(l), Some(r)) = (&left_ty, &right_ty) {
+                if !comparable(l, r) {
+                    return Err(SqlError::new(
+                        SqlState::UNDEFINED_FUNCTION,
+                        format!(
+                            "operator does not exist: {} = {} (JOIN/USING column \"{name}\")",
+                            l.display_name(),
+                            r.display_name()
+                        ),
+                    ));
+                }
+            }
+            conditions.push(BExpr::Cmp(
+                CmpOp::Eq,
+                Box::new(BExpr::Col { up: 0, idx: left }),
+                Box::new(BExpr::Col { up: 0, idx: right }),
+            ));
+            self.scope().merged.push((left, right));
+        }
+        Ok(match conditions.len() {
+            1 => conditions.pop().expect("one"),
+            _ => BExpr::And(conditions),
+        })
     }
 
     fn col_type(&self, idx: usize) -> Ty {

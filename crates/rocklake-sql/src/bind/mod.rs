@@ -5,6 +5,9 @@
 pub(crate) mod expr;
 mod from;
 mod func;
+mod order;
+
+use order::{output_index, sort_key};
 mod predicates;
 
 use std::collections::HashMap;
@@ -69,6 +72,10 @@ pub struct Scope {
     pub entries: Vec<Entry>,
     /// Width of the flat row.
     pub width: usize,
+    /// Columns merged by `JOIN ... USING` / `NATURAL JOIN`, as (left, right)
+    /// flat indexes in USING order: an unqualified name means the left one,
+    /// and `*` shows each once, first, as PostgreSQL does.
+    pub merged: Vec<(usize, usize)>,
 }
 
 /// State of aggregate binding for the current SELECT.
@@ -675,6 +682,26 @@ impl<'c> Binder<'c> {
         };
         let scope = self.scope().clone();
         let mut found = false;
+        let mut skip = std::collections::HashSet::new();
+        if qual.is_none() {
+            for &(left, right) in &scope.merged {
+                if skip.contains(&left) {
+                    // Merged again by a later USING: shown once.
+                    skip.insert(right);
+                    continue;
+                }
+                let (name, ty) = scope
+                    .entries
+                    .iter()
+                    .find(|e| left >= e.offset && left < e.offset + e.cols.len())
+                    .map(|e| e.cols[left - e.offset].clone())
+                    .unwrap_or_default();
+                projection.push(BExpr::Col { up: 0, idx: left });
+                cols.push(OutCol { name, ty });
+                skip.insert(left);
+                skip.insert(right);
+            }
+        }
         for e in scope
             .entries
             .iter()
@@ -682,6 +709,9 @@ impl<'c> Binder<'c> {
         {
             found = true;
             for (i, (n, t)) in e.cols.iter().enumerate() {
+                if skip.contains(&(e.offset + i)) {
+                    continue;
+                }
                 projection.push(BExpr::Col {
                     up: 0,
                     idx: e.offset + i,
@@ -703,33 +733,6 @@ impl<'c> Binder<'c> {
         }
         Ok(())
     }
-
-    /// ORDER BY keys: an output column (by ordinal or name), a select-list
-    /// expression, or any other expression, added as a hidden column.
-    fn bind_order_by(
-        &mut self,
-        order_by: &[sqlparser::ast::OrderByExpr],
-        cols: &[OutCol],
-        projection_asts: &[&Expr],
-        projection: &mut Vec<BExpr>,
-    ) -> Result<Vec<SortKey>, SqlError> {
-        let mut order = Vec::new();
-        for o in order_by {
-            let idx = match output_index(&o.expr, cols)? {
-                Some(i) => i,
-                None => match projection_asts.iter().position(|p| **p == o.expr) {
-                    Some(i) if projection_asts.len() == cols.len() => i,
-                    _ => {
-                        let (b, _) = self.bind_expr(&o.expr)?;
-                        projection.push(b);
-                        projection.len() - 1
-                    }
-                },
-            };
-            order.push(sort_key(idx, o));
-        }
-        Ok(order)
-    }
 }
 
 /// `max(col)` or `min(col)` as the only aggregate, without GROUP BY: the one
@@ -743,43 +746,6 @@ fn single_extreme(agg: &AggPlan) -> Option<Extreme> {
             })
         }
         _ => None,
-    }
-}
-
-fn sort_key(idx: usize, o: &sqlparser::ast::OrderByExpr) -> SortKey {
-    let desc = o
-        .options
-        .sort
-        .as_ref()
-        .is_some_and(|s| matches!(s, sqlparser::ast::OrderBySort::Desc));
-    SortKey {
-        idx,
-        desc,
-        nulls_first: o.options.nulls_first.unwrap_or(desc),
-    }
-}
-
-/// ORDER BY item naming an output column (by ordinal or bare name).
-fn output_index(e: &Expr, cols: &[OutCol]) -> Result<Option<usize>, SqlError> {
-    match e {
-        Expr::Value(v) => match &v.value {
-            Value::Number(n, _) => {
-                let i: usize = n.parse().unwrap_or(0);
-                if i == 0 || i > cols.len() {
-                    return Err(SqlError::new(
-                        SqlState::INVALID_COLUMN_REFERENCE,
-                        format!("ORDER BY position {n} is not in select list"),
-                    ));
-                }
-                Ok(Some(i - 1))
-            }
-            _ => Ok(None),
-        },
-        Expr::Identifier(id) => {
-            let n = fold(id);
-            Ok(cols.iter().position(|c| c.name == n))
-        }
-        _ => Ok(None),
     }
 }
 
