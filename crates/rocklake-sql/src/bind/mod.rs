@@ -6,9 +6,9 @@ pub(crate) mod expr;
 mod from;
 mod func;
 mod order;
+mod predicates;
 
 use order::{output_index, sort_key};
-mod predicates;
 
 use std::collections::HashMap;
 use std::sync::Arc;
