@@ -102,6 +102,12 @@ def session_steps(conn: psycopg.Connection) -> list:
         "SELECT * FROM ja NATURAL LEFT JOIN jc ORDER BY id",
     ]:
         step(sql)
+    # Regular-expression operators, and what psql's describe queries use.
+    step("SELECT 'abc' ~ '^a', 'ABC' ~* 'b', 'abc' !~ 'z', 'abc' !~* 'B', NULL ~ 'a'")
+    step("SELECT 'a' ~ '('")
+    step("SELECT relname FROM pg_class WHERE relname OPERATOR(pg_catalog.~) '^(pt)$' "
+         "COLLATE pg_catalog.default")
+    step("SELECT pg_catalog.pg_get_userbyid(10), amname FROM pg_am WHERE amname = 'heap'")
     # Size functions (the catalog's real stored size on RockLake).
     step("SELECT size, pg_size_pretty(size) FROM (VALUES (10::bigint), (10239::bigint), "
          "(10240::bigint), (1000000::bigint), (10485247::bigint), (10485248::bigint), "

@@ -66,6 +66,17 @@ pub enum Func {
     RelationSize(usize),
     /// `pg_size_pretty(bigint)`.
     SizePretty,
+    /// `text ~ pattern` and its variants.
+    RegexMatch {
+        /// `~*`, `!~*`.
+        case_insensitive: bool,
+        /// `!~`, `!~*`.
+        negated: bool,
+    },
+    /// `pg_get_userbyid(oid)`: the role's name.
+    UserById,
+    /// `array_to_string(array, delimiter)`.
+    ArrayToString,
     /// `to_regtype(text)`: the type's oid, NULL if there is no such type.
     ToRegtype,
     /// A `regtype`'s text: the type's name (`format_type`).

@@ -381,7 +381,7 @@ async fn create_table_rules() {
 async fn unsupported_sql_is_rejected_and_session_survives() {
     let (_storage, mut s) = with_snapshot().await;
     for sql in [
-        "SELECT 'a' ~ 'b'",
+        "SELECT 'a' SIMILAR TO 'b'",
         "SELECT row_number() OVER () FROM ducklake_snapshot",
         "DROP TABLE ducklake_snapshot CASCADE",
         "DROP VIEW ducklake_snapshot",
@@ -393,7 +393,7 @@ async fn unsupported_sql_is_rejected_and_session_survives() {
         assert_eq!(s.status(), TxStatus::Idle);
     }
     ok(&mut s, "BEGIN").await;
-    let e = err(&mut s, "SELECT 'a' ~ 'b'").await;
+    let e = err(&mut s, "SELECT 'a' SIMILAR TO 'b'").await;
     assert_eq!(e.code, "0A000");
     assert_eq!(s.status(), TxStatus::Failed);
     ok(&mut s, "ROLLBACK").await;

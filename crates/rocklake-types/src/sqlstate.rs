@@ -63,6 +63,8 @@ sqlstates! {
     INVALID_ROW_COUNT_IN_LIMIT_CLAUSE = "2201W";
     /// `2201X invalid_row_count_in_result_offset_clause`.
     INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE = "2201X";
+    /// `2201B invalid_regular_expression`.
+    INVALID_REGULAR_EXPRESSION = "2201B";
     /// `22P02 invalid_text_representation`: bad text input for a type.
     INVALID_TEXT_REPRESENTATION = "22P02";
     /// `22P03 invalid_binary_representation`: bad binary input for a type.

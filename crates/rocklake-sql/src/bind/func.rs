@@ -9,6 +9,9 @@ use sqlparser::ast::{
 use crate::bind::{fold, Binder};
 use crate::plan::{common_type, AggFunc, BExpr, Func, ScanReq, ScanSource, Ty};
 use crate::storage::ScanFilter;
+
+/// PostgreSQL's number of the UTF8 encoding (`pg_database.encoding`).
+pub(crate) const UTF8_ENCODING: i32 = 6;
 use rocklake_types::settings::version_string;
 use rocklake_types::{SqlError, SqlState};
 
@@ -120,6 +123,36 @@ impl Binder<'_> {
             ("pg_size_pretty", 1) => {
                 let a = self.bind_typed_arg(args[0], &PgType::Int8)?;
                 Ok((BExpr::Func(Func::SizePretty, vec![a]), Some(PgType::Text)))
+            }
+            ("array_to_string", 2) => {
+                let (array, _) = self.bind_expr(args[0])?;
+                let delimiter = self.bind_text_arg(args[1])?;
+                Ok((
+                    BExpr::Func(Func::ArrayToString, vec![array, delimiter]),
+                    Some(PgType::Text),
+                ))
+            }
+            ("pg_get_userbyid", 1) => {
+                let a = self.bind_typed_arg(args[0], &PgType::Oid)?;
+                Ok((BExpr::Func(Func::UserById, vec![a]), Some(PgType::Name)))
+            }
+            ("pg_encoding_to_char", 1) => {
+                let a = self.bind_typed_arg(args[0], &PgType::Int4)?;
+                Ok((
+                    BExpr::Case {
+                        operand: None,
+                        whens: vec![(
+                            BExpr::Cmp(
+                                crate::plan::CmpOp::Eq,
+                                Box::new(a),
+                                Box::new(BExpr::Const(Datum::Int4(UTF8_ENCODING))),
+                            ),
+                            BExpr::Const(Datum::text("UTF8")),
+                        )],
+                        otherwise: Some(Box::new(BExpr::Const(Datum::text("")))),
+                    },
+                    Some(PgType::Name),
+                ))
             }
             ("pg_table_is_visible", 1) => {
                 let a = self.bind_typed_arg(args[0], &PgType::Oid)?;

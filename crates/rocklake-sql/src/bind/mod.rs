@@ -5,6 +5,7 @@
 pub(crate) mod expr;
 mod from;
 mod func;
+pub(crate) use func::UTF8_ENCODING;
 mod order;
 mod predicates;
 

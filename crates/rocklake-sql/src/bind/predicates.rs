@@ -44,6 +44,24 @@ impl Binder<'_> {
         }
     }
 
+    /// `text ~ pattern` (`~*` case-insensitive, `!~` negated): a POSIX
+    /// regular expression match, as PostgreSQL's operators.
+    fn bind_regex(
+        &mut self,
+        left: &Expr,
+        right: &Expr,
+        case_insensitive: bool,
+        negated: bool,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let l = self.bind_text_arg(left)?;
+        let r = self.bind_text_arg(right)?;
+        let func = crate::plan::Func::RegexMatch {
+            case_insensitive,
+            negated,
+        };
+        Ok((BExpr::Func(func, vec![l, r]), Some(PgType::Bool)))
+    }
+
     /// Comparisons, `AND`/`OR`, arithmetic and `||`.
     pub(super) fn bind_binary(
         &mut self,
@@ -76,6 +94,26 @@ impl Binder<'_> {
                 let l = self.coerce(l, &lt, &lt.clone().unwrap_or(PgType::Text), "||")?;
                 let r = self.coerce(r, &rt, &rt.clone().unwrap_or(PgType::Text), "||")?;
                 Ok((BExpr::Concat(Box::new(l), Box::new(r)), Some(PgType::Text)))
+            }
+            BinaryOperator::PGRegexMatch => self.bind_regex(left, right, false, false),
+            BinaryOperator::PGRegexIMatch => self.bind_regex(left, right, true, false),
+            BinaryOperator::PGRegexNotMatch => self.bind_regex(left, right, false, true),
+            BinaryOperator::PGRegexNotIMatch => self.bind_regex(left, right, true, true),
+            // psql writes `OPERATOR(pg_catalog.~)`.
+            BinaryOperator::PGCustomBinaryOperator(parts)
+                if parts.len() == 2 && parts[0].eq_ignore_ascii_case("pg_catalog") =>
+            {
+                match parts[1].as_str() {
+                    "~" => self.bind_regex(left, right, false, false),
+                    "~*" => self.bind_regex(left, right, true, false),
+                    "!~" => self.bind_regex(left, right, false, true),
+                    "!~*" => self.bind_regex(left, right, true, true),
+                    "=" => self.bind_cmp(CmpOp::Eq, left, right),
+                    "<>" => self.bind_cmp(CmpOp::Ne, left, right),
+                    _ => Err(SqlError::unsupported(format!(
+                        "operator {op} is not supported"
+                    ))),
+                }
             }
             other => Err(SqlError::unsupported(format!(
                 "operator {other} is not supported"

@@ -11,6 +11,10 @@ use crate::storage::RelationDef;
 pub const PG_CATALOG_OID: u32 = 11;
 /// OID of the `public` namespace.
 pub const PUBLIC_OID: u32 = 2200;
+/// OID of the role that owns everything (`postgres`, PostgreSQL's bootstrap superuser).
+pub const OWNER_OID: u32 = 10;
+/// OID of the pseudo-role `pg_database_owner`, owner of `public`.
+pub const DATABASE_OWNER_OID: u32 = 6171;
 /// OID of the `information_schema` namespace.
 pub const INFORMATION_SCHEMA_OID: u32 = 13_000;
 /// First OID handed to user objects, as in PostgreSQL.

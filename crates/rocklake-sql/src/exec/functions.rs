@@ -127,6 +127,39 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
                 .unwrap_or(Datum::Null),
             _ => Datum::Null,
         },
+        Func::RegexMatch {
+            case_insensitive,
+            negated,
+        } => match (text(0), text(1)) {
+            (Some(value), Some(pattern)) => {
+                Datum::Bool(regex_matches(&value, &pattern, case_insensitive)? != negated)
+            }
+            _ => Datum::Null,
+        },
+        Func::ArrayToString => match (&vals[0], text(1)) {
+            (Datum::Int2Array(items), Some(delimiter)) => Datum::text(
+                items
+                    .iter()
+                    .map(i16::to_string)
+                    .collect::<Vec<_>>()
+                    .join(&delimiter),
+            ),
+            (Datum::Null, _) | (_, None) => Datum::Null,
+            (other, _) => {
+                return Err(SqlError::new(
+                    SqlState::UNDEFINED_FUNCTION,
+                    format!("function array_to_string({other:?}, text) does not exist"),
+                ))
+            }
+        },
+        Func::UserById => match vals[0].as_i64() {
+            Some(oid) if oid == i64::from(crate::catalog::OWNER_OID) => Datum::text("postgres"),
+            Some(oid) if oid == i64::from(crate::catalog::DATABASE_OWNER_OID) => {
+                Datum::text("pg_database_owner")
+            }
+            Some(oid) => Datum::text(format!("unknown (OID={oid})")),
+            None => Datum::Null,
+        },
         Func::SizePretty => match vals[0].as_i64() {
             Some(bytes) => Datum::text(size_pretty(bytes)),
             None => Datum::Null,
@@ -151,6 +184,38 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
         },
     })
 }
+/// Whether `value` matches the POSIX regular expression `pattern` (the
+/// compiled patterns of a thread are kept: catalog queries match many rows
+/// against one pattern).
+fn regex_matches(value: &str, pattern: &str, case_insensitive: bool) -> Result<bool, SqlError> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static COMPILED: RefCell<HashMap<(String, bool), regex::Regex>> = RefCell::new(HashMap::new());
+    }
+    COMPILED.with(|compiled| {
+        let mut compiled = compiled.borrow_mut();
+        let key = (pattern.to_string(), case_insensitive);
+        if !compiled.contains_key(&key) {
+            let regex = regex::RegexBuilder::new(pattern)
+                .case_insensitive(case_insensitive)
+                .size_limit(1 << 20)
+                .build()
+                .map_err(|e| {
+                    SqlError::new(
+                        SqlState::INVALID_REGULAR_EXPRESSION,
+                        format!("invalid regular expression: {e}"),
+                    )
+                })?;
+            if compiled.len() >= 256 {
+                compiled.clear();
+            }
+            compiled.insert(key.clone(), regex);
+        }
+        Ok(compiled[&key].is_match(value))
+    })
+}
+
 /// `pg_size_pretty`: PostgreSQL's units (bytes below 10 kB; then kB, MB,
 /// GB, TB, PB, each used below 20 of the next, rounded half away from zero).
 pub(crate) fn size_pretty(bytes: i64) -> String {

@@ -33,6 +33,8 @@ pub enum VirtualTable {
     Settings,
     /// `pg_database`
     Database,
+    /// `pg_am`
+    Am,
     /// `information_schema.schemata`
     Schemata,
     /// `information_schema.tables`
@@ -141,6 +143,14 @@ static TABLES: &[TableDef] = &[
         rows: pg_catalog::pg_database_rows,
     },
     TableDef {
+        table: VirtualTable::Am,
+        schema: "pg_catalog",
+        name: "pg_am",
+        oid: 2601,
+        columns: pg_catalog::pg_am_columns,
+        rows: pg_catalog::pg_am_rows,
+    },
+    TableDef {
         table: VirtualTable::Schemata,
         schema: "information_schema",
         name: "schemata",
@@ -196,7 +206,7 @@ fn text(s: &str) -> Datum {
 }
 
 /// Owner of every object: the bootstrap superuser.
-const OWNER: Datum = Datum::Oid(10);
+const OWNER: Datum = Datum::Oid(crate::catalog::OWNER_OID);
 
 /// Every schema: the system ones, then the storage's.
 fn schema_names(cat: &Catalog) -> Vec<String> {

@@ -14,9 +14,20 @@ pub(super) fn pg_namespace_columns() -> Vec<ColumnDef> {
 pub(super) fn pg_namespace_rows(cat: &Catalog) -> Vec<Row> {
     schema_names(cat)
         .iter()
-        .map(|s| vec![Datum::Oid(Catalog::schema_oid(s)), text(s), OWNER])
+        .map(|s| {
+            // PostgreSQL 15 gives `public` to the pseudo-role
+            // pg_database_owner; other schemas belong to their creator.
+            let owner = match s.as_str() {
+                "public" => Datum::Oid(crate::catalog::DATABASE_OWNER_OID),
+                _ => OWNER,
+            };
+            vec![Datum::Oid(Catalog::schema_oid(s)), text(s), owner]
+        })
         .collect()
 }
+
+/// `pg_am.oid` of `heap`, every table's access method.
+const HEAP_AM_OID: u32 = 2;
 
 pub(super) fn pg_class_columns() -> Vec<ColumnDef> {
     vec![
@@ -31,6 +42,7 @@ pub(super) fn pg_class_columns() -> Vec<ColumnDef> {
         col("relpersistence", Char),
         col("relkind", Char),
         col("relnatts", Int2),
+        col("relam", Oid),
     ]
 }
 
@@ -50,6 +62,7 @@ pub(super) fn pg_class_rows(cat: &Catalog) -> Vec<Row> {
                 text("p"),
                 text("r"),
                 Datum::Int2(r.columns.len() as i16),
+                Datum::Oid(HEAP_AM_OID),
             ]
         })
         .collect()
@@ -280,12 +293,54 @@ pub(super) fn pg_settings_rows(cat: &Catalog) -> Vec<Row> {
 }
 
 pub(super) fn pg_database_columns() -> Vec<ColumnDef> {
-    vec![col("oid", Oid), col("datname", Name)]
+    vec![
+        col("oid", Oid),
+        col("datname", Name),
+        col("datdba", Oid),
+        col("encoding", Int4),
+        col("datlocprovider", Char),
+        col("datistemplate", Bool),
+        col("datallowconn", Bool),
+        col("datcollate", Text),
+        col("datctype", Text),
+        col("daticulocale", Text),
+        // aclitem[] in PostgreSQL; NULL (default privileges) here.
+        col("datacl", Text),
+    ]
 }
 
 pub(super) fn pg_database_rows(cat: &Catalog) -> Vec<Row> {
     vec![vec![
         Datum::Oid(Catalog::database_oid(&cat.database)),
         text(&cat.database),
+        OWNER,
+        Datum::Int4(crate::bind::UTF8_ENCODING),
+        text("c"),
+        Datum::Bool(false),
+        Datum::Bool(true),
+        text("C.UTF-8"),
+        text("C.UTF-8"),
+        Datum::Null,
+        Datum::Null,
     ]]
+}
+
+/// The access methods PostgreSQL 15 has (`amtype` `t`: table, `i`: index).
+pub(super) fn pg_am_columns() -> Vec<ColumnDef> {
+    vec![col("oid", Oid), col("amname", Name), col("amtype", Char)]
+}
+
+pub(super) fn pg_am_rows(_: &Catalog) -> Vec<Row> {
+    [
+        (2, "heap", "t"),
+        (403, "btree", "i"),
+        (405, "hash", "i"),
+        (783, "gist", "i"),
+        (2742, "gin", "i"),
+        (4000, "spgist", "i"),
+        (3580, "brin", "i"),
+    ]
+    .into_iter()
+    .map(|(oid, name, kind)| vec![Datum::Oid(oid), text(name), text(kind)])
+    .collect()
 }
