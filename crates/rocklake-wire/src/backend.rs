@@ -99,6 +99,12 @@ pub fn put_command_complete(buf: &mut BytesMut, tag: &str) -> Result<(), SqlErro
     put(buf, &CommandComplete::new(tag.to_string()))
 }
 
+/// Writes PortalSuspended: an Execute's row limit was reached.
+pub fn put_portal_suspended(buf: &mut BytesMut) {
+    let at = begin_frame(buf, b's');
+    let _ = end_frame(buf, at);
+}
+
 /// Writes EmptyQueryResponse.
 pub fn put_empty_query(buf: &mut BytesMut) {
     let _ = put(buf, &EmptyQueryResponse::new());

@@ -86,7 +86,23 @@ struct Portal {
     params: Vec<BindParam>,
     columns: Vec<ColumnDef>,
     formats: Vec<i16>,
+    /// The rest of a result an Execute's row limit suspended: later
+    /// Executes of the portal send it instead of running the statement.
+    suspended: Option<HeldRows>,
 }
+
+/// Result rows beyond an Execute's row limit, encoded as DataRows, and the
+/// statement's command tag.
+#[derive(Default)]
+struct HeldRows {
+    rows: std::collections::VecDeque<bytes::Bytes>,
+    bytes: usize,
+    tag: String,
+}
+
+/// The most a suspended portal holds (its rows are kept encoded until the
+/// client fetches them).
+const MAX_HELD_BYTES: usize = 256 << 20;
 
 /// Which protocol a statement runs under; it decides what precedes rows
 /// and how errors are recovered from.
@@ -121,6 +137,8 @@ struct ClientSink<'c, S> {
     state: Sending,
     /// Whether a statement failed (extended mode then skips until Sync).
     failed: bool,
+    /// Rows beyond `max_rows`, for the portal to send on later Executes.
+    held: Option<HeldRows>,
 }
 
 impl<'c, S: AsyncRead + AsyncWrite + Unpin + Send> ClientSink<'c, S> {
@@ -133,6 +151,7 @@ impl<'c, S: AsyncRead + AsyncWrite + Unpin + Send> ClientSink<'c, S> {
             sent_rows: 0,
             state: Sending::Nothing,
             failed: false,
+            held: None,
         }
     }
 
@@ -248,10 +267,22 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
             match &self.state {
                 Sending::Rows(columns, formats) => {
                     if self.max_rows > 0 && self.sent_rows >= self.max_rows {
-                        return Err(SinkError::Statement(SqlError::unsupported(format!(
-                            "fetching {} rows at a time from a portal is not supported",
-                            self.max_rows
-                        ))));
+                        let mut encoded = bytes::BytesMut::new();
+                        backend::put_data_row(&mut encoded, columns, formats, row.iter())
+                            .map_err(SinkError::Statement)?;
+                        let held = self.held.get_or_insert_with(HeldRows::default);
+                        held.bytes += encoded.len();
+                        if held.bytes > MAX_HELD_BYTES {
+                            return Err(SinkError::Statement(SqlError::new(
+                                SqlState::PROGRAM_LIMIT_EXCEEDED,
+                                format!(
+                                    "the rows of a portal suspended by an Execute row limit may take at most {} MiB; fetch more rows per Execute",
+                                    MAX_HELD_BYTES >> 20
+                                ),
+                            )));
+                        }
+                        held.rows.push_back(encoded.freeze());
+                        continue;
                     }
                     let out = &mut self.transport.out;
                     backend::put_data_row(out, columns, formats, row.iter()).map_err(|e| {
@@ -283,6 +314,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
         self.state = Sending::Nothing;
         for notice in notices {
             backend::put_notice(&mut self.transport.out, notice);
+        }
+        if let Some(held) = &mut self.held {
+            held.tag = tag.to_string();
+            backend::put_portal_suspended(&mut self.transport.out);
+            return Ok(());
         }
         backend::put_command_complete(&mut self.transport.out, tag).map_err(SinkError::Statement)
     }
@@ -478,12 +514,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         mode: Mode,
         formats: Vec<i16>,
         max_rows: i32,
-    ) -> Result<(), ConnectionError> {
+    ) -> Result<Option<HeldRows>, ConnectionError> {
         let mut sink = ClientSink::new(&mut self.transport, mode, formats, max_rows);
         let outcome = AssertUnwindSafe(self.session.run_bound(sql, params, &mut sink))
             .catch_unwind()
             .await;
         let failed = sink.failed;
+        let held = sink.held.take();
         match outcome {
             Ok(Ok(())) => {}
             Ok(Err(SinkError::Connection(reason))) => {
@@ -504,7 +541,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                 Deallocate::Named(name) => drop(self.statements.remove(&name)),
             }
         }
-        Ok(())
+        Ok(held.filter(|_| !failed))
     }
 
     async fn simple_query(&mut self, sql: &str) -> Result<(), ConnectionError> {
@@ -609,6 +646,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                 params,
                 columns,
                 formats,
+                suspended: None,
             },
         );
         let _ = backend::put(&mut self.transport.out, &BindComplete::new());
@@ -674,13 +712,58 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             backend::put_empty_query(&mut self.transport.out);
             return Ok(());
         }
+        if bound.suspended.is_some() {
+            self.resume(portal, max_rows);
+            return Ok(());
+        }
         let (sql, params, formats) = (
             bound.sql.clone(),
             bound.params.clone(),
             bound.formats.clone(),
         );
-        self.run_statements(&sql, &params, Mode::Extended, formats, max_rows)
-            .await
+        let held = self
+            .run_statements(&sql, &params, Mode::Extended, formats, max_rows)
+            .await?;
+        if let (Some(held), Some(bound)) = (held, self.portals.get_mut(portal)) {
+            bound.suspended = Some(held);
+        }
+        Ok(())
+    }
+
+    /// An Execute of a suspended portal: the next `max_rows` rows held (all
+    /// if 0), then PortalSuspended, or CommandComplete once none are left
+    /// (tagged with the rows this Execute sent, as PostgreSQL tags a fetch).
+    fn resume(&mut self, portal: &str, max_rows: i32) {
+        let Some(held) = self
+            .portals
+            .get_mut(portal)
+            .and_then(|p| p.suspended.as_mut())
+        else {
+            return;
+        };
+        let limit = usize::try_from(max_rows)
+            .ok()
+            .filter(|n| *n > 0)
+            .unwrap_or(usize::MAX);
+        let mut sent = 0;
+        while sent < limit {
+            let Some(row) = held.rows.pop_front() else {
+                break;
+            };
+            held.bytes -= row.len();
+            self.transport.out.extend_from_slice(&row);
+            sent += 1;
+        }
+        if !held.rows.is_empty() {
+            backend::put_portal_suspended(&mut self.transport.out);
+            return;
+        }
+        let tag = match held.tag.split_once(' ') {
+            Some(("SELECT", _)) => format!("SELECT {sent}"),
+            _ => held.tag.clone(),
+        };
+        // The portal stays exhausted: a later Execute returns no rows.
+        let _ = backend::put_command_complete(&mut self.transport.out, &tag);
     }
 }
 

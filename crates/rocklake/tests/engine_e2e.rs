@@ -327,3 +327,32 @@ async fn bind_parameters_are_typed_by_their_use() {
     let error = client.simple_query("SELECT $1").await.unwrap_err();
     assert_eq!(error.code(), Some(&SqlState::UNDEFINED_PARAMETER));
 }
+
+/// An Execute with a row limit returns that many rows and PortalSuspended;
+/// later Executes of the portal go on where it stopped (JDBC's fetch size,
+/// tokio-postgres' `query_portal`).
+#[tokio::test]
+async fn execute_with_a_row_limit_suspends_the_portal() {
+    let port = start().await;
+    let mut client = connect(port).await;
+    client
+        .batch_execute("CREATE TABLE f (id bigint); INSERT INTO f VALUES (1), (2), (3), (4), (5)")
+        .await
+        .unwrap();
+    let txn = client.transaction().await.unwrap();
+    let statement = txn
+        .prepare("SELECT id FROM f WHERE id >= $1 ORDER BY id")
+        .await
+        .unwrap();
+    let portal = txn.bind(&statement, &[&2i64]).await.unwrap();
+    let mut batches = Vec::new();
+    loop {
+        let rows = txn.query_portal(&portal, 2).await.unwrap();
+        if rows.is_empty() {
+            break;
+        }
+        batches.push(rows.iter().map(|r| r.get::<_, i64>(0)).collect::<Vec<_>>());
+    }
+    assert_eq!(batches, vec![vec![2, 3], vec![4, 5]]);
+    txn.commit().await.unwrap();
+}
