@@ -108,6 +108,29 @@ def session_steps(conn: psycopg.Connection) -> list:
     step("SELECT relname FROM pg_class WHERE relname OPERATOR(pg_catalog.~) '^(pt)$' "
          "COLLATE pg_catalog.default")
     step("SELECT pg_catalog.pg_get_userbyid(10), amname FROM pg_am WHERE amname = 'heap'")
+    # Window functions with the default frame.
+    for sql in [
+        "DROP TABLE IF EXISTS w",
+        "CREATE TABLE w (g text, id bigint, v int)",
+        "INSERT INTO w VALUES ('a', 1, 10), ('a', 2, 20), ('a', 3, 20), ('b', 4, 5), "
+        "('b', 5, NULL), ('c', 6, 7)",
+        "SELECT g, id, row_number() OVER (PARTITION BY g ORDER BY id) FROM w ORDER BY id",
+        "SELECT id, v, rank() OVER (ORDER BY v), dense_rank() OVER (ORDER BY v DESC) "
+        "FROM w ORDER BY id",
+        "SELECT id, lag(v) OVER (ORDER BY id), lead(v, 2, -1) OVER (ORDER BY id) FROM w "
+        "ORDER BY id",
+        "SELECT id, sum(v) OVER (PARTITION BY g), count(*) OVER (), "
+        "avg(v) OVER (PARTITION BY g ORDER BY id) FROM w ORDER BY id",
+        "SELECT id, sum(v) OVER (ORDER BY v), "
+        "max(v) OVER (PARTITION BY g ORDER BY v DESC NULLS LAST) FROM w ORDER BY id",
+        "SELECT id, first_value(v) OVER (PARTITION BY g ORDER BY id DESC), "
+        "last_value(v) OVER (PARTITION BY g ORDER BY v) FROM w ORDER BY id",
+        "SELECT id FROM w ORDER BY row_number() OVER (ORDER BY id DESC)",
+        "SELECT g, count(*) OVER (PARTITION BY g) AS n FROM w WHERE v IS NOT NULL "
+        "ORDER BY g, n",
+        "SELECT id FROM w WHERE row_number() OVER () > 1",
+    ]:
+        step(sql)
     # Size functions (the catalog's real stored size on RockLake).
     step("SELECT size, pg_size_pretty(size) FROM (VALUES (10::bigint), (10239::bigint), "
          "(10240::bigint), (1000000::bigint), (10485247::bigint), (10485248::bigint), "

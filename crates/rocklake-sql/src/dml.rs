@@ -304,6 +304,7 @@ pub async fn update(
         filter,
         agg: None,
         having: None,
+        windows: Vec::new(),
         projection,
         distinct: false,
     };
@@ -467,6 +468,7 @@ pub async fn delete(
         filter,
         agg: None,
         having: None,
+        windows: Vec::new(),
         projection: vec![ctid],
         distinct: false,
     };

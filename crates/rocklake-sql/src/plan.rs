@@ -104,6 +104,42 @@ pub enum AggFunc {
     BoolOr,
 }
 
+/// A window function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowFunc {
+    /// `row_number()`
+    RowNumber,
+    /// `rank()`
+    Rank,
+    /// `dense_rank()`
+    DenseRank,
+    /// `lag(x [, offset [, default]])`
+    Lag,
+    /// `lead(x [, offset [, default]])`
+    Lead,
+    /// `first_value(x)`
+    FirstValue,
+    /// `last_value(x)`
+    LastValue,
+    /// An aggregate over the window frame.
+    Aggregate(AggFunc),
+}
+
+/// One `f(args) OVER (PARTITION BY ... ORDER BY ...)`, over the rows of the
+/// SELECT's FROM and WHERE, with PostgreSQL's default frame (the partition
+/// up to the current row's last peer when ordered, else all of it).
+#[derive(Debug, Clone)]
+pub struct WindowCall {
+    /// The function.
+    pub func: WindowFunc,
+    /// Its arguments.
+    pub args: Vec<BExpr>,
+    /// PARTITION BY expressions.
+    pub partition: Vec<BExpr>,
+    /// ORDER BY expressions with (descending, nulls first).
+    pub order: Vec<(BExpr, bool, bool)>,
+}
+
 /// A subquery used inside an expression.
 #[derive(Debug, Clone)]
 pub struct SubPlan {
@@ -277,6 +313,9 @@ pub struct SelectPlan {
     pub agg: Option<AggPlan>,
     /// HAVING.
     pub having: Option<BExpr>,
+    /// Window function calls, computed over the filtered rows before the
+    /// projection; each appends one column to the row.
+    pub windows: Vec<WindowCall>,
     /// Output expressions (visible columns, then hidden sort keys).
     pub projection: Vec<BExpr>,
     /// SELECT DISTINCT.

@@ -382,7 +382,7 @@ async fn unsupported_sql_is_rejected_and_session_survives() {
     let (_storage, mut s) = with_snapshot().await;
     for sql in [
         "SELECT 'a' SIMILAR TO 'b'",
-        "SELECT row_number() OVER () FROM ducklake_snapshot",
+        "SELECT row_number() OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ducklake_snapshot",
         "DROP TABLE ducklake_snapshot CASCADE",
         "DROP VIEW ducklake_snapshot",
         "ALTER TABLE ducklake_snapshot ADD COLUMN x INT",
@@ -1001,4 +1001,41 @@ async fn long_in_lists_answer_as_short_ones() {
         let (_, r) = rows(&mut s, &sql).await;
         assert_eq!(r, vec![vec![expected]], "{}", &sql[..40.min(sql.len())]);
     }
+}
+
+#[tokio::test]
+async fn window_functions_number_rank_and_aggregate_per_partition() {
+    let (_storage, mut s) = with_snapshot().await;
+    ok(
+        &mut s,
+        "INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0), (2, NOW(), 0, 0, 0), \
+         (3, NOW(), 1, 0, 0), (4, NOW(), 1, 0, 0), (5, NOW(), 1, 0, 0)",
+    )
+    .await;
+    let (_, r) = rows(
+        &mut s,
+        "SELECT snapshot_id, row_number() OVER (PARTITION BY schema_version ORDER BY snapshot_id DESC), \
+         rank() OVER (ORDER BY schema_version), count(*) OVER (PARTITION BY schema_version), \
+         sum(snapshot_id) OVER (ORDER BY snapshot_id), lag(snapshot_id) OVER (ORDER BY snapshot_id) \
+         FROM ducklake_snapshot ORDER BY snapshot_id",
+    )
+    .await;
+    let int = |v: i64| Datum::Int8(v);
+    let numeric = |v: &str| Datum::Numeric(v.to_string());
+    assert_eq!(
+        r,
+        vec![
+            vec![int(1), int(2), int(1), int(2), numeric("1"), Datum::Null],
+            vec![int(2), int(1), int(1), int(2), numeric("3"), int(1)],
+            vec![int(3), int(3), int(3), int(3), numeric("6"), int(2)],
+            vec![int(4), int(2), int(3), int(3), numeric("10"), int(3)],
+            vec![int(5), int(1), int(3), int(3), numeric("15"), int(4)],
+        ]
+    );
+    let e = err(
+        &mut s,
+        "SELECT snapshot_id FROM ducklake_snapshot WHERE row_number() OVER () > 1",
+    )
+    .await;
+    assert_eq!(e.code, "42P20");
 }

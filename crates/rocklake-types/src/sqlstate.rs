@@ -123,6 +123,8 @@ sqlstates! {
     WRONG_OBJECT_TYPE = "42809";
     /// `42883 undefined_function` (also unknown operators).
     UNDEFINED_FUNCTION = "42883";
+    /// `42P20 windowing_error`: a window function where none is allowed.
+    WINDOWING_ERROR = "42P20";
     /// `42P01 undefined_table`.
     UNDEFINED_TABLE = "42P01";
     /// `42P02 undefined_parameter`: a `$n` without a value.

@@ -30,9 +30,9 @@ impl Binder<'_> {
     /// function.
     pub(crate) fn bind_function(&mut self, f: &Function) -> Result<(BExpr, Ty), SqlError> {
         let name = function_name(f)?;
-        if f.over.is_some() || f.filter.is_some() || !f.within_group.is_empty() {
+        if f.filter.is_some() || !f.within_group.is_empty() {
             return Err(SqlError::unsupported(format!(
-                "window/filter clauses are not supported: {f}"
+                "FILTER and WITHIN GROUP clauses are not supported: {f}"
             )));
         }
         let CallArguments {
@@ -40,6 +40,9 @@ impl Binder<'_> {
             distinct,
             star,
         } = call_arguments(f)?;
+        if f.over.is_some() {
+            return self.bind_window_call(f, &name, &args, star, distinct);
+        }
         let agg = match name.as_str() {
             "count" if star => Some(AggFunc::CountStar),
             "count" => Some(AggFunc::Count),

@@ -8,6 +8,7 @@ mod func;
 pub(crate) use func::UTF8_ENCODING;
 mod order;
 mod predicates;
+mod window;
 
 use order::{output_index, sort_key};
 
@@ -121,6 +122,10 @@ pub struct Binder<'c> {
     /// The parameters of a statement being prepared (`None` when running a
     /// statement, whose parameters are already values).
     pub params: Option<crate::params::ParamTypes>,
+    /// Window calls of the SELECT whose select list and ORDER BY are being
+    /// bound (`None` where window functions are not allowed), and the width
+    /// of its rows before them.
+    pub windows: Option<(usize, Vec<crate::plan::WindowCall>)>,
 }
 
 const AGGREGATES: &[&str] = &[
@@ -195,6 +200,7 @@ impl<'c> Binder<'c> {
             grouped_levels: Vec::new(),
             reads_time: false,
             params: None,
+            windows: None,
         }
     }
 
@@ -401,6 +407,7 @@ impl<'c> Binder<'c> {
             filter: None,
             agg: None,
             having: None,
+            windows: Vec::new(),
             projection: (0..width).map(|idx| BExpr::Col { up: 0, idx }).collect(),
             distinct: false,
         }))
@@ -515,12 +522,17 @@ impl<'c> Binder<'c> {
         } else {
             Vec::new()
         };
-        let (mut projection, cols) = self.bind_projection(sel, is_agg)?;
-        let having = match &sel.having {
-            Some(h) => Some(self.bind_bool(h, "HAVING")?),
-            None => None,
+        let width = self.scope().width;
+        let outer_windows = match is_agg {
+            // Window functions over grouped rows are not supported yet.
+            true => self.windows.take(),
+            false => self.windows.replace((width, Vec::new())),
         };
-        let order = self.bind_order_by(order_by, &cols, &projection_asts, &mut projection)?;
+        let bound = self.bind_select_list(sel, is_agg, order_by, &projection_asts);
+        let windows = std::mem::replace(&mut self.windows, outer_windows)
+            .map(|(_, calls)| calls)
+            .unwrap_or_default();
+        let (projection, cols, having, order) = bound?;
         let distinct = match &sel.distinct {
             None | Some(Distinct::All) => false,
             Some(Distinct::Distinct) => true,
@@ -551,10 +563,30 @@ impl<'c> Binder<'c> {
             filter,
             agg,
             having,
+            windows,
             projection,
             distinct,
         };
         Ok((plan, cols, order))
+    }
+
+    /// The select list, HAVING and ORDER BY of a SELECT, in that order
+    /// (window functions are allowed in the first and the last).
+    #[allow(clippy::type_complexity)]
+    fn bind_select_list(
+        &mut self,
+        sel: &Select,
+        is_agg: bool,
+        order_by: &[sqlparser::ast::OrderByExpr],
+        projection_asts: &[&Expr],
+    ) -> Result<(Vec<BExpr>, Vec<OutCol>, Option<BExpr>, Vec<SortKey>), SqlError> {
+        let (mut projection, cols) = self.bind_projection(sel, is_agg)?;
+        let windows = self.windows.take();
+        let having = sel.having.as_ref().map(|h| self.bind_bool(h, "HAVING"));
+        self.windows = windows;
+        let having = having.transpose()?;
+        let order = self.bind_order_by(order_by, &cols, projection_asts, &mut projection)?;
+        Ok((projection, cols, having, order))
     }
 
     /// The GROUP BY keys (an ordinal names a select item, an output alias

@@ -22,7 +22,8 @@ use crate::exec::{ExecCtx, Scope};
 use crate::plan::{AggFunc, AggPlan};
 
 /// The running state of one aggregate call over one group.
-struct Accumulator {
+#[derive(Clone)]
+pub(crate) struct Accumulator {
     func: AggFunc,
     /// Rows seen (`count(*)`) or non-NULL values seen (the others).
     count: i64,
@@ -35,7 +36,7 @@ struct Accumulator {
 }
 
 impl Accumulator {
-    fn new(func: AggFunc, distinct: bool) -> Self {
+    pub(crate) fn new(func: AggFunc, distinct: bool) -> Self {
         Accumulator {
             func,
             count: 0,
@@ -46,7 +47,7 @@ impl Accumulator {
     }
 
     /// Adds one input value; returns the bytes it now holds more.
-    fn add(&mut self, value: Datum) -> Result<usize, SqlError> {
+    pub(crate) fn add(&mut self, value: Datum) -> Result<usize, SqlError> {
         let mut held = 0;
         if let Some(seen) = &mut self.seen {
             let key = hash_key(&value);
@@ -110,7 +111,7 @@ impl Accumulator {
     }
 
     /// The aggregate's result.
-    fn finish(self) -> Result<Datum, SqlError> {
+    pub(crate) fn finish(self) -> Result<Datum, SqlError> {
         Ok(match self.func {
             AggFunc::CountStar | AggFunc::Count => Datum::Int8(self.count),
             AggFunc::Min | AggFunc::Max | AggFunc::Sum => self.value.unwrap_or(Datum::Null),

@@ -26,6 +26,7 @@ pub(crate) mod scan_data;
 pub(crate) mod select;
 pub(crate) mod sort;
 pub(crate) mod stream;
+pub(crate) mod window;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -147,9 +147,19 @@ pub(crate) fn select_stream<'a>(
     ctx: &'a ExecCtx<'a>,
     outer: Vec<&'a [Datum]>,
 ) -> Result<Stream<'a>, SqlError> {
-    let mut stream = from_stream(&sp.from, ctx, &outer, false)?;
+    // Window columns are appended after the full FROM row (hidden ctid
+    // columns included), where the binder put them.
+    let mut stream = from_stream(&sp.from, ctx, &outer, !sp.windows.is_empty())?;
     if let Some(filter) = &sp.filter {
         stream = Box::new(Filter::new(stream, filter, outer.clone(), ctx));
+    }
+    if !sp.windows.is_empty() {
+        stream = Box::new(crate::exec::window::Window::new(
+            stream,
+            &sp.windows,
+            outer.clone(),
+            ctx,
+        ));
     }
     if let Some(agg) = &sp.agg {
         stream = Box::new(Aggregate::new(stream, agg, outer.clone(), ctx));

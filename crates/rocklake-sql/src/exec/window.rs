@@ -1,0 +1,230 @@
+//! Window functions: the SELECT's rows are read whole (charged to the
+//! statement's budget), each window call's values computed per partition in
+//! its order, and appended to the rows as columns the projection reads.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use rocklake_types::datum::{Datum, Row};
+use rocklake_types::SqlError;
+
+use crate::exec::aggregate::Accumulator;
+use crate::exec::compare::compare;
+use crate::exec::eval::eval;
+use crate::exec::memory::{row_bytes, Reservation};
+use crate::exec::stream::{Buffered, RowCow, RowStream, Stream};
+use crate::exec::{ExecCtx, Scope};
+use crate::plan::{WindowCall, WindowFunc};
+
+/// The rows of `input`, each with one more column per window call.
+pub(crate) struct Window<'a> {
+    input: Option<Stream<'a>>,
+    calls: &'a [WindowCall],
+    outer: Vec<&'a [Datum]>,
+    ctx: &'a ExecCtx<'a>,
+    rows: Option<Buffered<'a>>,
+}
+
+impl<'a> Window<'a> {
+    pub(crate) fn new(
+        input: Stream<'a>,
+        calls: &'a [WindowCall],
+        outer: Vec<&'a [Datum]>,
+        ctx: &'a ExecCtx<'a>,
+    ) -> Self {
+        Window {
+            input: Some(input),
+            calls,
+            outer,
+            ctx,
+            rows: None,
+        }
+    }
+
+    fn compute_all(&self, mut input: Stream<'a>) -> Result<Buffered<'a>, SqlError> {
+        let mut held = Reservation::new(self.ctx.budget());
+        let mut rows: Vec<Row> = Vec::new();
+        while let Some(row) = input.next()? {
+            self.ctx.tick()?;
+            let row = row.into_owned();
+            held.grow(row_bytes(&row) + 16 * self.calls.len())?;
+            rows.push(row);
+        }
+        let mut columns = Vec::with_capacity(self.calls.len());
+        for call in self.calls {
+            columns.push(self.compute(call, &rows)?);
+        }
+        for (i, row) in rows.iter_mut().enumerate() {
+            for column in &mut columns {
+                row.push(std::mem::replace(&mut column[i], Datum::Null));
+            }
+        }
+        Ok(Buffered::new(
+            rows.into_iter().map(Cow::Owned).collect(),
+            Some(held),
+        ))
+    }
+
+    fn eval_all(
+        &self,
+        exprs: &[crate::plan::BExpr],
+        row: &[Datum],
+    ) -> Result<Vec<Datum>, SqlError> {
+        let scope = Scope {
+            outer: &self.outer,
+            row,
+        };
+        exprs.iter().map(|e| eval(e, self.ctx, scope)).collect()
+    }
+
+    /// The values of one call, in the order of `rows`.
+    fn compute(&self, call: &WindowCall, rows: &[Row]) -> Result<Vec<Datum>, SqlError> {
+        let order_exprs: Vec<_> = call.order.iter().map(|(e, _, _)| e.clone()).collect();
+        let mut keyed = Vec::with_capacity(rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            self.ctx.tick()?;
+            keyed.push((
+                i,
+                self.eval_all(&call.partition, row)?,
+                self.eval_all(&order_exprs, row)?,
+                self.eval_all(&call.args, row)?,
+            ));
+        }
+        let order_cmp = |a: &[Datum], b: &[Datum]| -> Ordering {
+            for ((x, y), (_, desc, nulls_first)) in a.iter().zip(b).zip(&call.order) {
+                let ord = match (x.is_null(), y.is_null()) {
+                    (true, true) => Ordering::Equal,
+                    (true, false) if *nulls_first => Ordering::Less,
+                    (true, false) => Ordering::Greater,
+                    (false, true) if *nulls_first => Ordering::Greater,
+                    (false, true) => Ordering::Less,
+                    _ if *desc => compare(y, x),
+                    _ => compare(x, y),
+                };
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+            }
+            Ordering::Equal
+        };
+        let partition_cmp = |a: &[Datum], b: &[Datum]| -> Ordering {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| compare(x, y))
+                .find(|o| *o != Ordering::Equal)
+                .unwrap_or(Ordering::Equal)
+        };
+        keyed.sort_by(|a, b| partition_cmp(&a.1, &b.1).then_with(|| order_cmp(&a.2, &b.2)));
+        let mut out = vec![Datum::Null; rows.len()];
+        let mut start = 0;
+        while start < keyed.len() {
+            let mut end = start + 1;
+            while end < keyed.len() && partition_cmp(&keyed[start].1, &keyed[end].1).is_eq() {
+                end += 1;
+            }
+            self.partition(call, &keyed[start..end], &order_cmp, &mut out)?;
+            start = end;
+        }
+        Ok(out)
+    }
+
+    /// One partition (sorted by the call's ORDER BY).
+    #[allow(clippy::type_complexity)]
+    fn partition(
+        &self,
+        call: &WindowCall,
+        part: &[(usize, Vec<Datum>, Vec<Datum>, Vec<Datum>)],
+        order_cmp: &dyn Fn(&[Datum], &[Datum]) -> Ordering,
+        out: &mut [Datum],
+    ) -> Result<(), SqlError> {
+        // Peer groups: rows equal in the ORDER BY keys (all, without one).
+        let mut groups = Vec::new();
+        let mut start = 0;
+        while start < part.len() {
+            let mut end = start + 1;
+            while end < part.len() && order_cmp(&part[start].2, &part[end].2).is_eq() {
+                end += 1;
+            }
+            groups.push((start, end));
+            start = end;
+        }
+        let arg = |at: usize| part[at].3.first().cloned().unwrap_or(Datum::Null);
+        match call.func {
+            WindowFunc::RowNumber => {
+                for (n, row) in part.iter().enumerate() {
+                    out[row.0] = Datum::Int8(n as i64 + 1);
+                }
+            }
+            WindowFunc::Rank | WindowFunc::DenseRank => {
+                for (dense, (start, end)) in groups.iter().enumerate() {
+                    let value = match call.func {
+                        WindowFunc::Rank => *start as i64 + 1,
+                        _ => dense as i64 + 1,
+                    };
+                    for row in &part[*start..*end] {
+                        out[row.0] = Datum::Int8(value);
+                    }
+                }
+            }
+            WindowFunc::Lag | WindowFunc::Lead => {
+                for (at, row) in part.iter().enumerate() {
+                    let offset = match row.3.get(1) {
+                        Some(Datum::Null) => {
+                            out[row.0] = Datum::Null;
+                            continue;
+                        }
+                        Some(d) => d.as_i64().unwrap_or(1),
+                        None => 1,
+                    };
+                    let target = match call.func {
+                        WindowFunc::Lag => at as i64 - offset,
+                        _ => at as i64 + offset,
+                    };
+                    out[row.0] = match usize::try_from(target).ok().filter(|t| *t < part.len()) {
+                        Some(t) => arg(t),
+                        None => row.3.get(2).cloned().unwrap_or(Datum::Null),
+                    };
+                }
+            }
+            WindowFunc::FirstValue => {
+                for row in part {
+                    out[row.0] = arg(0);
+                }
+            }
+            WindowFunc::LastValue => {
+                // The default frame ends at the current row's last peer.
+                for (start, end) in &groups {
+                    for row in &part[*start..*end] {
+                        out[row.0] = arg(end - 1);
+                    }
+                }
+            }
+            WindowFunc::Aggregate(func) => {
+                let mut accumulator = Accumulator::new(func, false);
+                for (start, end) in &groups {
+                    for row in &part[*start..*end] {
+                        let value = row.3.first().cloned().unwrap_or(Datum::Bool(true));
+                        accumulator.add(value)?;
+                    }
+                    let value = accumulator.clone().finish()?;
+                    for row in &part[*start..*end] {
+                        out[row.0] = value.clone();
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'a> RowStream<'a> for Window<'a> {
+    fn next(&mut self) -> Result<Option<RowCow<'a>>, SqlError> {
+        if let Some(input) = self.input.take() {
+            self.rows = Some(self.compute_all(input)?);
+        }
+        match &mut self.rows {
+            Some(rows) => rows.next(),
+            None => Ok(None),
+        }
+    }
+}
