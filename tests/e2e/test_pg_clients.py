@@ -131,6 +131,33 @@ def session_steps(conn: psycopg.Connection) -> list:
         "SELECT id FROM w WHERE row_number() OVER () > 1",
     ]:
         step(sql)
+    # COPY TO STDOUT in text and CSV, with their options.
+    def copy_out(sql):
+        try:
+            with conn.cursor() as cur:
+                with cur.copy(sql) as copy:
+                    out.append(b"".join(bytes(chunk) for chunk in copy).decode())
+        except psycopg.Error as e:
+            out.append(f"ERROR {e.sqlstate}")
+
+    step("DROP TABLE IF EXISTS cp")
+    step("CREATE TABLE cp (id int, name text, note varchar, ok boolean, at date)")
+    step("INSERT INTO cp VALUES (1, 'plain', NULL, true, '2024-01-02'), "
+         "(2, 'comma, \"quote\"', '', false, NULL), (3, E'tab\there\nline\\back', 'x', NULL, "
+         "'2025-12-31')")
+    for sql in [
+        "COPY cp TO STDOUT",
+        "COPY (SELECT * FROM cp ORDER BY id) TO STDOUT",
+        "COPY (SELECT * FROM cp ORDER BY id) TO STDOUT WITH (FORMAT csv)",
+        "COPY (SELECT * FROM cp ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)",
+        "COPY (SELECT * FROM cp ORDER BY id) TO STDOUT WITH (FORMAT csv, DELIMITER ';', "
+        "NULL 'NULL', QUOTE '''', FORCE_QUOTE (name))",
+        "COPY (SELECT id, name FROM cp ORDER BY id) TO STDOUT WITH (DELIMITER '|', NULL '-')",
+        "COPY (SELECT * FROM cp ORDER BY id) TO STDOUT WITH CSV HEADER",
+        "COPY cp (name, id) TO STDOUT WITH (FORMAT csv)",
+        "COPY (SELECT 1) TO STDOUT WITH (HEADER)",
+    ]:
+        copy_out(sql)
     # Size functions (the catalog's real stored size on RockLake).
     step("SELECT size, pg_size_pretty(size) FROM (VALUES (10::bigint), (10239::bigint), "
          "(10240::bigint), (1000000::bigint), (10485247::bigint), (10485248::bigint), "

@@ -1,9 +1,11 @@
 //! `COPY`: the options of a COPY statement. The stream formats themselves
 //! are codecs in [`rocklake_types::copy`].
 
+use rocklake_types::copy::csv::{CsvCopyFormat, ForceQuote};
 use rocklake_types::copy::text::TextCopyFormat;
-use rocklake_types::SqlError;
-use sqlparser::ast::{CopyLegacyOption, CopyOption};
+use rocklake_types::copy::CopyOutFormat;
+use rocklake_types::{SqlError, SqlState};
+use sqlparser::ast::{CopyLegacyCsvOption, CopyLegacyOption, CopyOption};
 
 /// The format of a COPY: `Ok(None)` for binary, the text format's options for
 /// text, 0A000 for anything else (CSV, unsupported options).
@@ -39,4 +41,119 @@ pub(crate) fn text_format(
         }
     }
     Ok(if binary { None } else { Some(text) })
+}
+
+/// The format of a `COPY ... TO STDOUT`: binary, text or CSV with their
+/// options (`FORMAT`, `DELIMITER`, `NULL`, `HEADER`, `QUOTE`, `ESCAPE`,
+/// `FORCE_QUOTE`, and the pre-9.0 forms); 0A000 for other options.
+pub(crate) fn copy_out_format(
+    options: &[CopyOption],
+    legacy: &[CopyLegacyOption],
+) -> Result<CopyOutFormat, SqlError> {
+    let mut kind = "text";
+    let mut delimiter = None;
+    let mut null = None;
+    let mut csv = CsvCopyFormat::default();
+    let mut csv_only = Vec::new();
+    let unsupported = |o: &dyn std::fmt::Display| {
+        SqlError::unsupported(format!("COPY option {o} is not supported"))
+    };
+    for o in options {
+        match o {
+            CopyOption::Format(f) => {
+                kind = match f.value.to_ascii_lowercase().as_str() {
+                    "binary" => "binary",
+                    "text" => "text",
+                    "csv" => "csv",
+                    other => {
+                        return Err(SqlError::new(
+                            SqlState::INVALID_PARAMETER_VALUE,
+                            format!("COPY format \"{other}\" not recognized"),
+                        ))
+                    }
+                }
+            }
+            CopyOption::Delimiter(d) if d.is_ascii() => delimiter = Some(*d as u8),
+            CopyOption::Null(n) => null = Some(n.clone()),
+            CopyOption::Header(h) => csv.header = *h,
+            CopyOption::Quote(q) if q.is_ascii() => {
+                csv.quote = *q as u8;
+                csv_only.push("QUOTE");
+            }
+            CopyOption::Escape(e) if e.is_ascii() => {
+                csv.escape = *e as u8;
+                csv_only.push("ESCAPE");
+            }
+            CopyOption::ForceQuote(columns) => {
+                csv.force_quote = force_quote(columns);
+                csv_only.push("FORCE_QUOTE");
+            }
+            other => return Err(unsupported(other)),
+        }
+    }
+    for o in legacy {
+        match o {
+            CopyLegacyOption::Binary => kind = "binary",
+            CopyLegacyOption::Delimiter(d) if d.is_ascii() => delimiter = Some(*d as u8),
+            CopyLegacyOption::Null(n) => null = Some(n.clone()),
+            CopyLegacyOption::Csv(csv_options) => {
+                kind = "csv";
+                for c in csv_options {
+                    match c {
+                        CopyLegacyCsvOption::Header => csv.header = true,
+                        CopyLegacyCsvOption::Quote(q) if q.is_ascii() => csv.quote = *q as u8,
+                        CopyLegacyCsvOption::Escape(e) if e.is_ascii() => csv.escape = *e as u8,
+                        CopyLegacyCsvOption::ForceQuote(columns) => {
+                            csv.force_quote = force_quote(columns)
+                        }
+                        other => return Err(unsupported(other)),
+                    }
+                }
+            }
+            other => return Err(unsupported(other)),
+        }
+    }
+    if kind != "csv" {
+        if let Some(option) = csv_only.first() {
+            return Err(SqlError::new(
+                SqlState::FEATURE_NOT_SUPPORTED,
+                format!("COPY {option} available only in CSV mode"),
+            ));
+        }
+    }
+    Ok(match kind {
+        "binary" => CopyOutFormat::Binary,
+        "csv" => {
+            if let Some(d) = delimiter {
+                csv.delimiter = d;
+            }
+            if let Some(n) = null {
+                csv.null = n;
+            }
+            if csv.escape == b'"' && csv.quote != b'"' {
+                csv.escape = csv.quote;
+            }
+            CopyOutFormat::Csv(csv)
+        }
+        _ => {
+            let mut text = TextCopyFormat {
+                header: csv.header,
+                ..TextCopyFormat::default()
+            };
+            if let Some(d) = delimiter {
+                text.delimiter = d;
+            }
+            if let Some(n) = null {
+                text.null = n;
+            }
+            CopyOutFormat::Text(text)
+        }
+    })
+}
+
+fn force_quote(columns: &[sqlparser::ast::Ident]) -> ForceQuote {
+    match columns {
+        [star] if star.value == "*" => ForceQuote::All,
+        _ => ForceQuote::Columns(columns.iter().map(crate::bind::fold).collect()),
+    }
 }

@@ -715,16 +715,27 @@ async fn copy_statement(
     else {
         return Err(SqlError::internal("not a COPY statement").into());
     };
-    let text = copy::text_format(options, legacy_options)?;
-    // Text COPY is accepted into tables only (postgres_scanner's UPDATE
-    // through a temporary table); everything else is binary.
-    if text.is_some() && (*to || !matches!(target, CopyTarget::Stdin)) {
-        return Err(SqlError::unsupported(format!("only binary COPY is supported: {stmt}")).into());
+    if *to {
+        let format = copy::copy_out_format(options, legacy_options)?;
+        return match (target, source) {
+            (CopyTarget::Stdout, CopySource::Query(q)) => {
+                query::run(txn, env, q, shared, sink, Destination::CopyOut(&format)).await
+            }
+            (
+                CopyTarget::Stdout,
+                CopySource::Table {
+                    table_name,
+                    columns,
+                },
+            ) => {
+                let q = table_query(table_name, columns)?;
+                query::run(txn, env, &q, shared, sink, Destination::CopyOut(&format)).await
+            }
+            _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}")).into()),
+        };
     }
+    let text = copy::text_format(options, legacy_options)?;
     match (to, target, source) {
-        (true, CopyTarget::Stdout, CopySource::Query(q)) => {
-            query::run(txn, env, q, shared, sink, Destination::CopyOut).await
-        }
         (
             false,
             CopyTarget::Stdin,
@@ -744,6 +755,25 @@ async fn copy_statement(
             Ok(())
         }
         _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}")).into()),
+    }
+}
+
+/// `COPY table [(columns)] TO STDOUT` as the query it stands for.
+fn table_query(
+    table: &sqlparser::ast::ObjectName,
+    columns: &[sqlparser::ast::Ident],
+) -> Result<sqlparser::ast::Query, SqlError> {
+    let list = match columns {
+        [] => "*".to_string(),
+        columns => columns
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    match depth::parse(&format!("SELECT {list} FROM {table}"))?.pop() {
+        Some(Statement::Query(q)) => Ok(*q),
+        _ => Err(SqlError::internal("COPY table did not make a query")),
     }
 }
 

@@ -98,8 +98,13 @@ pub trait ResultSink: Send {
     /// A result set with these columns begins (RowDescription).
     async fn begin_rows(&mut self, columns: &[ColumnDef]) -> SinkResult<()>;
 
-    /// A `COPY ... TO STDOUT` of rows with these columns begins (binary).
-    async fn begin_copy_out(&mut self, columns: &[ColumnDef]) -> SinkResult<()>;
+    /// A `COPY ... TO STDOUT` of rows with these columns begins, in
+    /// `format`.
+    async fn begin_copy_out(
+        &mut self,
+        columns: &[ColumnDef],
+        format: &crate::copy::CopyOutFormat,
+    ) -> SinkResult<()>;
 
     /// The next rows of the current result set or COPY.
     async fn rows(&mut self, rows: &ResultRows) -> SinkResult<()>;
@@ -207,7 +212,11 @@ impl ResultSink for CollectSink {
         Ok(())
     }
 
-    async fn begin_copy_out(&mut self, columns: &[ColumnDef]) -> SinkResult<()> {
+    async fn begin_copy_out(
+        &mut self,
+        columns: &[ColumnDef],
+        _format: &crate::copy::CopyOutFormat,
+    ) -> SinkResult<()> {
         self.current = Collecting::CopyOut(columns.to_vec(), Vec::new());
         Ok(())
     }
@@ -280,7 +289,8 @@ pub async fn send_results(results: BatchResult, sink: &mut dyn ResultSink) -> Si
                     .await?;
             }
             Ok(QueryOutput::CopyOut { columns, rows }) => {
-                sink.begin_copy_out(&columns).await?;
+                sink.begin_copy_out(&columns, &crate::copy::CopyOutFormat::Binary)
+                    .await?;
                 sink.rows(&rows).await?;
                 sink.complete(&format!("COPY {}", rows.len()), &[]).await?;
             }

@@ -99,6 +99,13 @@ pub fn put_command_complete(buf: &mut BytesMut, tag: &str) -> Result<(), SqlErro
     put(buf, &CommandComplete::new(tag.to_string()))
 }
 
+/// Writes one CopyData message holding `data`.
+pub fn put_copy_data(buf: &mut BytesMut, data: &[u8]) {
+    let at = begin_frame(buf, b'd');
+    buf.extend_from_slice(data);
+    let _ = end_frame(buf, at);
+}
+
 /// Writes PortalSuspended: an Execute's row limit was reached.
 pub fn put_portal_suspended(buf: &mut BytesMut) {
     let at = begin_frame(buf, b's');

@@ -21,6 +21,7 @@ use async_trait::async_trait;
 use futures::FutureExt;
 use rocklake_types::copy::binary::{self as copy_binary, CopyInDecoder};
 use rocklake_types::copy::text::{self as copy_text, TextCopyFormat};
+use rocklake_types::copy::CopyOutFormat;
 use rocklake_types::datum::{ColumnDef, PgType, Row};
 use rocklake_types::output::{Notice, ResultSink, SinkResult};
 use rocklake_types::params::{BindParam, Deallocate, Described, UNKNOWN_OID};
@@ -123,6 +124,9 @@ enum Sending {
     /// Binary COPY OUT of rows with these types; whether the stream's
     /// header has been sent.
     CopyOut(Vec<PgType>, bool),
+    /// Text or CSV COPY OUT: one line per row, in this format, with the
+    /// columns FORCE_QUOTE names.
+    CopyOutText(CopyOutFormat, Vec<bool>),
 }
 
 /// A statement's results going to the client (see the module docs).
@@ -253,12 +257,40 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
         Ok(())
     }
 
-    async fn begin_copy_out(&mut self, columns: &[ColumnDef]) -> SinkResult<()> {
+    async fn begin_copy_out(
+        &mut self,
+        columns: &[ColumnDef],
+        format: &CopyOutFormat,
+    ) -> SinkResult<()> {
         let types: Vec<PgType> = columns.iter().map(|c| c.pg_type.clone()).collect();
-        let response =
-            CopyOutResponse::new(1, types.len() as i16, vec![FORMAT_BINARY; types.len()]);
+        let (overall, each) = match format {
+            CopyOutFormat::Binary => (1, FORMAT_BINARY),
+            _ => (0, FORMAT_TEXT),
+        };
+        let response = CopyOutResponse::new(overall, types.len() as i16, vec![each; types.len()]);
         backend::put(&mut self.transport.out, &response).map_err(SinkError::Statement)?;
-        self.state = Sending::CopyOut(types, false);
+        self.state = match format {
+            CopyOutFormat::Binary => Sending::CopyOut(types, false),
+            CopyOutFormat::Csv(csv) => {
+                let forced = columns.iter().map(|c| csv.forces(&c.name)).collect();
+                if csv.header {
+                    let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+                    let mut line = Vec::new();
+                    csv.put_header(&mut line, &names);
+                    backend::put_copy_data(&mut self.transport.out, &line);
+                }
+                Sending::CopyOutText(format.clone(), forced)
+            }
+            CopyOutFormat::Text(text) => {
+                if text.header {
+                    let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+                    let mut line = Vec::new();
+                    text.put_header(&mut line, &names);
+                    backend::put_copy_data(&mut self.transport.out, &line);
+                }
+                Sending::CopyOutText(format.clone(), Vec::new())
+            }
+        };
         Ok(())
     }
 
@@ -291,6 +323,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
                     })?;
                     self.sent_rows += 1;
                 }
+                Sending::CopyOutText(format, forced) => {
+                    let mut line = Vec::new();
+                    match format {
+                        CopyOutFormat::Csv(csv) => csv.put_row(&mut line, row.iter(), forced),
+                        CopyOutFormat::Text(text) => text.put_row(&mut line, row.iter()),
+                        CopyOutFormat::Binary => unreachable!("binary COPY is CopyOut"),
+                    }
+                    backend::put_copy_data(&mut self.transport.out, &line);
+                }
                 Sending::CopyOut(..) => self.copy_frame(Some(row)).map_err(|e| {
                     tracing::error!(error = %e, "cannot encode a COPY row");
                     SinkError::Statement(e)
@@ -309,6 +350,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
     async fn complete(&mut self, tag: &str, notices: &[Notice]) -> SinkResult<()> {
         if let Sending::CopyOut(..) = self.state {
             self.copy_frame(None).map_err(SinkError::Statement)?;
+            let _ = backend::put(&mut self.transport.out, &CopyDone::new());
+        }
+        if let Sending::CopyOutText(..) = self.state {
             let _ = backend::put(&mut self.transport.out, &CopyDone::new());
         }
         self.state = Sending::Nothing;

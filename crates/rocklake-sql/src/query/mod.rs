@@ -3,6 +3,7 @@
 
 pub mod shared_results;
 
+use rocklake_types::copy::CopyOutFormat;
 use rocklake_types::rows::ResultRows;
 use rocklake_types::{ColumnDef, Datum, PgType, ResultSink, Row, SinkError, SqlError};
 use sqlparser::ast::Query;
@@ -65,19 +66,19 @@ impl From<SinkError> for Failure {
 /// Rows sent to the client in one batch at most.
 const BATCH_ROWS: usize = 1024;
 
-/// Where a query's rows go: a result set or a binary COPY TO STDOUT.
+/// Where a query's rows go: a result set or a COPY TO STDOUT.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Destination {
+pub(crate) enum Destination<'f> {
     /// RowDescription, DataRows, `SELECT n`.
     Rows,
-    /// CopyOutResponse, CopyData, `COPY n`.
-    CopyOut,
+    /// CopyOutResponse, CopyData in this format, `COPY n`.
+    CopyOut(&'f CopyOutFormat),
 }
 
 /// Sends a whole result.
 async fn send_all(
     sink: &mut dyn ResultSink,
-    to: Destination,
+    to: Destination<'_>,
     columns: &[ColumnDef],
     rows: &ResultRows,
 ) -> Result<(), Failure> {
@@ -88,20 +89,24 @@ async fn send_all(
 
 async fn begin(
     sink: &mut dyn ResultSink,
-    to: Destination,
+    to: Destination<'_>,
     columns: &[ColumnDef],
 ) -> Result<(), Failure> {
     match to {
         Destination::Rows => sink.begin_rows(columns).await?,
-        Destination::CopyOut => sink.begin_copy_out(columns).await?,
+        Destination::CopyOut(format) => sink.begin_copy_out(columns, format).await?,
     }
     Ok(())
 }
 
-async fn finish(sink: &mut dyn ResultSink, to: Destination, count: usize) -> Result<(), Failure> {
+async fn finish(
+    sink: &mut dyn ResultSink,
+    to: Destination<'_>,
+    count: usize,
+) -> Result<(), Failure> {
     let tag = match to {
         Destination::Rows => format!("SELECT {count}"),
-        Destination::CopyOut => format!("COPY {count}"),
+        Destination::CopyOut(_) => format!("COPY {count}"),
     };
     sink.complete(&tag, &[]).await?;
     Ok(())
@@ -113,7 +118,7 @@ async fn finish(sink: &mut dyn ResultSink, to: Destination, count: usize) -> Res
 async fn send_stream(
     mut stream: Stream<'_>,
     sink: &mut dyn ResultSink,
-    to: Destination,
+    to: Destination<'_>,
     columns: &[ColumnDef],
     limits: Limits<'_>,
 ) -> Result<(), Failure> {
@@ -153,7 +158,7 @@ pub(crate) async fn run(
     q: &Query,
     shared: Option<(u64, &CatalogResults)>,
     sink: &mut dyn ResultSink,
-    to: Destination,
+    to: Destination<'_>,
 ) -> Result<(), Failure> {
     let mut b = Binder::new(env.cat, env.now, env.pid);
     let plan = b.bind_query(q)?;

@@ -1,5 +1,19 @@
-//! COPY stream codecs: PostgreSQL's text format ([`text`]) and binary format
-//! ([`binary`]). Framing (CopyData messages) belongs to the wire server.
+//! COPY stream codecs: PostgreSQL's text format ([`text`]), CSV format
+//! ([`csv`]) and binary format ([`binary`]). Framing (CopyData messages)
+//! belongs to the wire server.
 
 pub mod binary;
+pub mod csv;
 pub mod text;
+
+/// The format of a COPY TO STDOUT.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum CopyOutFormat {
+    /// `FORMAT BINARY`.
+    #[default]
+    Binary,
+    /// `FORMAT TEXT`.
+    Text(text::TextCopyFormat),
+    /// `FORMAT CSV`.
+    Csv(csv::CsvCopyFormat),
+}

@@ -1,4 +1,5 @@
-//! PostgreSQL's text COPY format, for `COPY t FROM STDIN (FORMAT TEXT)`.
+//! PostgreSQL's text COPY format, for `COPY t FROM STDIN (FORMAT TEXT)` and
+//! `COPY ... TO STDOUT (FORMAT TEXT)`.
 //!
 //! One row per line, fields separated by the delimiter (tab by default), a
 //! field equal to the NULL string (`\N` by default, compared before
@@ -6,10 +7,10 @@
 //! `\b \f \n \r \t \v`, `\\`, octal `\ddd`, hex `\xhh`, and `\c` = `c` for any
 //! other character. A line `\.` ends the data.
 
-use crate::datum::{ColumnDef, Row};
+use crate::datum::{ColumnDef, Datum, Row};
 use crate::error::SqlError;
 use crate::sqlstate::SqlState;
-use crate::value::text::parse_text;
+use crate::value::text::{format_text, parse_text};
 
 /// The options of a text-format COPY.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +19,8 @@ pub struct TextCopyFormat {
     pub delimiter: u8,
     /// The string that stands for NULL.
     pub null: String,
+    /// Whether a COPY TO writes the column names first (PostgreSQL 15+).
+    pub header: bool,
 }
 
 impl Default for TextCopyFormat {
@@ -25,7 +28,47 @@ impl Default for TextCopyFormat {
         TextCopyFormat {
             delimiter: b'\t',
             null: "\\N".into(),
+            header: false,
         }
+    }
+}
+
+impl TextCopyFormat {
+    /// Appends the header line of `names` (escaped as values are).
+    pub fn put_header(&self, out: &mut Vec<u8>, names: &[&str]) {
+        let names: Vec<Datum> = names.iter().map(|n| Datum::text(n.to_string())).collect();
+        self.put_row(out, names.iter());
+    }
+
+    /// Appends one row as a line: the NULL string for NULL, else the value's
+    /// text with backslash, the delimiter and control characters escaped.
+    pub fn put_row<'a>(&self, out: &mut Vec<u8>, row: impl Iterator<Item = &'a Datum>) {
+        for (i, datum) in row.enumerate() {
+            if i > 0 {
+                out.push(self.delimiter);
+            }
+            let Some(text) = format_text(datum) else {
+                out.extend_from_slice(self.null.as_bytes());
+                continue;
+            };
+            for b in text.bytes() {
+                match b {
+                    b'\\' => out.extend_from_slice(b"\\\\"),
+                    b'\n' => out.extend_from_slice(b"\\n"),
+                    b'\r' => out.extend_from_slice(b"\\r"),
+                    b'\t' => out.extend_from_slice(b"\\t"),
+                    8 => out.extend_from_slice(b"\\b"),
+                    12 => out.extend_from_slice(b"\\f"),
+                    11 => out.extend_from_slice(b"\\v"),
+                    d if d == self.delimiter => {
+                        out.push(b'\\');
+                        out.push(d);
+                    }
+                    other => out.push(other),
+                }
+            }
+        }
+        out.push(b'\n');
     }
 }
 
@@ -163,6 +206,27 @@ mod tests {
             ColumnDef::new("value", PgType::Varchar),
             ColumnDef::new("id", PgType::Int8),
         ]
+    }
+
+    #[test]
+    fn rows_print_with_postgresql_escapes() {
+        let fmt = TextCopyFormat::default();
+        let mut out = Vec::new();
+        let row = [
+            Datum::text("a\tb\nc\\d"),
+            Datum::Null,
+            Datum::Int4(7),
+            Datum::text("\u{8}x"),
+        ];
+        fmt.put_row(&mut out, row.iter());
+        assert_eq!(out, b"a\\tb\\nc\\\\d\t\\N\t7\t\\bx\n".to_vec());
+        let pipe = TextCopyFormat {
+            delimiter: b'|',
+            ..TextCopyFormat::default()
+        };
+        let mut out = Vec::new();
+        pipe.put_row(&mut out, [Datum::text("x|y")].iter());
+        assert_eq!(out, b"x\\|y\n".to_vec());
     }
 
     #[test]
