@@ -158,6 +158,26 @@ def session_steps(conn: psycopg.Connection) -> list:
         "COPY (SELECT 1) TO STDOUT WITH (HEADER)",
     ]:
         copy_out(sql)
+    # COPY FROM STDIN in CSV and text, then read back.
+    def copy_in(sql, data):
+        try:
+            with conn.cursor() as cur:
+                with cur.copy(sql) as copy:
+                    copy.write(data)
+                out.append(cur.statusmessage)
+        except psycopg.Error as e:
+            out.append(f"ERROR {e.sqlstate}")
+
+    step("DROP TABLE IF EXISTS ci")
+    step("CREATE TABLE ci (id int, name text, note text)")
+    copy_in("COPY ci FROM STDIN WITH (FORMAT csv, HEADER)",
+            'id,name,note\n1,"a,b",\n2,"say ""hi""",""\n3,"two\nlines",x\n')
+    copy_in("COPY ci (id, name) FROM STDIN WITH (FORMAT csv, DELIMITER ';', NULL 'NULL')",
+            "4;NULL\n5;plain\n")
+    copy_in("COPY ci FROM STDIN WITH (FORMAT csv)", "6,too,many,fields\n")
+    copy_in("COPY ci FROM STDIN WITH CSV QUOTE '|'", "7,|x,y|,|z|\n")
+    copy_in("COPY ci FROM STDIN", "8\ttab\t\\N\n")
+    step("SELECT * FROM ci ORDER BY id")
     # Size functions (the catalog's real stored size on RockLake).
     step("SELECT size, pg_size_pretty(size) FROM (VALUES (10::bigint), (10239::bigint), "
          "(10240::bigint), (1000000::bigint), (10485247::bigint), (10485248::bigint), "

@@ -3,53 +3,17 @@
 
 use rocklake_types::copy::csv::{CsvCopyFormat, ForceQuote};
 use rocklake_types::copy::text::TextCopyFormat;
-use rocklake_types::copy::CopyOutFormat;
+use rocklake_types::copy::CopyFormat;
 use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{CopyLegacyCsvOption, CopyLegacyOption, CopyOption};
 
-/// The format of a COPY: `Ok(None)` for binary, the text format's options for
-/// text, 0A000 for anything else (CSV, unsupported options).
-pub(crate) fn text_format(
-    options: &[CopyOption],
-    legacy: &[CopyLegacyOption],
-) -> Result<Option<TextCopyFormat>, SqlError> {
-    let mut binary = false;
-    let mut text = TextCopyFormat::default();
-    for o in options {
-        match o {
-            CopyOption::Format(f) if f.value.eq_ignore_ascii_case("binary") => binary = true,
-            CopyOption::Format(f) if f.value.eq_ignore_ascii_case("text") => {}
-            CopyOption::Null(n) => text.null = n.clone(),
-            CopyOption::Delimiter(d) if d.is_ascii() => text.delimiter = *d as u8,
-            other => {
-                return Err(SqlError::unsupported(format!(
-                    "COPY option {other} is not supported"
-                )))
-            }
-        }
-    }
-    for o in legacy {
-        match o {
-            CopyLegacyOption::Binary => binary = true,
-            CopyLegacyOption::Null(n) => text.null = n.clone(),
-            CopyLegacyOption::Delimiter(d) if d.is_ascii() => text.delimiter = *d as u8,
-            other => {
-                return Err(SqlError::unsupported(format!(
-                    "COPY option {other} is not supported"
-                )))
-            }
-        }
-    }
-    Ok(if binary { None } else { Some(text) })
-}
-
-/// The format of a `COPY ... TO STDOUT`: binary, text or CSV with their
+/// The format of a COPY in either direction: binary, text or CSV with their
 /// options (`FORMAT`, `DELIMITER`, `NULL`, `HEADER`, `QUOTE`, `ESCAPE`,
 /// `FORCE_QUOTE`, and the pre-9.0 forms); 0A000 for other options.
-pub(crate) fn copy_out_format(
+pub(crate) fn copy_format(
     options: &[CopyOption],
     legacy: &[CopyLegacyOption],
-) -> Result<CopyOutFormat, SqlError> {
+) -> Result<CopyFormat, SqlError> {
     let mut kind = "text";
     let mut delimiter = None;
     let mut null = None;
@@ -122,7 +86,7 @@ pub(crate) fn copy_out_format(
         }
     }
     Ok(match kind {
-        "binary" => CopyOutFormat::Binary,
+        "binary" => CopyFormat::Binary,
         "csv" => {
             if let Some(d) = delimiter {
                 csv.delimiter = d;
@@ -133,7 +97,7 @@ pub(crate) fn copy_out_format(
             if csv.escape == b'"' && csv.quote != b'"' {
                 csv.escape = csv.quote;
             }
-            CopyOutFormat::Csv(csv)
+            CopyFormat::Csv(csv)
         }
         _ => {
             let mut text = TextCopyFormat {
@@ -146,7 +110,7 @@ pub(crate) fn copy_out_format(
             if let Some(n) = null {
                 text.null = n;
             }
-            CopyOutFormat::Text(text)
+            CopyFormat::Text(text)
         }
     })
 }

@@ -716,7 +716,7 @@ async fn copy_statement(
         return Err(SqlError::internal("not a COPY statement").into());
     };
     if *to {
-        let format = copy::copy_out_format(options, legacy_options)?;
+        let format = copy::copy_format(options, legacy_options)?;
         return match (target, source) {
             (CopyTarget::Stdout, CopySource::Query(q)) => {
                 query::run(txn, env, q, shared, sink, Destination::CopyOut(&format)).await
@@ -734,7 +734,7 @@ async fn copy_statement(
             _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}")).into()),
         };
     }
-    let text = copy::text_format(options, legacy_options)?;
+    let format = copy::copy_format(options, legacy_options)?;
     match (to, target, source) {
         (
             false,
@@ -747,7 +747,7 @@ async fn copy_statement(
             let def: RelationDef = resolve_target(env.cat, table_name)?;
             let targets = copy_targets(&def, columns)?;
             let cols: Vec<ColumnDef> = targets.iter().map(|&i| def.columns[i].clone()).collect();
-            let rows = sink.copy_in(&cols, text.as_ref()).await??;
+            let rows = sink.copy_in(&cols, &format).await??;
             let full = complete_rows(&def, &targets, rows)?;
             let n = full.len();
             env.limits.unless_stopped(txn.insert(&def, full)).await?;

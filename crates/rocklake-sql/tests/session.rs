@@ -443,8 +443,8 @@ async fn copy_in_and_out() {
     let (_, r) = rows_of(&mut s, "SELECT count(*) FROM ducklake_snapshot").await;
     assert_eq!(r, vec![vec![Datum::Int8(1)]]);
     // Text COPY FROM STDIN is accepted (postgres_scanner's UPDATE path, see
-    // tests/temp_tables.rs); CSV COPY FROM is not. COPY TO STDOUT works in
-    // every format (the encoding is the wire server's).
+    // tests/temp_tables.rs), and so is CSV; COPY TO STDOUT works in every
+    // format (the wire server encodes and decodes the streams).
     let mut sink = CollectSink::new();
     s.run(
         "COPY ducklake_snapshot FROM STDIN (FORMAT TEXT, NULL '\\b')",
@@ -453,12 +453,22 @@ async fn copy_in_and_out() {
     .await
     .unwrap();
     assert!(
-        matches!(&sink.copy_requests[0].1, Some(f) if f.null == "\\b"),
+        matches!(&sink.copy_requests[0].1, rocklake_types::copy::CopyFormat::Text(f) if f.null == "\\b"),
         "{:?}",
         sink.copy_requests
     );
-    let e = err(&mut s, "COPY ducklake_snapshot FROM STDIN (FORMAT CSV)").await;
-    assert_eq!(e.code, "0A000");
+    let mut sink = CollectSink::new();
+    s.run(
+        "COPY ducklake_snapshot FROM STDIN (FORMAT CSV, HEADER)",
+        &mut sink,
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(&sink.copy_requests[0].1, rocklake_types::copy::CopyFormat::Csv(f) if f.header),
+        "{:?}",
+        sink.copy_requests
+    );
     assert!(matches!(
         one(
             &mut s,

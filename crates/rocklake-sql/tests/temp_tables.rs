@@ -12,6 +12,7 @@
 //! (Before: `unsupported CREATE TABLE form`, so DuckDB failed with "Failed to
 //! insert config option in DuckLake".)
 
+use rocklake_types::copy::CopyFormat;
 use std::sync::Arc;
 
 use rocklake_sql::{MemoryStorage, Session};
@@ -53,8 +54,10 @@ async fn update_from_a_text_copied_temporary_table() {
     ok(&mut s, &format!("CREATE LOCAL TEMPORARY TABLE {TMP}(\"value\" VARCHAR, __page_id_string VARCHAR) ON COMMIT DROP;")).await;
     // postgres_scanner sends the ctid quoted; PostgreSQL's tidin accepts that.
     let data = format!("20\t'({block},{offset})'\n");
-    let mut sink = CollectSink::new().with_copy_source(Box::new(move |columns, text| {
-        let format = text.expect("a text COPY");
+    let mut sink = CollectSink::new().with_copy_source(Box::new(move |columns, format| {
+        let CopyFormat::Text(format) = format else {
+            panic!("a text COPY, not {format:?}")
+        };
         assert_eq!(format.null, "");
         copy_text::decode(data.as_bytes(), columns, format)
     }));

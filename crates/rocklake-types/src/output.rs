@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use async_trait::async_trait;
 
-use crate::copy::text::TextCopyFormat;
+use crate::copy::CopyFormat;
 use crate::datum::{ColumnDef, Row};
 use crate::error::SqlError;
 use crate::rows::ResultRows;
@@ -103,7 +103,7 @@ pub trait ResultSink: Send {
     async fn begin_copy_out(
         &mut self,
         columns: &[ColumnDef],
-        format: &crate::copy::CopyOutFormat,
+        format: &crate::copy::CopyFormat,
     ) -> SinkResult<()>;
 
     /// The next rows of the current result set or COPY.
@@ -123,7 +123,7 @@ pub trait ResultSink: Send {
     async fn copy_in(
         &mut self,
         columns: &[ColumnDef],
-        text: Option<&TextCopyFormat>,
+        format: &CopyFormat,
     ) -> SinkResult<Result<Vec<Row>, SqlError>>;
 }
 
@@ -137,7 +137,7 @@ enum Collecting {
 /// What a COPY FROM STDIN gets from a [`CollectSink`]: made from the
 /// columns and format asked for (the client's data, decoded, or its error).
 pub type CopySource =
-    Box<dyn FnMut(&[ColumnDef], Option<&TextCopyFormat>) -> Result<Vec<Row>, SqlError> + Send>;
+    Box<dyn FnMut(&[ColumnDef], &CopyFormat) -> Result<Vec<Row>, SqlError> + Send>;
 
 /// A [`ResultSink`] that keeps everything as [`QueryOutput`]s, for callers
 /// that want a statement's whole result (tests, tools). COPY FROM STDIN is
@@ -147,7 +147,7 @@ pub struct CollectSink {
     /// One entry per statement, the last one an error if one failed.
     pub results: BatchResult,
     /// The columns and format of each COPY FROM STDIN asked for.
-    pub copy_requests: Vec<(Vec<ColumnDef>, Option<TextCopyFormat>)>,
+    pub copy_requests: Vec<(Vec<ColumnDef>, CopyFormat)>,
     copy_data: VecDeque<Result<Vec<Row>, SqlError>>,
     copy_source: Option<CopySource>,
     current: Collecting,
@@ -215,7 +215,7 @@ impl ResultSink for CollectSink {
     async fn begin_copy_out(
         &mut self,
         columns: &[ColumnDef],
-        _format: &crate::copy::CopyOutFormat,
+        _format: &crate::copy::CopyFormat,
     ) -> SinkResult<()> {
         self.current = Collecting::CopyOut(columns.to_vec(), Vec::new());
         Ok(())
@@ -261,14 +261,14 @@ impl ResultSink for CollectSink {
     async fn copy_in(
         &mut self,
         columns: &[ColumnDef],
-        text: Option<&TextCopyFormat>,
+        format: &CopyFormat,
     ) -> SinkResult<Result<Vec<Row>, SqlError>> {
-        self.copy_requests.push((columns.to_vec(), text.cloned()));
+        self.copy_requests.push((columns.to_vec(), format.clone()));
         if let Some(data) = self.copy_data.pop_front() {
             return Ok(data);
         }
         Ok(match &mut self.copy_source {
-            Some(source) => source(columns, text),
+            Some(source) => source(columns, format),
             None => Err(SqlError::new(
                 SqlState::QUERY_CANCELED,
                 "COPY from stdin failed: no data was queued for this COPY",
@@ -289,7 +289,7 @@ pub async fn send_results(results: BatchResult, sink: &mut dyn ResultSink) -> Si
                     .await?;
             }
             Ok(QueryOutput::CopyOut { columns, rows }) => {
-                sink.begin_copy_out(&columns, &crate::copy::CopyOutFormat::Binary)
+                sink.begin_copy_out(&columns, &crate::copy::CopyFormat::Binary)
                     .await?;
                 sink.rows(&rows).await?;
                 sink.complete(&format!("COPY {}", rows.len()), &[]).await?;

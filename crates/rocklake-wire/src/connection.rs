@@ -20,8 +20,8 @@ use std::panic::AssertUnwindSafe;
 use async_trait::async_trait;
 use futures::FutureExt;
 use rocklake_types::copy::binary::{self as copy_binary, CopyInDecoder};
-use rocklake_types::copy::text::{self as copy_text, TextCopyFormat};
-use rocklake_types::copy::CopyOutFormat;
+use rocklake_types::copy::text as copy_text;
+use rocklake_types::copy::CopyFormat;
 use rocklake_types::datum::{ColumnDef, PgType, Row};
 use rocklake_types::output::{Notice, ResultSink, SinkResult};
 use rocklake_types::params::{BindParam, Deallocate, Described, UNKNOWN_OID};
@@ -38,13 +38,13 @@ use pgwire::messages::copy::{CopyDone, CopyInResponse, CopyOutResponse};
 use pgwire::messages::extendedquery::{BindComplete, CloseComplete, ParseComplete};
 
 /// The decoder of a COPY IN stream: binary rows decoded as they arrive, or
-/// text collected and decoded at CopyDone.
+/// text or CSV collected and decoded at CopyDone.
 enum InDecoder {
     Binary(CopyInDecoder),
     Text {
         data: Vec<u8>,
         columns: Vec<ColumnDef>,
-        format: TextCopyFormat,
+        format: CopyFormat,
     },
 }
 
@@ -65,8 +65,14 @@ impl InDecoder {
             InDecoder::Text {
                 data,
                 columns,
-                format,
-            } => copy_text::decode(&data, &columns, &format),
+                format: CopyFormat::Csv(csv),
+            } => csv.decode(&data, &columns),
+            InDecoder::Text {
+                data,
+                columns,
+                format: CopyFormat::Text(text),
+            } => copy_text::decode(&data, &columns, &text),
+            InDecoder::Text { .. } => Err(SqlError::internal("binary COPY decoded as text")),
         }
     }
 }
@@ -126,7 +132,7 @@ enum Sending {
     CopyOut(Vec<PgType>, bool),
     /// Text or CSV COPY OUT: one line per row, in this format, with the
     /// columns FORCE_QUOTE names.
-    CopyOutText(CopyOutFormat, Vec<bool>),
+    CopyOutText(CopyFormat, Vec<bool>),
 }
 
 /// A statement's results going to the client (see the module docs).
@@ -260,18 +266,18 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
     async fn begin_copy_out(
         &mut self,
         columns: &[ColumnDef],
-        format: &CopyOutFormat,
+        format: &CopyFormat,
     ) -> SinkResult<()> {
         let types: Vec<PgType> = columns.iter().map(|c| c.pg_type.clone()).collect();
         let (overall, each) = match format {
-            CopyOutFormat::Binary => (1, FORMAT_BINARY),
+            CopyFormat::Binary => (1, FORMAT_BINARY),
             _ => (0, FORMAT_TEXT),
         };
         let response = CopyOutResponse::new(overall, types.len() as i16, vec![each; types.len()]);
         backend::put(&mut self.transport.out, &response).map_err(SinkError::Statement)?;
         self.state = match format {
-            CopyOutFormat::Binary => Sending::CopyOut(types, false),
-            CopyOutFormat::Csv(csv) => {
+            CopyFormat::Binary => Sending::CopyOut(types, false),
+            CopyFormat::Csv(csv) => {
                 let forced = columns.iter().map(|c| csv.forces(&c.name)).collect();
                 if csv.header {
                     let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
@@ -281,7 +287,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
                 }
                 Sending::CopyOutText(format.clone(), forced)
             }
-            CopyOutFormat::Text(text) => {
+            CopyFormat::Text(text) => {
                 if text.header {
                     let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
                     let mut line = Vec::new();
@@ -326,9 +332,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
                 Sending::CopyOutText(format, forced) => {
                     let mut line = Vec::new();
                     match format {
-                        CopyOutFormat::Csv(csv) => csv.put_row(&mut line, row.iter(), forced),
-                        CopyOutFormat::Text(text) => text.put_row(&mut line, row.iter()),
-                        CopyOutFormat::Binary => unreachable!("binary COPY is CopyOut"),
+                        CopyFormat::Csv(csv) => csv.put_row(&mut line, row.iter(), forced),
+                        CopyFormat::Text(text) => text.put_row(&mut line, row.iter()),
+                        CopyFormat::Binary => unreachable!("binary COPY is CopyOut"),
                     }
                     backend::put_copy_data(&mut self.transport.out, &line);
                 }
@@ -378,18 +384,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
     async fn copy_in(
         &mut self,
         columns: &[ColumnDef],
-        text: Option<&TextCopyFormat>,
+        format: &CopyFormat,
     ) -> SinkResult<Result<Vec<Row>, SqlError>> {
-        let format = if text.is_some() {
-            FORMAT_TEXT
-        } else {
-            FORMAT_BINARY
+        let code = match format {
+            CopyFormat::Binary => FORMAT_BINARY,
+            _ => FORMAT_TEXT,
         };
-        let response = CopyInResponse::new(
-            format as i8,
-            columns.len() as i16,
-            vec![format; columns.len()],
-        );
+        let response =
+            CopyInResponse::new(code as i8, columns.len() as i16, vec![code; columns.len()]);
         if let Err(e) = backend::put(&mut self.transport.out, &response) {
             return Ok(Err(e));
         }
@@ -397,12 +399,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
             .flush()
             .await
             .map_err(|e| SinkError::Connection(e.to_string()))?;
-        let decoder = match text {
-            None => InDecoder::Binary(CopyInDecoder::new(columns.to_vec())),
-            Some(format) => InDecoder::Text {
+        let decoder = match format {
+            CopyFormat::Binary => InDecoder::Binary(CopyInDecoder::new(columns.to_vec())),
+            other => InDecoder::Text {
                 data: Vec::new(),
                 columns: columns.to_vec(),
-                format: format.clone(),
+                format: other.clone(),
             },
         };
         self.read_copy_data(decoder).await

@@ -3,7 +3,7 @@
 
 pub mod shared_results;
 
-use rocklake_types::copy::CopyOutFormat;
+use rocklake_types::copy::CopyFormat;
 use rocklake_types::rows::ResultRows;
 use rocklake_types::{ColumnDef, Datum, PgType, ResultSink, Row, SinkError, SqlError};
 use sqlparser::ast::Query;
@@ -72,7 +72,7 @@ pub(crate) enum Destination<'f> {
     /// RowDescription, DataRows, `SELECT n`.
     Rows,
     /// CopyOutResponse, CopyData in this format, `COPY n`.
-    CopyOut(&'f CopyOutFormat),
+    CopyOut(&'f CopyFormat),
 }
 
 /// Sends a whole result.

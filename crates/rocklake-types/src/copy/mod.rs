@@ -6,9 +6,9 @@ pub mod binary;
 pub mod csv;
 pub mod text;
 
-/// The format of a COPY TO STDOUT.
+/// The format of a COPY, either direction.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum CopyOutFormat {
+pub enum CopyFormat {
     /// `FORMAT BINARY`.
     #[default]
     Binary,

@@ -188,7 +188,10 @@ impl SqlSession for FakeSession {
         self.log.lock().unwrap().executed.push(sql.to_string());
         for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
             if stmt.eq_ignore_ascii_case("copy in") {
-                match sink.copy_in(&copy_columns(), None).await? {
+                match sink
+                    .copy_in(&copy_columns(), &rocklake_types::copy::CopyFormat::Binary)
+                    .await?
+                {
                     Ok(rows) => {
                         let n = rows.len();
                         self.log.lock().unwrap().copied.extend(rows);
