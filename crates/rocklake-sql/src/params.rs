@@ -101,7 +101,6 @@ fn literal(param: &BindParam, n: usize) -> Result<Expr, SqlError> {
     let value = match text {
         None => Expr::Value(Value::Null.into()),
         Some(text) => match pg_type {
-            PgType::Bool => Expr::Value(Value::Boolean(text == "t" || text == "true").into()),
             PgType::Int2 | PgType::Int4 | PgType::Int8 if text.parse::<i64>().is_ok() => {
                 match text.strip_prefix('-') {
                     Some(digits) => Expr::UnaryOp {
@@ -218,5 +217,41 @@ impl ParamTypes {
             .zip(&self.inferred)
             .map(|(d, i)| d.as_ref().or(i.as_ref()).unwrap_or(&PgType::Text).oid())
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(oid: u32, text: &str) -> BindParam {
+        BindParam {
+            type_oid: oid,
+            binary: false,
+            value: Some(text.as_bytes().to_vec()),
+        }
+    }
+
+    /// Text values of a declared type go through the type's input (as a
+    /// cast of the text), so every spelling PostgreSQL accepts works.
+    #[test]
+    fn typed_text_values_are_casts_of_their_text() {
+        let bool_oid = PgType::Bool.oid();
+        let expr = literal(&param(bool_oid, "1"), 1).unwrap();
+        assert_eq!(expr.to_string(), "'1'::BOOL");
+        let expr = literal(&param(PgType::Int8.oid(), "-5"), 1).unwrap();
+        assert_eq!(expr.to_string(), "-5::INT8");
+        let untyped = literal(&param(0, "x'y"), 1).unwrap();
+        assert_eq!(untyped.to_string(), "'x''y'");
+        let null = literal(
+            &BindParam {
+                type_oid: 0,
+                binary: false,
+                value: None,
+            },
+            1,
+        )
+        .unwrap();
+        assert_eq!(null.to_string(), "NULL");
     }
 }
