@@ -1057,4 +1057,17 @@ async fn window_functions_number_rank_and_aggregate_per_partition() {
     )
     .await;
     assert_eq!(e.code, "42P20");
+    let e = err(
+        &mut s,
+        "SELECT schema_version, count(*) OVER () FROM ducklake_snapshot GROUP BY schema_version",
+    )
+    .await;
+    assert_eq!(e.code, "0A000", "{e}");
+    let e = err(
+        &mut s,
+        "SELECT schema_version FROM ducklake_snapshot GROUP BY schema_version \
+         HAVING count(*) OVER () > 0",
+    )
+    .await;
+    assert_eq!(e.code, "42P20", "{e}");
 }

@@ -126,6 +126,9 @@ pub struct Binder<'c> {
     /// bound (`None` where window functions are not allowed), and the width
     /// of its rows before them.
     pub windows: Option<(usize, Vec<crate::plan::WindowCall>)>,
+    /// Whether the SELECT being bound groups its rows (window functions over
+    /// grouped rows are not supported yet: 0A000 rather than 42P20).
+    pub grouped_select: bool,
 }
 
 const AGGREGATES: &[&str] = &[
@@ -201,6 +204,7 @@ impl<'c> Binder<'c> {
             reads_time: false,
             params: None,
             windows: None,
+            grouped_select: false,
         }
     }
 
@@ -528,7 +532,9 @@ impl<'c> Binder<'c> {
             true => self.windows.take(),
             false => self.windows.replace((width, Vec::new())),
         };
+        let outer_grouped = std::mem::replace(&mut self.grouped_select, is_agg);
         let bound = self.bind_select_list(sel, is_agg, order_by, &projection_asts);
+        self.grouped_select = outer_grouped;
         let windows = std::mem::replace(&mut self.windows, outer_windows)
             .map(|(_, calls)| calls)
             .unwrap_or_default();
@@ -581,9 +587,12 @@ impl<'c> Binder<'c> {
         projection_asts: &[&Expr],
     ) -> Result<(Vec<BExpr>, Vec<OutCol>, Option<BExpr>, Vec<SortKey>), SqlError> {
         let (mut projection, cols) = self.bind_projection(sel, is_agg)?;
+        // Window functions are not allowed in HAVING (42P20).
         let windows = self.windows.take();
+        let grouped = std::mem::replace(&mut self.grouped_select, false);
         let having = sel.having.as_ref().map(|h| self.bind_bool(h, "HAVING"));
         self.windows = windows;
+        self.grouped_select = grouped;
         let having = having.transpose()?;
         let order = self.bind_order_by(order_by, &cols, projection_asts, &mut projection)?;
         Ok((projection, cols, having, order))

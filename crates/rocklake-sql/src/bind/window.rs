@@ -34,6 +34,11 @@ impl Binder<'_> {
                 "FILTER and DISTINCT in window functions are not supported: {f}"
             )));
         }
+        if self.windows.is_none() && self.grouped_select {
+            return Err(SqlError::unsupported(format!(
+                "window functions over GROUP BY or aggregates are not supported: {f}"
+            )));
+        }
         let Some((base, _)) = &self.windows else {
             return Err(SqlError::new(
                 SqlState::WINDOWING_ERROR,
