@@ -145,12 +145,7 @@ impl Relation {
         stored[index].def.default = None;
         stored[index].missing = None;
         if self.placement.catalog_table().is_some() {
-            stored[index].field = stored
-                .iter()
-                .map(|c| c.field + 1)
-                .max()
-                .unwrap_or(0)
-                .max(super::catalog::FIRST_EXTRA_FIELD);
+            stored[index].field = super::next_extra_field(&stored);
         }
         Ok(self.rebuilt(stored, self.stored_primary_key.clone()))
     }

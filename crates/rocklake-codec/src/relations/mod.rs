@@ -126,12 +126,7 @@ impl Relation {
                 let column = &stored[index].def;
                 stored[index].field = match proto_field(table, &column.name, &column.pg_type) {
                     Some(field) if !taken(field) => field,
-                    _ => stored
-                        .iter()
-                        .map(|c| c.field + 1)
-                        .chain([FIRST_EXTRA_FIELD])
-                        .max()
-                        .expect("not empty"),
+                    _ => next_extra_field(&stored),
                 };
             }
         }
@@ -451,6 +446,17 @@ impl Relation {
             row_seq: stored_row.row_seq,
         })
     }
+}
+
+/// The first extra field (from [`FIRST_EXTRA_FIELD`] up) no stored column
+/// uses, for a catalog column the `.proto` does not name or must not reuse.
+fn next_extra_field(stored: &[StoredColumn]) -> u32 {
+    stored
+        .iter()
+        .map(|c| c.field + 1)
+        .chain([FIRST_EXTRA_FIELD])
+        .max()
+        .expect("not empty")
 }
 
 /// The placement a registry entry records.
