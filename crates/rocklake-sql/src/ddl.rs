@@ -256,6 +256,35 @@ pub async fn create_schema(
     })
 }
 
+/// Executes DROP SCHEMA [IF EXISTS] name [, ...] [CASCADE | RESTRICT].
+pub async fn drop_schemas(
+    txn: &mut dyn StorageTxn,
+    names: &[ObjectName],
+    if_exists: bool,
+    cascade: bool,
+) -> Result<QueryOutput, SqlError> {
+    let mut notices = Vec::new();
+    for name in names {
+        let parts = name_parts(name)?;
+        let [schema] = parts.as_slice() else {
+            return Err(SqlError::new(
+                SqlState::SYNTAX_ERROR,
+                format!("improper qualified name (too many dotted names): {name}"),
+            ));
+        };
+        if !txn.drop_schema(schema, if_exists, cascade).await? {
+            notices.push(Notice {
+                code: SqlState::SUCCESSFUL_COMPLETION,
+                message: format!("schema \"{schema}\" does not exist, skipping"),
+            });
+        }
+    }
+    Ok(QueryOutput::Command {
+        tag: "DROP SCHEMA".into(),
+        notices,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,14 +9,16 @@
 //!
 //! The pipeline, one folder per stage:
 //! - [`Session`] (`session.rs`): transaction blocks and statement dispatch,
-//!   with `settings.rs` (SET/RESET/SHOW), `copy.rs` and `maintenance.rs`;
+//!   with `settings.rs` (SET/RESET/SHOW), `copy.rs`, `maintenance.rs` and
+//!   `databases.rs` (CREATE/DROP DATABASE);
 //! - `bind/`: names and types → typed plans (`plan.rs`); `catalog/` is what
 //!   names resolve against, including the virtual `pg_catalog` tables;
 //! - `query/`: a query end to end (bind → shared results → fetch → run);
 //! - `exec/`: execution of plans and expressions;
 //! - `dml.rs` / `ddl.rs`: writes;
 //! - [`storage`]: the port storage implements, with [`MemoryStorage`] (the
-//!   engine's test double) and the session's temporary tables.
+//!   engine's test double), the session's temporary tables and schema lakes
+//!   (`storage/lakes.rs`).
 
 #![warn(missing_docs)]
 // `SqlError` is the crate's fixed error contract (shaped like a PostgreSQL
@@ -27,6 +29,7 @@ mod alter;
 mod bind;
 mod catalog;
 mod copy;
+pub mod databases;
 mod ddl;
 pub mod depth;
 mod dml;
@@ -41,8 +44,10 @@ mod session;
 mod settings;
 pub mod storage;
 
+pub use databases::Databases;
 pub use query::shared_results::CatalogResults;
 pub use session::Session;
 pub use settings::{format_milliseconds, parse_duration};
+pub use storage::lakes::{LakeStorage, SchemaLakes};
 pub use storage::memory::MemoryStorage;
 pub use storage::{Maintenance, Storage, StorageTxn};

@@ -1,5 +1,7 @@
 //! Catalog maintenance statements: `CALL rocklake_retain_from('<spec>')` and
-//! `CALL rocklake_excise()`, which `rocklake gc` and `rocklake excise` send.
+//! `CALL rocklake_excise()`, which `rocklake gc` and `rocklake excise` send;
+//! an extra argument names the schema of a `METADATA_SCHEMA` lake (the
+//! database's home lake without it).
 //!
 //! They are procedures in PostgreSQL's `CALL` syntax so any PostgreSQL client
 //! can run them; each runs in its own catalog transaction and so, like
@@ -25,30 +27,41 @@ pub fn parse_call(function: &Function) -> Result<Option<Maintenance>, SqlError> 
         FunctionArguments::List(list) if list.clauses.is_empty() => list.args.clone(),
         _ => return Err(bad_call(function)),
     };
-    match name.as_str() {
-        "rocklake_retain_from" => {
-            let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value)))] = args.as_slice()
-            else {
-                return Err(bad_call(function));
-            };
-            let spec = match &value.value {
-                Value::SingleQuotedString(s) => s.clone(),
-                Value::Number(n, _) => n.clone(),
-                _ => return Err(bad_call(function)),
-            };
-            Ok(Some(Maintenance::RetainFrom(spec)))
-        }
-        "rocklake_excise" if args.is_empty() => Ok(Some(Maintenance::Excise)),
-        "rocklake_excise" => Err(bad_call(function)),
-        _ => Ok(None),
-    }
+    let texts = args
+        .iter()
+        .map(|arg| match arg {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(value))) => match &value.value {
+                Value::SingleQuotedString(s) => Some(s.clone()),
+                Value::Number(n, _) => Some(n.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect::<Option<Vec<String>>>();
+    let command = match (name.as_str(), texts.as_deref()) {
+        ("rocklake_retain_from", Some([spec])) => Maintenance::RetainFrom {
+            spec: spec.clone(),
+            schema: None,
+        },
+        ("rocklake_retain_from", Some([spec, schema])) => Maintenance::RetainFrom {
+            spec: spec.clone(),
+            schema: Some(schema.clone()),
+        },
+        ("rocklake_excise", Some([])) => Maintenance::Excise { schema: None },
+        ("rocklake_excise", Some([schema])) => Maintenance::Excise {
+            schema: Some(schema.clone()),
+        },
+        ("rocklake_retain_from" | "rocklake_excise", _) => return Err(bad_call(function)),
+        _ => return Ok(None),
+    };
+    Ok(Some(command))
 }
 
 fn bad_call(function: &Function) -> SqlError {
     SqlError::new(
         SqlState::UNDEFINED_FUNCTION,
         format!(
-            "procedure {function} does not exist: use rocklake_retain_from('<snapshot id or age such as 7d>') or rocklake_excise()"
+            "procedure {function} does not exist: use rocklake_retain_from('<snapshot id or age such as 7d>' [, '<metadata schema>']) or rocklake_excise(['<metadata schema>'])"
         ),
     )
 }

@@ -20,6 +20,7 @@ use sqlparser::ast::{
 use crate::bind::fold;
 use crate::catalog::Catalog;
 use crate::copy;
+use crate::databases::{self, Databases};
 use crate::ddl;
 use crate::depth;
 use crate::dml::{self, complete_rows, copy_targets, resolve_target};
@@ -61,6 +62,8 @@ enum TxState {
 /// One client session: executes SQL strings against a [`Storage`].
 pub struct Session {
     storage: Arc<dyn Storage>,
+    /// The server's databases, when it has several.
+    databases: Option<Arc<dyn Databases>>,
     state: TxState,
     savepoints: Savepoints,
     /// Prepared statements dropped by DEALLOCATE, for the connection.
@@ -129,7 +132,14 @@ impl Session {
             memory_limit: DEFAULT_STATEMENT_MEMORY_LIMIT,
             known_catalog: None,
             catalog_results,
+            databases: None,
         }
+    }
+
+    /// Lets the session create and drop the server's databases and list
+    /// them in `pg_database`.
+    pub fn set_databases(&mut self, databases: Arc<dyn Databases>) {
+        self.databases = Some(databases);
     }
 
     /// Sets the database name reported by `current_database()` (from startup).
@@ -238,6 +248,16 @@ impl Session {
         params: &[BindParam],
         sink: &mut dyn ResultSink,
     ) -> Result<(), SinkError> {
+        if params.is_empty() {
+            match databases::parse_drop_database(sql) {
+                Ok(Some(drop)) => return self.run_drop_database(&drop, sink).await,
+                Ok(None) => {}
+                Err(error) => {
+                    self.on_error();
+                    return sink.error(&error).await;
+                }
+            }
+        }
         let parsed = depth::parse(sql).and_then(|mut statements| {
             if !params.is_empty() {
                 for statement in &mut statements {
@@ -275,6 +295,29 @@ impl Session {
             sink.error(&error).await?;
         }
         Ok(())
+    }
+
+    /// Runs a `DROP DATABASE` query string.
+    async fn run_drop_database(
+        &mut self,
+        drop: &databases::DropDatabase,
+        sink: &mut dyn ResultSink,
+    ) -> Result<(), SinkError> {
+        let outcome = match (&self.state, &self.databases) {
+            (TxState::Idle, Some(dbs)) => databases::drop(dbs.as_ref(), drop, &self.database).await,
+            (TxState::Idle, None) => Err(SqlError::unsupported(
+                "DROP DATABASE: this server has one database",
+            )),
+            (TxState::Failed(_), _) => Err(aborted()),
+            _ => Err(databases::outside_block("DROP DATABASE")),
+        };
+        match outcome {
+            Ok(output) => rocklake_types::output::send_results(vec![Ok(output)], sink).await,
+            Err(error) => {
+                self.on_error();
+                sink.error(&error).await
+            }
+        }
     }
 
     /// Runs a simple-query string and collects its results (for tests and
@@ -342,6 +385,46 @@ impl Session {
                     Deallocate::Named(fold(name))
                 });
                 QueryOutput::command(if all { "DEALLOCATE ALL" } else { "DEALLOCATE" })
+            }
+            Statement::CreateDatabase {
+                db_name,
+                if_not_exists,
+                ..
+            } => {
+                if *if_not_exists {
+                    return Err(SqlError::new(
+                        SqlState::SYNTAX_ERROR,
+                        "syntax error at or near \"NOT\"",
+                    )
+                    .into());
+                }
+                if !matches!(self.state, TxState::Idle) {
+                    return Err(databases::outside_block("CREATE DATABASE").into());
+                }
+                let Some(dbs) = &self.databases else {
+                    return Err(SqlError::unsupported(
+                        "CREATE DATABASE: this server has one database",
+                    )
+                    .into());
+                };
+                let name = match db_name.0.as_slice() {
+                    [part] => match part.as_ident() {
+                        Some(ident) => fold(ident),
+                        None => {
+                            return Err(
+                                SqlError::unsupported(format!("database name {db_name}")).into()
+                            )
+                        }
+                    },
+                    _ => {
+                        return Err(SqlError::new(
+                            SqlState::SYNTAX_ERROR,
+                            format!("syntax error at or near \"{db_name}\""),
+                        )
+                        .into())
+                    }
+                };
+                databases::create(dbs.as_ref(), &name).await?
             }
             Statement::Set(set) => settings::set(&mut self.settings, set)?,
             Statement::Reset(reset) => settings::reset(&mut self.settings, &reset.reset),
@@ -494,7 +577,17 @@ impl Session {
         if ctx.catalog.is_none() {
             let settings = self.settings.all();
             let database = self.database.clone();
-            let version = ctx.txn.catalog_version().await?;
+            let (databases, generation) = match &self.databases {
+                Some(dbs) => (dbs.names(), dbs.generation()),
+                None => (vec![database.clone()], 0),
+            };
+            // Results kept for a version must not outlive a database created
+            // or dropped since: the generation joins the version.
+            let version = ctx
+                .txn
+                .catalog_version()
+                .await?
+                .map(|version| version + (generation << 40));
             let (relations, schemas) = match (&self.known_catalog, version) {
                 (Some(known), Some(version)) if known.version == version => {
                     (known.relations.clone(), known.schemas.clone())
@@ -516,6 +609,7 @@ impl Session {
                 relations,
                 schemas,
                 database,
+                databases,
                 settings,
             });
             ctx.catalog_version = version;
@@ -559,6 +653,16 @@ impl Session {
             } => {
                 ctx.catalog = None;
                 Some(ddl::drop_tables(ctx.txn.as_mut(), names, *if_exists).await?)
+            }
+            Statement::Drop {
+                object_type: ObjectType::Schema,
+                if_exists,
+                names,
+                cascade,
+                ..
+            } => {
+                ctx.catalog = None;
+                Some(ddl::drop_schemas(ctx.txn.as_mut(), names, *if_exists, *cascade).await?)
             }
             _ => None,
         };

@@ -88,6 +88,38 @@ impl StoreLocation {
         }
     }
 
+    /// The location of folder `segment` inside this one (a sub-directory,
+    /// or a longer S3 prefix).
+    pub fn child(&self, segment: &str) -> StoreLocation {
+        match self {
+            StoreLocation::Local(dir) => StoreLocation::Local(dir.join(segment)),
+            StoreLocation::S3 { bucket, prefix } => StoreLocation::S3 {
+                bucket: bucket.clone(),
+                prefix: if prefix.is_empty() {
+                    segment.to_string()
+                } else {
+                    format!("{prefix}/{segment}")
+                },
+            },
+        }
+    }
+
+    /// The object store holding this location and the location's own path
+    /// in it (empty for a local directory, the prefix on S3): for working
+    /// with the folders under it (see [`crate::root`]).
+    pub fn root_object_store(&self) -> StoreResult<(Arc<dyn ObjectStore>, ObjectPath)> {
+        let (store, catalog) = self.open_object_store()?;
+        let base = match self {
+            StoreLocation::Local(_) => ObjectPath::default(),
+            StoreLocation::S3 { .. } => {
+                let catalog = ObjectPath::from(catalog);
+                let parts: Vec<_> = catalog.parts().collect();
+                ObjectPath::from_iter(parts[..parts.len() - 1].iter().cloned())
+            }
+        };
+        Ok((store, base))
+    }
+
     /// Checks that the location can be reached before it is opened, so that a
     /// wrong endpoint, a missing bucket or bad credentials give one clear error
     /// at once instead of a silent hang while SlateDB retries. A local

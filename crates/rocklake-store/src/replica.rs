@@ -115,7 +115,7 @@ impl CatalogReplica {
     }
 }
 
-fn no_catalog(location: &StoreLocation) -> StoreError {
+pub(crate) fn no_catalog(location: &StoreLocation) -> StoreError {
     StoreError::Location {
         location: location.to_string(),
         reason: "no catalog here yet: start a writer (`rocklake serve`) on it first".to_string(),

@@ -188,6 +188,18 @@ impl Interrupt {
         }
     }
 
+    /// Resolves once the session is to end: the server shuts down or an
+    /// administrator command (`DROP DATABASE ... WITH (FORCE)`) ends it.
+    pub async fn terminated(&self) {
+        loop {
+            let notified = self.woken.notified();
+            if self.pending() == Some(StopReason::Shutdown) {
+                return;
+            }
+            notified.await;
+        }
+    }
+
     /// Resolves with the stop error once the running statement must stop:
     /// for racing a wait (on storage, on a slow client) against interrupts.
     pub async fn stopped(&self) -> SqlError {

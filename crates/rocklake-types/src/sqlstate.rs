@@ -133,6 +133,12 @@ sqlstates! {
     DUPLICATE_PREPARED_STATEMENT = "42P05";
     /// `42P06 duplicate_schema`.
     DUPLICATE_SCHEMA = "42P06";
+    /// `42P04 duplicate_database`.
+    DUPLICATE_DATABASE = "42P04";
+    /// `2BP01 dependent_objects_still_exist`: a DROP without CASCADE.
+    DEPENDENT_OBJECTS_STILL_EXIST = "2BP01";
+    /// `55006 object_in_use`: e.g. a database with sessions on it.
+    OBJECT_IN_USE = "55006";
     /// `42P07 duplicate_table`.
     DUPLICATE_TABLE = "42P07";
     /// `42P10 invalid_column_reference`.

@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures::FutureExt;
@@ -26,7 +27,7 @@ use rocklake_types::datum::{ColumnDef, PgType, Row};
 use rocklake_types::output::{Notice, ResultSink, SinkResult};
 use rocklake_types::params::{BindParam, Deallocate, Described, UNKNOWN_OID};
 use rocklake_types::rows::{ResultRows, RowRef};
-use rocklake_types::{SinkError, SqlError, SqlState};
+use rocklake_types::{Interrupt, SinkError, SqlError, SqlState};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::watch;
 
@@ -423,6 +424,9 @@ pub struct Connection<S> {
     /// Becomes true when the server shuts down: the connection then ends
     /// as soon as it is waiting for its client.
     shutdown: Option<watch::Receiver<bool>>,
+    /// The session's interrupt: the connection ends when it says so while
+    /// the session waits for its client.
+    interrupt: Option<Arc<Interrupt>>,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
@@ -435,7 +439,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             portals: HashMap::new(),
             skip_until_sync: false,
             shutdown: None,
+            interrupt: None,
         }
+    }
+
+    /// Ends the connection (FATAL 57P01) when `interrupt` is told to
+    /// terminate the session while it waits for its client.
+    pub fn with_interrupt(mut self, interrupt: Arc<Interrupt>) -> Self {
+        self.interrupt = Some(interrupt);
+        self
     }
 
     /// Ends the connection (FATAL 57P01) when `shutdown` becomes true while
@@ -470,12 +482,25 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             }
         };
         let mut shutdown = self.shutdown.clone();
+        let interrupt = self.interrupt.clone();
         let stopping = async {
-            match &mut shutdown {
-                Some(shutdown) => {
-                    let _ = shutdown.wait_for(|stop| *stop).await;
+            let server = async {
+                match &mut shutdown {
+                    Some(shutdown) => {
+                        let _ = shutdown.wait_for(|stop| *stop).await;
+                    }
+                    None => std::future::pending().await,
                 }
-                None => std::future::pending().await,
+            };
+            let session = async {
+                match &interrupt {
+                    Some(interrupt) => interrupt.terminated().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = server => {},
+                _ = session => {},
             }
         };
         tokio::select! {

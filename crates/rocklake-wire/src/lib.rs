@@ -9,7 +9,7 @@
 //! Modules, from the socket inwards:
 //! - [`server`]: accept loop, session cap, per-connection task;
 //! - [`startup`]: SSL/TLS negotiation, StartupMessage, authentication,
-//!   ParameterStatus;
+//!   ParameterStatus; [`access`]: which users may use which databases;
 //! - [`tls`]: certificates and the plain-or-TLS client stream;
 //! - [`scram`]: SCRAM-SHA-256 verifiers and message exchange;
 //! - [`transport`]: buffered message I/O over any async stream;
@@ -25,6 +25,7 @@
 #![allow(clippy::result_large_err)]
 #![warn(missing_docs)]
 
+pub mod access;
 pub mod backend;
 pub mod connection;
 pub mod frontend;
@@ -35,6 +36,7 @@ pub mod startup;
 pub mod tls;
 pub mod transport;
 
+pub use access::AccessRules;
 pub use scram::{ScramUsers, ScramVerifier};
 pub use server::{serve, serve_until, ServerConfig};
 pub use session::{SessionFactory, SessionStart, SqlSession};

@@ -13,6 +13,7 @@ use rocklake_types::{Interrupt, SqlState, StopReason};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 
+use crate::backend::{self, Severity};
 use crate::connection::Connection;
 use crate::session::{SessionFactory, SessionStart, SqlSession};
 use crate::startup::{self, AuthMethod, ClientParams, Encryption, Handshake};
@@ -41,6 +42,8 @@ pub struct ServerConfig {
     /// On shutdown, how long running statements may go on before they are
     /// canceled.
     pub shutdown_grace: Duration,
+    /// Which users may connect to which databases; `None` lets everyone.
+    pub access: Option<Arc<crate::access::AccessRules>>,
 }
 
 impl Default for ServerConfig {
@@ -53,6 +56,7 @@ impl Default for ServerConfig {
             session_stack_bytes: 64 * 1024 * 1024,
             max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
             shutdown_grace: Duration::from_secs(10),
+            access: None,
         }
     }
 }
@@ -248,6 +252,7 @@ async fn run_session(started: Started, shared: Arc<Shared>) -> Result<(), String
                 mut transport,
                 session,
                 client,
+                interrupt,
                 _permit,
                 ..
             } = started;
@@ -257,8 +262,9 @@ async fn run_session(started: Started, shared: Arc<Shared>) -> Result<(), String
                 pid,
             };
             transport.set_max_message(shared.config.max_message_bytes);
-            let connection =
-                Connection::new(transport, session).with_shutdown(shared.stopping.subscribe());
+            let connection = Connection::new(transport, session)
+                .with_shutdown(shared.stopping.subscribe())
+                .with_interrupt(interrupt);
             let result = runtime.block_on(connection.run());
             let _ = done.send(result.map_err(|e| {
                 if let ConnectionError::Panic(message) = &e {
@@ -367,6 +373,30 @@ async fn start(
         transport.shutdown().await;
         return Err(format!("refused {}: TLS is required", client.user));
     }
+    if let Some(access) = &shared.config.access {
+        if !access.allows(&client.database, &client.user) {
+            let encryption = if encryption == Encryption::Active {
+                "SSL encryption"
+            } else {
+                "no encryption"
+            };
+            startup::send_fatal(
+                &mut transport,
+                SqlState::INVALID_AUTHORIZATION_SPECIFICATION,
+                format!(
+                    "no pg_hba.conf entry for host \"{}\", user \"{}\", database \"{}\", {encryption}",
+                    peer.ip(),
+                    client.user,
+                    client.database
+                ),
+            );
+            transport.shutdown().await;
+            return Err(format!(
+                "refused {} ({}): no access rule matches",
+                client.user, client.database
+            ));
+        }
+    }
     let Ok(permit) = Arc::clone(&shared.limiter).try_acquire_owned() else {
         startup::send_fatal(
             &mut transport,
@@ -385,11 +415,21 @@ async fn start(
         }
         let interrupt = Arc::new(Interrupt::default());
         let (pid, key) = shared.backend_key();
-        let session = shared.sessions.new_session(SessionStart {
-            client: &client,
-            pid,
-            interrupt: interrupt.clone(),
-        });
+        let session = match shared
+            .sessions
+            .new_session(SessionStart {
+                client: &client,
+                pid,
+                interrupt: interrupt.clone(),
+            })
+            .await
+        {
+            Ok(session) => session,
+            Err(error) => {
+                backend::put_error(&mut transport.out, &error, Severity::Fatal);
+                return Err(crate::transport::ConnectionError::Terminated(error));
+            }
+        };
         shared.running().insert(
             pid,
             Running {

@@ -78,17 +78,20 @@ pub struct SessionStart<'a> {
 /// Creates a fresh [`SqlSession`] for each authenticated connection. Any
 /// `Fn() -> Box<dyn SqlSession>` closure is a factory (ignoring what
 /// [`SessionStart`] says).
+#[async_trait]
 pub trait SessionFactory: Send + Sync {
-    /// A new session for the client of `start`.
-    fn new_session(&self, start: SessionStart<'_>) -> Box<dyn SqlSession>;
+    /// A new session for the client of `start`, or the error that ends the
+    /// connection (sent as FATAL), e.g. 3D000 for an unknown database.
+    async fn new_session(&self, start: SessionStart<'_>) -> Result<Box<dyn SqlSession>, SqlError>;
 }
 
+#[async_trait]
 impl<F> SessionFactory for F
 where
     F: Fn() -> Box<dyn SqlSession> + Send + Sync,
 {
-    fn new_session(&self, _start: SessionStart<'_>) -> Box<dyn SqlSession> {
-        self()
+    async fn new_session(&self, _start: SessionStart<'_>) -> Result<Box<dyn SqlSession>, SqlError> {
+        Ok(self())
     }
 }
 
@@ -111,15 +114,18 @@ mod tests {
         }
     }
 
-    #[test]
-    fn closures_are_factories() {
+    #[tokio::test]
+    async fn closures_are_factories() {
         let factory: Arc<dyn SessionFactory> =
             Arc::new(|| -> Box<dyn SqlSession> { Box::new(Idle) });
-        let session = factory.new_session(SessionStart {
-            client: &ClientParams::default(),
-            pid: 1,
-            interrupt: Arc::default(),
-        });
+        let session = factory
+            .new_session(SessionStart {
+                client: &ClientParams::default(),
+                pid: 1,
+                interrupt: Arc::default(),
+            })
+            .await
+            .unwrap();
         assert_eq!(session.status(), TxStatus::Idle);
         assert_eq!(session.idle_in_transaction_timeout(), None);
     }

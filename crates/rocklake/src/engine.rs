@@ -1,22 +1,30 @@
 //! Plugs RockLake's SQL engine ([`rocklake_sql::Session`]) into the server:
 //! the engine's session is a [`SqlSession`], and [`EngineSessions`] opens one
-//! per connection over a shared [`Storage`].
+//! per connection over the storage of the database the client names (every
+//! database of a [`ServedRoot`], or one shared [`Storage`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rocklake_sql::{format_milliseconds, CatalogResults, Session, Storage};
-use rocklake_types::{BindParam, Deallocate, Described, ResultSink, SinkError, SqlError, TxStatus};
+use rocklake_sql::{format_milliseconds, CatalogResults, Databases, Session, Storage};
+use rocklake_store::{DropRefused, ServedDatabase, ServedRoot, SessionGuard};
+use rocklake_types::{
+    BindParam, Deallocate, Described, ResultSink, SinkError, SqlError, SqlState, TxStatus,
+};
 use rocklake_wire::{SessionFactory, SessionStart, SqlSession};
 
-/// The engine's [`Session`] as the wire server's [`SqlSession`].
-pub struct EngineSession(pub Session);
+/// The engine's [`Session`] as the wire server's [`SqlSession`]; while it
+/// lives, its database counts it as connected.
+pub struct EngineSession {
+    session: Session,
+    _connected: Option<SessionGuard>,
+}
 
 #[async_trait]
 impl SqlSession for EngineSession {
     async fn run(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<(), SinkError> {
-        self.0.run(sql, sink).await
+        self.session.run(sql, sink).await
     }
 
     async fn run_bound(
@@ -25,23 +33,23 @@ impl SqlSession for EngineSession {
         params: &[BindParam],
         sink: &mut dyn ResultSink,
     ) -> Result<(), SinkError> {
-        self.0.run_bound(sql, params, sink).await
+        self.session.run_bound(sql, params, sink).await
     }
 
     async fn describe(&mut self, sql: &str, param_types: &[u32]) -> Result<Described, SqlError> {
-        self.0.describe(sql, param_types).await
+        self.session.describe(sql, param_types).await
     }
 
     fn take_deallocations(&mut self) -> Vec<Deallocate> {
-        self.0.take_deallocations()
+        self.session.take_deallocations()
     }
 
     fn status(&self) -> TxStatus {
-        self.0.status()
+        self.session.status()
     }
 
     fn idle_in_transaction_timeout(&self) -> Option<Duration> {
-        self.0.idle_in_transaction_timeout()
+        self.session.idle_in_transaction_timeout()
     }
 }
 
@@ -57,21 +65,44 @@ pub struct SessionLimits {
     pub idle_in_transaction_timeout: Option<Duration>,
 }
 
-/// Opens an engine [`Session`] over `storage` for each connection, named
-/// after the database the client asked for; the sessions share the results
-/// of catalog queries.
+/// Where sessions find their database.
+enum Source {
+    /// One storage, whatever database name the client gives.
+    Single {
+        storage: Arc<dyn Storage>,
+        catalog_results: Arc<CatalogResults>,
+    },
+    /// The databases of a served root.
+    Root(Arc<RootDatabases>),
+}
+
+/// Opens an engine [`Session`] for each connection, over the storage of
+/// the database the client names; the sessions of one database share the
+/// results of catalog queries.
 pub struct EngineSessions {
-    storage: Arc<dyn Storage>,
-    catalog_results: Arc<CatalogResults>,
+    source: Source,
     limits: SessionLimits,
 }
 
 impl EngineSessions {
-    /// A factory whose sessions all use `storage`.
+    /// A factory whose sessions all use `storage`, whatever database they
+    /// name.
     pub fn new(storage: Arc<dyn Storage>) -> Self {
         EngineSessions {
-            storage,
-            catalog_results: Arc::default(),
+            source: Source::Single {
+                storage,
+                catalog_results: Arc::default(),
+            },
+            limits: SessionLimits::default(),
+        }
+    }
+
+    /// A factory for the databases of `root`: a client naming another
+    /// database is refused with FATAL 3D000; sessions may create and drop
+    /// databases.
+    pub fn served(root: Arc<ServedRoot>, replica: bool) -> Self {
+        EngineSessions {
+            source: Source::Root(Arc::new(RootDatabases { root, replica })),
             limits: SessionLimits::default(),
         }
     }
@@ -81,12 +112,47 @@ impl EngineSessions {
         self.limits = limits;
         self
     }
+
+    /// A session of the database the client named.
+    async fn open(&self, name: &str) -> Result<(Session, Option<Arc<ServedDatabase>>), SqlError> {
+        let Source::Root(databases) = &self.source else {
+            let Source::Single {
+                storage,
+                catalog_results,
+            } = &self.source
+            else {
+                unreachable!("two sources");
+            };
+            return Ok((
+                Session::sharing(storage.clone(), catalog_results.clone()),
+                None,
+            ));
+        };
+        let mut database = databases.root.database(name);
+        if database.is_none() && databases.replica {
+            // A replica learns of databases its writer created by looking.
+            if let Err(error) = databases.root.refresh().await {
+                tracing::warn!(%error, "looking for new databases failed");
+            }
+            database = databases.root.database(name);
+        }
+        let database = database.ok_or_else(|| {
+            SqlError::new(
+                SqlState::INVALID_CATALOG_NAME,
+                format!("database \"{name}\" does not exist"),
+            )
+        })?;
+        let mut session = Session::sharing(database.storage(), database.catalog_results());
+        session.set_databases(databases.clone());
+        Ok((session, Some(database)))
+    }
 }
 
+#[async_trait]
 impl SessionFactory for EngineSessions {
-    fn new_session(&self, start: SessionStart<'_>) -> Box<dyn SqlSession> {
-        let mut session =
-            Session::sharing(Arc::clone(&self.storage), Arc::clone(&self.catalog_results));
+    async fn new_session(&self, start: SessionStart<'_>) -> Result<Box<dyn SqlSession>, SqlError> {
+        let (mut session, database) = self.open(&start.client.database).await?;
+        let guard = database.map(|database| database.connect(start.pid, start.interrupt.clone()));
         session.set_database(&start.client.database);
         session.set_identity(start.client.identity());
         session.set_backend_pid(start.pid);
@@ -107,6 +173,74 @@ impl SessionFactory for EngineSessions {
                 tracing::warn!(name, %error, "server default of a setting refused");
             }
         }
-        Box::new(EngineSession(session))
+        Ok(Box::new(EngineSession {
+            session,
+            _connected: guard,
+        }))
+    }
+}
+
+/// The databases of a served root as the engine's [`Databases`].
+struct RootDatabases {
+    root: Arc<ServedRoot>,
+    replica: bool,
+}
+
+#[async_trait]
+impl Databases for RootDatabases {
+    fn names(&self) -> Vec<String> {
+        self.root.names()
+    }
+
+    fn generation(&self) -> u64 {
+        self.root.generation()
+    }
+
+    async fn create(&self, name: &str) -> Result<(), SqlError> {
+        if self.replica {
+            return Err(SqlError::new(
+                SqlState::READ_ONLY_SQL_TRANSACTION,
+                "cannot execute CREATE DATABASE in a read-only transaction",
+            ));
+        }
+        let created = self
+            .root
+            .create_database(name)
+            .await
+            .map_err(rocklake_store::engine::to_sql)?;
+        if !created {
+            return Err(SqlError::new(
+                SqlState::DUPLICATE_DATABASE,
+                format!("database \"{name}\" already exists"),
+            ));
+        }
+        Ok(())
+    }
+
+    async fn drop(&self, name: &str, if_exists: bool, force: bool) -> Result<bool, SqlError> {
+        if self.replica {
+            return Err(SqlError::new(
+                SqlState::READ_ONLY_SQL_TRANSACTION,
+                "cannot execute DROP DATABASE in a read-only transaction",
+            ));
+        }
+        match self.root.drop_database(name, force).await {
+            Ok(()) => Ok(true),
+            Err(DropRefused::Missing) if if_exists => Ok(false),
+            Err(DropRefused::Missing) => Err(SqlError::new(
+                SqlState::INVALID_CATALOG_NAME,
+                format!("database \"{name}\" does not exist"),
+            )),
+            Err(DropRefused::InUse(count)) => Err(SqlError::new(
+                SqlState::OBJECT_IN_USE,
+                format!("database \"{name}\" is being accessed by other users"),
+            )
+            .with_detail(if count == 1 {
+                "There is 1 other session using the database.".to_string()
+            } else {
+                format!("There are {count} other sessions using the database.")
+            })),
+            Err(DropRefused::Store(error)) => Err(rocklake_store::engine::to_sql(error)),
+        }
     }
 }

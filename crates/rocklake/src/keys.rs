@@ -11,7 +11,7 @@ use rocklake_codec::relations::Relation;
 use rocklake_codec::tables::{CatalogTable, KeyField};
 use rocklake_codec::tags::Tag;
 use rocklake_codec::values::{decode_hot_key, decode_namespace};
-use rocklake_store::{CatalogStore, StoreLocation};
+use rocklake_store::{CatalogStore, LakeRoot, StoreLocation};
 use rocklake_types::value::text::format_text;
 use rocklake_types::{ColumnDef, Datum};
 
@@ -21,14 +21,65 @@ use rocklake_types::{ColumnDef, Datum};
 /// only keys of that tag are printed: a tag name (`column`), a catalog
 /// table's name (`ducklake_column`) or a tag byte (`0x06`). The catalog is
 /// opened read-only, so this is safe while a server runs on it.
+/// Which lake of a root to read: a database's home catalog, or one of its
+/// schema lakes.
+#[derive(clap::Args, Debug)]
+pub struct LakeChoice {
+    /// Root of the databases: a local directory or s3://bucket/prefix.
+    pub location: String,
+    /// The database.
+    #[arg(long, default_value = rocklake_store::served::DEFAULT_DATABASE)]
+    pub database: String,
+    /// The lake of this METADATA_SCHEMA instead of the database's home
+    /// catalog.
+    #[arg(long)]
+    pub schema: Option<String>,
+}
+
+impl LakeChoice {
+    /// Where the chosen lake's catalog is; an error names the databases
+    /// (or schema lakes) there are when the one asked for is missing.
+    pub async fn location(&self) -> anyhow::Result<StoreLocation> {
+        let location = StoreLocation::parse(&self.location)?;
+        location.check_reachable().await?;
+        let root = LakeRoot::open(location.clone())?;
+        if root.has_single_catalog().await? {
+            anyhow::bail!(
+                "{location} holds the single catalog of an earlier release: start `rocklake serve` \
+                 on it once to make it database {}",
+                self.database
+            );
+        }
+        let databases = root.databases().await?;
+        if !databases.contains(&self.database) {
+            anyhow::bail!(
+                "database {:?} does not exist under {location} (databases: {})",
+                self.database,
+                databases.join(", ")
+            );
+        }
+        let Some(schema) = &self.schema else {
+            return Ok(root.database_location(&self.database));
+        };
+        let lakes = root.lake_schemas(&self.database).await?;
+        if !lakes.contains(schema) {
+            anyhow::bail!(
+                "database {:?} has no lake in schema {schema:?} (schema lakes: {})",
+                self.database,
+                lakes.join(", ")
+            );
+        }
+        Ok(root.lake_location(&self.database, schema))
+    }
+}
+
 pub async fn dump_keys(
-    location: &str,
+    lake: &LakeChoice,
     tag: Option<&str>,
     out: &mut impl Write,
 ) -> anyhow::Result<usize> {
     let wanted = tag.map(parse_tag).transpose()?;
-    let location = StoreLocation::parse(location)?;
-    location.check_reachable().await?;
+    let location = lake.location().await?;
     let entries = CatalogStore::dump_read_only(&location).await?;
     let relations = Relations::from_registry(&entries);
     let mut printed = 0;

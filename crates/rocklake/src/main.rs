@@ -25,8 +25,8 @@ enum Command {
     /// Dump every key of a catalog as hex, with its fields and its value
     /// decoded.
     Keys {
-        /// Catalog location: a local directory or s3://bucket/prefix.
-        location: String,
+        #[command(flatten)]
+        lake: keys::LakeChoice,
         /// Only keys of this tag: a tag name (`snapshot`, `column`,
         /// `system`), a catalog table name (`ducklake_data_file`) or a tag
         /// byte (`0x06`).
@@ -64,9 +64,9 @@ async fn run() -> anyhow::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     match Cli::parse().command {
-        Command::Keys { location, tag } => {
+        Command::Keys { lake, tag } => {
             let stdout = std::io::stdout();
-            let count = keys::dump_keys(&location, tag.as_deref(), &mut stdout.lock()).await?;
+            let count = keys::dump_keys(&lake, tag.as_deref(), &mut stdout.lock()).await?;
             eprintln!("{count} keys");
         }
         Command::BenchStore(args) => bench::run(args).await?,

@@ -4,7 +4,8 @@
 //! these commands do not open the catalog themselves: they connect to the
 //! server like any PostgreSQL client and call its maintenance procedures
 //! (`CALL rocklake_retain_from(...)`, `CALL rocklake_excise()`), which any
-//! PostgreSQL client such as psql can also call.
+//! PostgreSQL client such as psql can also call. Each database (the one the
+//! connection names) and each schema lake is maintained on its own.
 
 use clap::Args;
 use tokio_postgres::{NoTls, SimpleQueryMessage};
@@ -20,6 +21,20 @@ pub struct ServerArgs {
         default_value = "host=127.0.0.1 port=5432 user=rocklake dbname=lake"
     )]
     pub dsn: String,
+    /// Maintain the lake of this METADATA_SCHEMA instead of the database's
+    /// home lake (the database is the one `dbname` names).
+    #[arg(long)]
+    pub schema: Option<String>,
+}
+
+impl ServerArgs {
+    /// The extra procedure argument that names the schema lake, if any.
+    fn schema_argument(&self) -> String {
+        match &self.schema {
+            Some(schema) => format!("'{}'", schema.replace('\'', "''")),
+            None => String::new(),
+        }
+    }
 }
 
 /// Arguments of `rocklake gc`.
@@ -38,7 +53,10 @@ pub async fn gc(args: GcArgs) -> anyhow::Result<()> {
     let spec = args.retain_from.replace('\'', "''");
     let rows = call(
         &args.server,
-        &format!("CALL rocklake_retain_from('{spec}')"),
+        &match args.server.schema_argument() {
+            schema if schema.is_empty() => format!("CALL rocklake_retain_from('{spec}')"),
+            schema => format!("CALL rocklake_retain_from('{spec}', {schema})"),
+        },
     )
     .await?;
     print_rows(&rows);
@@ -47,7 +65,8 @@ pub async fn gc(args: GcArgs) -> anyhow::Result<()> {
 
 /// `rocklake excise`: deletes what the retention floor gave up.
 pub async fn excise(args: ServerArgs) -> anyhow::Result<()> {
-    let rows = call(&args, "CALL rocklake_excise()").await?;
+    let statement = format!("CALL rocklake_excise({})", args.schema_argument());
+    let rows = call(&args, &statement).await?;
     print_rows(&rows);
     Ok(())
 }

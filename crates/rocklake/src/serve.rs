@@ -1,5 +1,5 @@
-//! `rocklake serve`: opens a catalog and serves it over the PostgreSQL wire
-//! protocol until interrupted.
+//! `rocklake serve`: opens every database under a root and serves them over
+//! the PostgreSQL wire protocol until interrupted.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -7,17 +7,30 @@ use std::time::Duration;
 
 use anyhow::Context;
 use rocklake::engine::{EngineSessions, SessionLimits};
-use rocklake_store::{
-    CatalogReplica, CatalogStorage, CatalogStore, ReplicaOptions, StoreLocation, StoreOptions,
-};
-use rocklake_wire::ServerConfig;
+use rocklake_store::{LakeRoot, ReplicaOptions, Role, ServedRoot, StoreLocation, StoreOptions};
+use rocklake_wire::{AccessRules, ServerConfig};
 
 /// Settings of `rocklake serve`.
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
-    /// Catalog location: a local directory (created if missing) or s3://bucket/prefix.
+    /// Root holding the databases: a local directory (created if missing)
+    /// or s3://bucket/prefix. Each database is its own catalog under it. A
+    /// location an earlier release wrote (one catalog) becomes database
+    /// --default-database when the writer starts.
     #[arg(default_value = "./lake")]
     location: String,
+    /// Database created on first start when the root has none of that name
+    /// (the one clients name in `dbname=`).
+    #[arg(long, default_value = rocklake_store::served::DEFAULT_DATABASE)]
+    default_database: String,
+    /// Do not create --default-database (databases come from CREATE DATABASE).
+    #[arg(long)]
+    no_default_database: bool,
+    /// Limits users to databases: a file of `DATABASE USER` rules (each a
+    /// comma-separated list or `all`, as the columns of pg_hba.conf); a
+    /// connection no rule matches is refused with FATAL 28000.
+    #[arg(long, value_name = "FILE")]
+    database_access: Option<std::path::PathBuf>,
     /// Address to listen on. A non-loopback address needs password
     /// authentication and TLS (see below).
     #[arg(long, default_value = "127.0.0.1:5432")]
@@ -121,48 +134,66 @@ async fn wait_for_signal() {
 /// Runs the server.
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let security = args.security.configure(args.listen)?;
+    let access = match &args.database_access {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let rules = AccessRules::parse(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            Some(Arc::new(rules))
+        }
+        None => None,
+    };
     let location = StoreLocation::parse(&args.location)?;
     location.check_reachable().await?;
-    let catalog = if args.read_only {
-        let options = ReplicaOptions {
+    let role = if args.read_only {
+        Role::Replica(ReplicaOptions {
             poll_interval: Duration::from_millis(args.poll_ms),
-        };
-        Catalog::Replica(
-            CatalogReplica::open(&location, options)
-                .await
-                .with_context(|| format!("opening catalog {location} read-only"))?,
-        )
+        })
     } else {
-        Catalog::Writer(
-            CatalogStore::open(&location, StoreOptions::default())
-                .await
-                .with_context(|| format!("opening catalog {location}"))?,
-        )
+        Role::Writer(StoreOptions::default())
     };
+    let default_database = (!args.no_default_database).then_some(args.default_database.as_str());
+    let root = Arc::new(
+        ServedRoot::open(LakeRoot::open(location.clone())?, role, default_database)
+            .await
+            .with_context(|| format!("opening the databases under {location}"))?,
+    );
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
-    let (role, storage) = match &catalog {
-        Catalog::Writer(store) => (
-            format!("writer epoch {}", store.epoch()),
-            CatalogStorage::new(store.clone()),
-        ),
-        Catalog::Replica(replica) => (
-            "read-only replica".to_string(),
-            CatalogStorage::replica(replica.clone()),
-        ),
+    let role = if args.read_only {
+        "read-only replica".to_string()
+    } else {
+        "writer".to_string()
     };
     eprintln!(
-        "rocklake: serving catalog {location} ({role}) on {}",
+        "rocklake: serving {location} ({role}; databases: {}) on {}",
+        root.names().join(", "),
         listener.local_addr()?
     );
+    if args.read_only {
+        // Follow the databases and schema lakes the writer creates and drops.
+        let follow = Arc::downgrade(&root);
+        let every = Duration::from_millis((args.poll_ms * 10).max(1000));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(root) = follow.upgrade() else { break };
+                if let Err(error) = root.refresh().await {
+                    tracing::warn!(%error, "following the root's databases failed");
+                }
+            }
+        });
+    }
     let limits = SessionLimits {
         statement_memory: Some(args.statement_memory_limit),
         statement_timeout: (!args.statement_timeout.is_zero()).then_some(args.statement_timeout),
         idle_in_transaction_timeout: (!args.idle_in_transaction_timeout.is_zero())
             .then_some(args.idle_in_transaction_timeout),
     };
-    let sessions = Arc::new(EngineSessions::new(Arc::new(storage)).with_limits(limits));
+    let sessions =
+        Arc::new(EngineSessions::served(root.clone(), args.read_only).with_limits(limits));
     let config = ServerConfig {
         max_sessions: args.max_sessions,
         auth: security.auth,
@@ -170,21 +201,13 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         session_stack_bytes: rocklake_sql::depth::SESSION_STACK_BYTES,
         max_message_bytes: args.max_message_bytes,
         shutdown_grace: args.shutdown_grace,
+        access,
         ..ServerConfig::default()
     };
     rocklake_wire::serve_until(listener, sessions, config, shutdown_signal()).await?;
-    eprintln!("rocklake: sessions ended; making the catalog durable and closing it");
-    match catalog {
-        Catalog::Writer(store) => store.close().await?,
-        Catalog::Replica(replica) => replica.close().await?,
-    }
+    eprintln!("rocklake: sessions ended; making the catalogs durable and closing them");
+    root.close().await?;
     Ok(())
-}
-
-/// The catalog a server serves.
-enum Catalog {
-    Writer(CatalogStore),
-    Replica(CatalogReplica),
 }
 
 #[cfg(test)]

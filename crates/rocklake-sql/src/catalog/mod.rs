@@ -43,6 +43,8 @@ pub struct Catalog {
     pub schemas: Arc<Vec<String>>,
     /// Current database name.
     pub database: String,
+    /// Every database of the server (`pg_database`).
+    pub databases: Vec<String>,
     /// Session settings (name, value).
     pub settings: Vec<(String, String)>,
 }

@@ -5,6 +5,7 @@
 //! store implements this over SlateDB; [`crate::storage::memory::MemoryStorage`] implements it
 //! in memory for the engine's own tests.
 
+pub mod lakes;
 pub mod memory;
 pub(crate) mod temp;
 
@@ -206,6 +207,22 @@ pub trait StorageTxn: Send {
     /// (SQLSTATE 42P06).
     async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool>;
 
+    /// Drops a schema (`CASCADE`: with everything in it). Returns
+    /// `Ok(false)` when it does not exist and `if_exists` is set; errors with
+    /// SQLSTATE 3F000 when it does not exist otherwise, 2BP01 when it holds
+    /// relations and `cascade` is not set.
+    async fn drop_schema(
+        &mut self,
+        name: &str,
+        if_exists: bool,
+        cascade: bool,
+    ) -> StorageResult<bool> {
+        let _ = (if_exists, cascade);
+        Err(SqlError::unsupported(format!(
+            "DROP SCHEMA {name} is not supported by this storage"
+        )))
+    }
+
     /// Names of all schemas.
     async fn schemas(&mut self) -> StorageResult<Vec<String>>;
 
@@ -271,7 +288,26 @@ pub trait Storage: Send + Sync {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Maintenance {
     /// Advance the retention floor: a snapshot id, or an age such as `7d`.
-    RetainFrom(String),
+    RetainFrom {
+        /// The snapshot id or age.
+        spec: String,
+        /// The schema lake to maintain (`None`: the database's home lake).
+        schema: Option<String>,
+    },
     /// Delete every row the retention floor gave up.
-    Excise,
+    Excise {
+        /// The schema lake to maintain (`None`: the database's home lake).
+        schema: Option<String>,
+    },
+}
+
+impl Maintenance {
+    /// The schema lake the command is for (`None`: the home lake).
+    pub fn schema(&self) -> Option<&str> {
+        match self {
+            Maintenance::RetainFrom { schema, .. } | Maintenance::Excise { schema } => {
+                schema.as_deref()
+            }
+        }
+    }
 }

@@ -128,6 +128,15 @@ impl StorageTxn for TempOverlay {
         self.inner.create_schema(name, if_not_exists).await
     }
 
+    async fn drop_schema(
+        &mut self,
+        name: &str,
+        if_exists: bool,
+        cascade: bool,
+    ) -> StorageResult<bool> {
+        self.inner.drop_schema(name, if_exists, cascade).await
+    }
+
     async fn schemas(&mut self) -> StorageResult<Vec<String>> {
         self.inner.schemas().await
     }

@@ -80,7 +80,7 @@ impl Storage for CatalogStorage {
         };
         let now = std::time::SystemTime::now();
         match command {
-            Maintenance::RetainFrom(spec) => {
+            Maintenance::RetainFrom { spec, .. } => {
                 let spec: RetainSpec = spec
                     .parse()
                     .map_err(|e: String| SqlError::new(SqlState::INVALID_PARAMETER_VALUE, e))?;
@@ -91,7 +91,7 @@ impl Storage for CatalogStorage {
                     ("latest_snapshot".into(), outcome.latest.to_string()),
                 ])
             }
-            Maintenance::Excise => {
+            Maintenance::Excise { .. } => {
                 let report = store.excise(now).await.map_err(to_sql)?;
                 let mut rows = vec![("retain_from".to_string(), report.floor.to_string())];
                 rows.extend(report.removed.iter().map(|(table, count)| {

@@ -256,17 +256,21 @@ struct FakeFactory {
     log: Arc<Mutex<Log>>,
 }
 
+#[async_trait::async_trait]
 impl SessionFactory for FakeFactory {
-    fn new_session(&self, start: SessionStart<'_>) -> Box<dyn SqlSession> {
+    async fn new_session(
+        &self,
+        start: SessionStart<'_>,
+    ) -> Result<Box<dyn SqlSession>, rocklake_types::SqlError> {
         let mut log = self.log.lock().unwrap();
         log.databases.push(start.client.database.clone());
         log.pids.push(start.pid);
         drop(log);
-        Box::new(FakeSession {
+        Ok(Box::new(FakeSession {
             status: TxStatus::Idle,
             log: Arc::clone(&self.log),
             interrupt: start.interrupt,
-        })
+        }))
     }
 }
 

@@ -310,19 +310,24 @@ pub(super) fn pg_database_columns() -> Vec<ColumnDef> {
 }
 
 pub(super) fn pg_database_rows(cat: &Catalog) -> Vec<Row> {
-    vec![vec![
-        Datum::Oid(Catalog::database_oid(&cat.database)),
-        text(&cat.database),
-        OWNER,
-        Datum::Int4(crate::bind::UTF8_ENCODING),
-        text("c"),
-        Datum::Bool(false),
-        Datum::Bool(true),
-        text("C.UTF-8"),
-        text("C.UTF-8"),
-        Datum::Null,
-        Datum::Null,
-    ]]
+    cat.databases
+        .iter()
+        .map(|name| {
+            vec![
+                Datum::Oid(Catalog::database_oid(name)),
+                text(name),
+                OWNER,
+                Datum::Int4(crate::bind::UTF8_ENCODING),
+                text("c"),
+                Datum::Bool(false),
+                Datum::Bool(true),
+                text("C.UTF-8"),
+                text("C.UTF-8"),
+                Datum::Null,
+                Datum::Null,
+            ]
+        })
+        .collect()
 }
 
 /// The access methods PostgreSQL 15 has (`amtype` `t`: table, `i`: index).

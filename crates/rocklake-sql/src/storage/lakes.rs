@@ -1,0 +1,636 @@
+//! Schemas as lakes: DuckLake's `METADATA_SCHEMA` puts a lake's catalog
+//! tables in a schema of their own, so that several lakes share one
+//! database. RockLake keeps each such lake in its own storage (its own
+//! SlateDB database, in the seed's key layout), and [`LakeStorage`] shows a
+//! database's home storage and its schema lakes to the engine as one.
+//!
+//! Routing is by schema: a schema other than `public` that the home storage
+//! does not already hold is a lake of its own, created by `CREATE SCHEMA`
+//! (the lake exists as a schema once its storage holds the schema, so a
+//! rolled-back `CREATE SCHEMA` leaves no schema). Everything in it (catalog
+//! tables, inlined-data tables) lives in that lake's storage. A transaction
+//! reads from any number of lakes, each on its own snapshot taken at its
+//! first use, and writes to one storage: writing to a second fails with
+//! SQLSTATE 0A000 before anything is written there. `DROP SCHEMA s CASCADE`
+//! removes the lake (its storage is deleted once the drop commits).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rocklake_types::datum::Row;
+use rocklake_types::rows::{RowId, ScannedRow};
+use rocklake_types::{SqlError, SqlState};
+
+use crate::storage::{
+    Maintenance, RelationChange, RelationDef, ScanFilter, ScanRows, Storage, StorageResult,
+    StorageTxn,
+};
+
+/// The schema every database has in its home storage.
+const HOME_SCHEMA: &str = "public";
+
+/// The schema lakes of one database, as the served root keeps them.
+#[async_trait]
+pub trait SchemaLakes: Send + Sync {
+    /// The lakes whose storage exists, by schema name.
+    fn lakes(&self) -> Vec<(String, Arc<dyn Storage>)>;
+
+    /// Creates the (empty) storage of the lake of `schema`, or returns it
+    /// when it exists.
+    async fn create_lake(&self, schema: &str) -> StorageResult<Arc<dyn Storage>>;
+
+    /// Deletes the storage of the lake of `schema` (its drop committed).
+    async fn remove_lake(&self, schema: &str) -> StorageResult<()>;
+}
+
+/// A database's home storage and its schema lakes as one [`Storage`].
+pub struct LakeStorage {
+    home: Arc<dyn Storage>,
+    lakes: Arc<dyn SchemaLakes>,
+}
+
+impl LakeStorage {
+    /// The database whose schema lakes `lakes` keeps, over `home`.
+    pub fn new(home: Arc<dyn Storage>, lakes: Arc<dyn SchemaLakes>) -> Self {
+        LakeStorage { home, lakes }
+    }
+
+    /// The storage of `schema`'s lake, or the home storage.
+    fn storage_of(&self, schema: Option<&str>) -> StorageResult<Arc<dyn Storage>> {
+        let Some(schema) = schema else {
+            return Ok(self.home.clone());
+        };
+        self.lakes
+            .lakes()
+            .into_iter()
+            .find(|(name, _)| name == schema)
+            .map(|(_, storage)| storage)
+            .ok_or_else(|| {
+                SqlError::new(
+                    SqlState::INVALID_SCHEMA_NAME,
+                    format!("schema \"{schema}\" holds no lake"),
+                )
+            })
+    }
+}
+
+#[async_trait]
+impl Storage for LakeStorage {
+    async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>> {
+        let home = self.home.begin(read_only).await?;
+        let lakes = self
+            .lakes
+            .lakes()
+            .into_iter()
+            .map(|(schema, storage)| (schema, LakeSlot::new(storage)))
+            .collect();
+        Ok(Box::new(LakeTxn {
+            home,
+            home_schemas: None,
+            lakes,
+            registry: self.lakes.clone(),
+            read_only,
+            writer: None,
+            dropped: Vec::new(),
+        }))
+    }
+
+    /// Maintenance of the home lake, or of the lake of the schema named.
+    async fn maintain(&self, command: Maintenance) -> StorageResult<Vec<(String, String)>> {
+        let storage = self.storage_of(command.schema())?;
+        storage.maintain(command).await
+    }
+}
+
+/// One schema lake within a transaction: begun at its first use.
+struct LakeSlot {
+    storage: Arc<dyn Storage>,
+    txn: Option<Box<dyn StorageTxn>>,
+    dropped: bool,
+}
+
+impl LakeSlot {
+    fn new(storage: Arc<dyn Storage>) -> Self {
+        LakeSlot {
+            storage,
+            txn: None,
+            dropped: false,
+        }
+    }
+}
+
+/// Which storage a statement goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    Home,
+    Lake(String),
+}
+
+impl Target {
+    fn describe(&self) -> String {
+        match self {
+            Target::Home => "the database's home catalog".to_string(),
+            Target::Lake(schema) => format!("the lake in schema \"{schema}\""),
+        }
+    }
+}
+
+/// A transaction over a database's home storage and its schema lakes.
+struct LakeTxn {
+    home: Box<dyn StorageTxn>,
+    /// The home storage's schemas, once asked for.
+    home_schemas: Option<Vec<String>>,
+    lakes: BTreeMap<String, LakeSlot>,
+    registry: Arc<dyn SchemaLakes>,
+    read_only: bool,
+    /// The storage this transaction has written to.
+    writer: Option<Target>,
+    /// Lakes dropped by this transaction: removed once it commits.
+    dropped: Vec<String>,
+}
+
+impl LakeTxn {
+    async fn home_has(&mut self, schema: &str) -> StorageResult<bool> {
+        if self.home_schemas.is_none() {
+            self.home_schemas = Some(self.home.schemas().await?);
+        }
+        Ok(self
+            .home_schemas
+            .as_ref()
+            .is_some_and(|schemas| schemas.iter().any(|s| s == schema)))
+    }
+
+    /// Where `schema` lives: its lake, unless the home storage holds it
+    /// (`public`, and schemas catalogs of earlier releases created there).
+    async fn target(&mut self, schema: &str) -> StorageResult<Target> {
+        let is_lake = self.lakes.get(schema).is_some_and(|slot| !slot.dropped);
+        if is_lake && schema != HOME_SCHEMA && !self.home_has(schema).await? {
+            Ok(Target::Lake(schema.to_string()))
+        } else {
+            Ok(Target::Home)
+        }
+    }
+
+    /// The transaction of `target`, begun if needed.
+    async fn txn(&mut self, target: &Target) -> StorageResult<&mut Box<dyn StorageTxn>> {
+        match target {
+            Target::Home => Ok(&mut self.home),
+            Target::Lake(schema) => {
+                let read_only = self.read_only;
+                let slot = self
+                    .lakes
+                    .get_mut(schema)
+                    .ok_or_else(|| SqlError::internal(format!("no lake {schema}")))?;
+                if slot.txn.is_none() {
+                    slot.txn = Some(slot.storage.begin(read_only).await?);
+                }
+                Ok(slot.txn.as_mut().expect("just begun"))
+            }
+        }
+    }
+
+    /// The transaction of the storage `schema` lives in.
+    async fn route(&mut self, schema: &str) -> StorageResult<&mut Box<dyn StorageTxn>> {
+        let target = self.target(schema).await?;
+        self.txn(&target).await
+    }
+
+    /// The transaction of `schema`'s storage, for a write: fails when the
+    /// transaction already wrote to another storage.
+    async fn route_write(&mut self, schema: &str) -> StorageResult<&mut Box<dyn StorageTxn>> {
+        let target = self.target(schema).await?;
+        self.note_write(&target)?;
+        self.txn(&target).await
+    }
+
+    fn note_write(&mut self, target: &Target) -> StorageResult<()> {
+        match &self.writer {
+            None => {
+                self.writer = Some(target.clone());
+                Ok(())
+            }
+            Some(writer) if writer == target => Ok(()),
+            Some(writer) => Err(SqlError::unsupported(format!(
+                "a transaction writes to one lake only: this one wrote to {} and now writes to {} \
+                 (each DuckLake metadata schema is a catalog of its own)",
+                writer.describe(),
+                target.describe()
+            ))),
+        }
+    }
+
+    /// The live lakes' names, in order.
+    fn live_lakes(&self) -> Vec<String> {
+        self.lakes
+            .iter()
+            .filter(|(_, slot)| !slot.dropped)
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// Whether the lake of `schema` holds its schema (a lake whose
+    /// `CREATE SCHEMA` rolled back does not).
+    async fn lake_has_schema(&mut self, schema: &str) -> StorageResult<bool> {
+        if schema == HOME_SCHEMA || self.home_has(schema).await? {
+            return Ok(false);
+        }
+        let target = Target::Lake(schema.to_string());
+        let schemas = self.txn(&target).await?.schemas().await?;
+        Ok(schemas.iter().any(|s| s == schema))
+    }
+}
+
+#[async_trait]
+impl StorageTxn for LakeTxn {
+    async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>> {
+        self.route(schema).await?.relation(schema, name).await
+    }
+
+    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
+        let mut all = self.home.relations().await?;
+        for schema in self.live_lakes() {
+            if !self.lake_has_schema(&schema).await? {
+                continue;
+            }
+            let target = Target::Lake(schema.clone());
+            let relations = self.txn(&target).await?.relations().await?;
+            all.extend(relations.into_iter().filter(|r| r.schema == schema));
+        }
+        Ok(all)
+    }
+
+    /// The home storage's version while the database has no schema lake.
+    /// With lakes, `None`: versions must grow with every change, and the
+    /// lakes' snapshots are taken at different moments, so no single number
+    /// grows with their combination (sessions then reload the lists).
+    async fn catalog_version(&mut self) -> StorageResult<Option<u64>> {
+        if self.live_lakes().is_empty() {
+            self.home.catalog_version().await
+        } else {
+            Ok(None)
+        }
+    }
+
+    async fn create_relation(
+        &mut self,
+        def: RelationDef,
+        if_not_exists: bool,
+    ) -> StorageResult<bool> {
+        let schema = def.schema.clone();
+        self.route_write(&schema)
+            .await?
+            .create_relation(def, if_not_exists)
+            .await
+    }
+
+    async fn drop_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> StorageResult<bool> {
+        self.route_write(schema)
+            .await?
+            .drop_relation(schema, name, if_exists)
+            .await
+    }
+
+    async fn alter_relation(
+        &mut self,
+        schema: &str,
+        name: &str,
+        change: RelationChange,
+    ) -> StorageResult<RelationDef> {
+        self.route_write(schema)
+            .await?
+            .alter_relation(schema, name, change)
+            .await
+    }
+
+    /// The home storage and every lake: the whole database.
+    async fn database_bytes(&mut self) -> StorageResult<Option<u64>> {
+        let mut total = self.home.database_bytes().await?;
+        for schema in self.live_lakes() {
+            let target = Target::Lake(schema);
+            if let Some(bytes) = self.txn(&target).await?.database_bytes().await? {
+                total = Some(total.unwrap_or(0) + bytes);
+            }
+        }
+        Ok(total)
+    }
+
+    async fn relation_bytes(&mut self) -> StorageResult<Vec<(String, String, u64)>> {
+        let mut all = self.home.relation_bytes().await?;
+        for schema in self.live_lakes() {
+            let target = Target::Lake(schema.clone());
+            let sizes = self.txn(&target).await?.relation_bytes().await?;
+            all.extend(sizes.into_iter().filter(|(s, _, _)| *s == schema));
+        }
+        Ok(all)
+    }
+
+    /// `public` and schemas the home storage holds stay there; any other
+    /// schema becomes a lake of its own.
+    async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {
+        if name == HOME_SCHEMA || self.home_has(name).await? {
+            self.note_write(&Target::Home)?;
+            return self.home.create_schema(name, if_not_exists).await;
+        }
+        if self.read_only {
+            return Err(SqlError::new(
+                SqlState::READ_ONLY_SQL_TRANSACTION,
+                "cannot execute CREATE SCHEMA in a read-only transaction",
+            ));
+        }
+        let target = Target::Lake(name.to_string());
+        self.note_write(&target)?;
+        match self.lakes.get_mut(name) {
+            Some(slot) if !slot.dropped => {}
+            _ => {
+                let storage = self.registry.create_lake(name).await?;
+                self.lakes.insert(name.to_string(), LakeSlot::new(storage));
+            }
+        }
+        self.txn(&target)
+            .await?
+            .create_schema(name, if_not_exists)
+            .await
+    }
+
+    async fn drop_schema(
+        &mut self,
+        name: &str,
+        if_exists: bool,
+        cascade: bool,
+    ) -> StorageResult<bool> {
+        let target = self.target(name).await?;
+        if target == Target::Home || !self.lake_has_schema(name).await? {
+            if target == Target::Home && self.home_has(name).await? {
+                self.note_write(&Target::Home)?;
+                return self.home.drop_schema(name, if_exists, cascade).await;
+            }
+            if if_exists {
+                return Ok(false);
+            }
+            return Err(SqlError::new(
+                SqlState::INVALID_SCHEMA_NAME,
+                format!("schema \"{name}\" does not exist"),
+            ));
+        }
+        self.note_write(&target)?;
+        let relations = self.txn(&target).await?.relations().await?;
+        let dependents: Vec<String> = relations
+            .iter()
+            .filter(|r| r.schema == name)
+            .map(|r| format!("table {}.{} depends on schema {name}", r.schema, r.name))
+            .collect();
+        if !cascade && !dependents.is_empty() {
+            return Err(SqlError::new(
+                SqlState::DEPENDENT_OBJECTS_STILL_EXIST,
+                format!("cannot drop schema {name} because other objects depend on it"),
+            )
+            .with_detail(dependents.join("\n"))
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        }
+        if self.read_only {
+            return Err(SqlError::new(
+                SqlState::READ_ONLY_SQL_TRANSACTION,
+                "cannot execute DROP SCHEMA in a read-only transaction",
+            ));
+        }
+        if let Some(slot) = self.lakes.get_mut(name) {
+            slot.dropped = true;
+            slot.txn = None;
+        }
+        self.dropped.push(name.to_string());
+        Ok(true)
+    }
+
+    async fn schemas(&mut self) -> StorageResult<Vec<String>> {
+        let mut all = self.home.schemas().await?;
+        for schema in self.live_lakes() {
+            if self.lake_has_schema(&schema).await? {
+                all.push(schema);
+            }
+        }
+        Ok(all)
+    }
+
+    async fn scan(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<Vec<ScannedRow>> {
+        self.route(&relation.schema)
+            .await?
+            .scan(relation, filter)
+            .await
+    }
+
+    async fn scan_shared(
+        &mut self,
+        relation: &RelationDef,
+        filter: &ScanFilter,
+    ) -> StorageResult<ScanRows> {
+        self.route(&relation.schema)
+            .await?
+            .scan_shared(relation, filter)
+            .await
+    }
+
+    async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()> {
+        self.route_write(&relation.schema)
+            .await?
+            .insert(relation, rows)
+            .await
+    }
+
+    async fn update(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        new_row: Row,
+    ) -> StorageResult<()> {
+        self.route_write(&relation.schema)
+            .await?
+            .update(relation, id, new_row)
+            .await
+    }
+
+    async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()> {
+        self.route_write(&relation.schema)
+            .await?
+            .delete(relation, id)
+            .await
+    }
+
+    /// Commits the one storage written to (reads need no commit), then
+    /// removes the lakes this transaction dropped.
+    async fn commit(self: Box<Self>) -> StorageResult<()> {
+        let LakeTxn {
+            home,
+            mut lakes,
+            registry,
+            writer,
+            dropped,
+            ..
+        } = *self;
+        match writer {
+            None => {}
+            Some(Target::Home) => home.commit().await?,
+            Some(Target::Lake(schema)) => {
+                let slot = lakes.remove(&schema);
+                if let Some(txn) = slot.and_then(|slot| slot.txn) {
+                    txn.commit().await?;
+                }
+            }
+        }
+        for schema in dropped {
+            registry.remove_lake(&schema).await?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::memory::MemoryStorage;
+    use rocklake_types::datum::{ColumnDef, Datum, PgType};
+    use std::sync::Mutex;
+
+    /// Lakes in memory.
+    #[derive(Default)]
+    struct MemoryLakes {
+        lakes: Mutex<BTreeMap<String, Arc<dyn Storage>>>,
+    }
+
+    #[async_trait]
+    impl SchemaLakes for MemoryLakes {
+        fn lakes(&self) -> Vec<(String, Arc<dyn Storage>)> {
+            let lakes = self.lakes.lock().unwrap();
+            lakes.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        }
+        async fn create_lake(&self, schema: &str) -> StorageResult<Arc<dyn Storage>> {
+            let mut lakes = self.lakes.lock().unwrap();
+            let storage = lakes
+                .entry(schema.to_string())
+                .or_insert_with(|| Arc::new(MemoryStorage::new()));
+            Ok(storage.clone())
+        }
+        async fn remove_lake(&self, schema: &str) -> StorageResult<()> {
+            self.lakes.lock().unwrap().remove(schema);
+            Ok(())
+        }
+    }
+
+    fn table(schema: &str, name: &str) -> RelationDef {
+        RelationDef {
+            schema: schema.into(),
+            name: name.into(),
+            columns: vec![ColumnDef::new("id", PgType::Int8)],
+            primary_key: vec![0],
+        }
+    }
+
+    async fn database() -> (LakeStorage, Arc<MemoryLakes>) {
+        let home = Arc::new(MemoryStorage::new());
+        let mut txn = home.begin(false).await.unwrap();
+        txn.create_schema("public", true).await.unwrap();
+        txn.commit().await.unwrap();
+        let lakes = Arc::new(MemoryLakes::default());
+        (LakeStorage::new(home, lakes.clone()), lakes)
+    }
+
+    #[tokio::test]
+    async fn each_schema_lake_keeps_its_own_tables() {
+        let (db, lakes) = database().await;
+        for schema in ["team_a", "team_b"] {
+            let mut txn = db.begin(false).await.unwrap();
+            txn.create_schema(schema, true).await.unwrap();
+            let def = table(schema, "ducklake_snapshot");
+            txn.create_relation(def.clone(), false).await.unwrap();
+            txn.insert(&def, vec![vec![Datum::Int8(1)]]).await.unwrap();
+            txn.commit().await.unwrap();
+        }
+        assert_eq!(lakes.lakes().len(), 2);
+        let mut txn = db.begin(true).await.unwrap();
+        let mut schemas = txn.schemas().await.unwrap();
+        schemas.sort();
+        assert_eq!(schemas, ["public", "team_a", "team_b"]);
+        let names: Vec<String> = txn
+            .relations()
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| format!("{}.{}", r.schema, r.name))
+            .collect();
+        assert_eq!(
+            names,
+            ["team_a.ducklake_snapshot", "team_b.ducklake_snapshot"]
+        );
+        // Each lake's storage holds only its own schema.
+        let (_, a) = &lakes.lakes()[0];
+        let mut a = a.begin(true).await.unwrap();
+        assert_eq!(a.relations().await.unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_transaction_writes_to_one_lake() {
+        let (db, _) = database().await;
+        let mut txn = db.begin(false).await.unwrap();
+        txn.create_schema("team_a", false).await.unwrap();
+        let error = txn.create_schema("team_b", false).await.unwrap_err();
+        assert_eq!(error.code, SqlState::FEATURE_NOT_SUPPORTED);
+        let error = txn
+            .create_relation(table("public", "t"), false)
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, SqlState::FEATURE_NOT_SUPPORTED);
+    }
+
+    #[tokio::test]
+    async fn a_rolled_back_create_schema_leaves_no_schema() {
+        let (db, lakes) = database().await;
+        let mut txn = db.begin(false).await.unwrap();
+        txn.create_schema("team_a", false).await.unwrap();
+        drop(txn);
+        let mut txn = db.begin(true).await.unwrap();
+        assert_eq!(txn.schemas().await.unwrap(), ["public"]);
+        drop(txn);
+        // The empty storage is reused by the next CREATE SCHEMA.
+        let mut txn = db.begin(false).await.unwrap();
+        assert!(txn.create_schema("team_a", false).await.unwrap());
+        txn.commit().await.unwrap();
+        assert_eq!(lakes.lakes().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn drop_schema_cascade_removes_the_lake() {
+        let (db, lakes) = database().await;
+        let mut txn = db.begin(false).await.unwrap();
+        txn.create_schema("team_a", false).await.unwrap();
+        txn.create_relation(table("team_a", "ducklake_metadata"), false)
+            .await
+            .unwrap();
+        txn.commit().await.unwrap();
+        let mut txn = db.begin(false).await.unwrap();
+        let error = txn.drop_schema("team_a", false, false).await.unwrap_err();
+        assert_eq!(error.code, SqlState::DEPENDENT_OBJECTS_STILL_EXIST);
+        assert_eq!(
+            error.detail.as_deref(),
+            Some("table team_a.ducklake_metadata depends on schema team_a")
+        );
+        drop(txn);
+        let mut txn = db.begin(false).await.unwrap();
+        assert!(txn.drop_schema("team_a", false, true).await.unwrap());
+        assert_eq!(txn.schemas().await.unwrap(), ["public"]);
+        txn.commit().await.unwrap();
+        assert!(lakes.lakes().is_empty());
+        let mut txn = db.begin(false).await.unwrap();
+        assert!(!txn.drop_schema("team_a", true, true).await.unwrap());
+        let error = txn.drop_schema("team_a", false, true).await.unwrap_err();
+        assert_eq!(error.code, SqlState::INVALID_SCHEMA_NAME);
+    }
+}

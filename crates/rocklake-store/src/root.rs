@@ -1,0 +1,295 @@
+//! A served root: any number of lakes under one location, each its own
+//! SlateDB database (the seed's key layout stays the same in every lake: the
+//! tag is the first byte of every key, and lakes are told apart by where
+//! they are stored, never by a key prefix).
+//!
+//! ```text
+//! ROOT/databases/<db>/catalog/...                   database <db>: its home catalog
+//! ROOT/databases/<db>/schemas/<schema>/catalog/...  a lake in schema <schema> of <db>
+//! ROOT/catalog/...                                  a single-catalog location of an
+//!                                                   earlier release (see upgrade_single_catalog)
+//! ```
+//!
+//! Names become path segments through [`name_segment`]: lower-case ASCII
+//! letters, digits and `_` stay as they are, every other byte of the UTF-8
+//! name is written `+hh`, so any PostgreSQL name maps to one segment that is
+//! safe on every object store and on case-insensitive file systems.
+//!
+//! A database or lake exists when its catalog has a SlateDB manifest.
+
+use std::sync::Arc;
+
+use futures::TryStreamExt;
+use slatedb::object_store::path::Path as ObjectPath;
+use slatedb::object_store::{ObjectStore, ObjectStoreExt};
+
+use crate::error::{StoreError, StoreResult};
+use crate::location::StoreLocation;
+
+/// Folder of the databases under a root.
+const DATABASES: &str = "databases";
+/// Folder of a database's schema lakes.
+const SCHEMAS: &str = "schemas";
+/// Folder of a SlateDB catalog inside a lake's location.
+const CATALOG: &str = "catalog";
+/// Folder of SlateDB's manifests inside a catalog.
+const MANIFEST: &str = "manifest";
+
+/// The path segment that stores `name` (see the module docs).
+pub fn name_segment(name: &str) -> String {
+    let mut segment = String::with_capacity(name.len());
+    for byte in name.bytes() {
+        if byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'_' {
+            segment.push(byte as char);
+        } else {
+            segment.push_str(&format!("+{byte:02x}"));
+        }
+    }
+    segment
+}
+
+/// The name a path segment stores, if it is one [`name_segment`] writes.
+pub fn segment_name(segment: &str) -> Option<String> {
+    let mut bytes = Vec::with_capacity(segment.len());
+    let mut rest = segment.as_bytes();
+    while let Some((&first, tail)) = rest.split_first() {
+        if first == b'+' {
+            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = &tail[2..];
+        } else {
+            bytes.push(first);
+            rest = tail;
+        }
+    }
+    let name = String::from_utf8(bytes).ok()?;
+    (!name.is_empty() && name_segment(&name) == segment).then_some(name)
+}
+
+/// The lakes of one served location (see the module docs).
+#[derive(Clone)]
+pub struct LakeRoot {
+    location: StoreLocation,
+    objects: Arc<dyn ObjectStore>,
+    base: ObjectPath,
+}
+
+impl LakeRoot {
+    /// The root at `location` (a local directory is created if missing).
+    pub fn open(location: StoreLocation) -> StoreResult<LakeRoot> {
+        let (objects, base) = location.root_object_store()?;
+        Ok(LakeRoot {
+            location,
+            objects,
+            base,
+        })
+    }
+
+    /// Where the root is.
+    pub fn location(&self) -> &StoreLocation {
+        &self.location
+    }
+
+    /// Where database `name`'s home catalog is.
+    pub fn database_location(&self, name: &str) -> StoreLocation {
+        self.location.child(DATABASES).child(&name_segment(name))
+    }
+
+    /// Where the lake of schema `schema` in database `database` is.
+    pub fn lake_location(&self, database: &str, schema: &str) -> StoreLocation {
+        self.database_location(database)
+            .child(SCHEMAS)
+            .child(&name_segment(schema))
+    }
+
+    fn path(&self, parts: &[&str]) -> ObjectPath {
+        parts
+            .iter()
+            .fold(self.base.clone(), |path, part| path.join(*part))
+    }
+
+    fn database_path(&self, name: &str) -> ObjectPath {
+        self.path(&[DATABASES, &name_segment(name)])
+    }
+
+    fn lake_path(&self, database: &str, schema: &str) -> ObjectPath {
+        self.database_path(database)
+            .join(SCHEMAS)
+            .join(name_segment(schema).as_str())
+    }
+
+    /// Names of the databases under the root, sorted.
+    pub async fn databases(&self) -> StoreResult<Vec<String>> {
+        self.names_with_catalogs(&self.path(&[DATABASES])).await
+    }
+
+    /// Names of the schema lakes of `database`, sorted.
+    pub async fn lake_schemas(&self, database: &str) -> StoreResult<Vec<String>> {
+        self.names_with_catalogs(&self.database_path(database).join(SCHEMAS))
+            .await
+    }
+
+    /// Whether database `name` exists.
+    pub async fn has_database(&self, name: &str) -> StoreResult<bool> {
+        self.has_catalog(&self.database_path(name)).await
+    }
+
+    /// The names of the folders under `parent` that hold a catalog.
+    async fn names_with_catalogs(&self, parent: &ObjectPath) -> StoreResult<Vec<String>> {
+        let listing = match self.objects.list_with_delimiter(Some(parent)).await {
+            Ok(listing) => listing,
+            Err(slatedb::object_store::Error::NotFound { .. }) => return Ok(Vec::new()),
+            Err(e) => return Err(self.error(format!("cannot list {parent}: {e}"))),
+        };
+        let mut names = Vec::new();
+        for folder in listing.common_prefixes {
+            let Some(name) = folder.filename().and_then(segment_name) else {
+                continue;
+            };
+            if self.has_catalog(&folder).await? {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Whether the location at `folder` holds a catalog with a manifest.
+    async fn has_catalog(&self, folder: &ObjectPath) -> StoreResult<bool> {
+        let manifests = folder.clone().join(CATALOG).join(MANIFEST);
+        let mut listing = self.objects.list(Some(&manifests));
+        match listing.try_next().await {
+            Ok(first) => Ok(first.is_some()),
+            Err(slatedb::object_store::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(self.error(format!("cannot list {manifests}: {e}"))),
+        }
+    }
+
+    /// Deletes every object of database `name`, its schema lakes included.
+    /// Its manifests go first, so that a crash half way leaves no database
+    /// behind, only objects that the next create of that name clears.
+    pub async fn remove_database(&self, name: &str) -> StoreResult<()> {
+        self.remove_folder(&self.database_path(name)).await
+    }
+
+    /// Deletes every object of the lake of `schema` in `database`.
+    pub async fn remove_lake(&self, database: &str, schema: &str) -> StoreResult<()> {
+        self.remove_folder(&self.lake_path(database, schema)).await
+    }
+
+    /// Clears what a removed database or lake may have left at `name`'s
+    /// place, before a new one is created there (SlateDB must not find old
+    /// WAL objects in a new database).
+    pub async fn clear_database_leftovers(&self, name: &str) -> StoreResult<()> {
+        self.remove_folder(&self.database_path(name)).await
+    }
+
+    /// Like [`LakeRoot::clear_database_leftovers`], for a schema lake.
+    pub async fn clear_lake_leftovers(&self, database: &str, schema: &str) -> StoreResult<()> {
+        self.remove_folder(&self.lake_path(database, schema)).await
+    }
+
+    async fn remove_folder(&self, folder: &ObjectPath) -> StoreResult<()> {
+        let mut objects: Vec<ObjectPath> = self
+            .objects
+            .list(Some(folder))
+            .map_ok(|meta| meta.location)
+            .try_collect()
+            .await
+            .or_else(|e| match e {
+                slatedb::object_store::Error::NotFound { .. } => Ok(Vec::new()),
+                e => Err(self.error(format!("cannot list {folder}: {e}"))),
+            })?;
+        // Manifests first: without them nothing reads as a catalog any more.
+        objects.sort_by_key(|path| !path.parts().any(|part| part.as_ref() == MANIFEST));
+        for object in objects {
+            match self.objects.delete(&object).await {
+                Ok(()) | Err(slatedb::object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(self.error(format!("cannot delete {object}: {e}"))),
+            }
+        }
+        if let StoreLocation::Local(dir) = &self.location {
+            // Empty directories stay behind on a local file system.
+            let relative: std::path::PathBuf =
+                folder.parts().map(|p| p.as_ref().to_string()).collect();
+            let _ = std::fs::remove_dir_all(dir.join(relative));
+        }
+        Ok(())
+    }
+
+    /// Whether the root itself holds a catalog of an earlier release (which
+    /// served one catalog per location).
+    pub async fn has_single_catalog(&self) -> StoreResult<bool> {
+        self.has_catalog(&self.base).await
+    }
+
+    /// Makes the single catalog of an earlier release database `name`:
+    /// copies its objects to the database's place, then deletes the
+    /// originals, manifests first. Idempotent after a crash: while the
+    /// original manifests exist the copy is redone from scratch; once they
+    /// are gone the copy is complete and only leftovers are removed.
+    /// Returns how many objects moved.
+    ///
+    /// No other process may write the old catalog meanwhile: stop servers
+    /// of the earlier release first.
+    pub async fn upgrade_single_catalog(&self, name: &str) -> StoreResult<usize> {
+        let source = self.base.clone().join(CATALOG);
+        let target = self.database_path(name).join(CATALOG);
+        if self.has_catalog(&self.base).await? {
+            self.remove_folder(&self.database_path(name)).await?;
+            let objects: Vec<ObjectPath> = self
+                .objects
+                .list(Some(&source))
+                .map_ok(|meta| meta.location)
+                .try_collect()
+                .await
+                .map_err(|e| self.error(format!("cannot list {source}: {e}")))?;
+            for object in &objects {
+                let relative = object
+                    .prefix_match(&source)
+                    .ok_or_else(|| self.error(format!("{object} is not under {source}")))?;
+                let copy = relative.fold(target.clone(), |path, part| path.join(part));
+                self.objects
+                    .copy(object, &copy)
+                    .await
+                    .map_err(|e| self.error(format!("cannot copy {object} to {copy}: {e}")))?;
+            }
+            self.remove_folder(&source).await?;
+            return Ok(objects.len());
+        }
+        // A crash after the manifests went: finish removing the rest.
+        self.remove_folder(&source).await?;
+        Ok(0)
+    }
+
+    fn error(&self, reason: String) -> StoreError {
+        StoreError::Location {
+            location: self.location.to_string(),
+            reason,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_map_to_safe_segments_and_back() {
+        for (name, segment) in [
+            ("lake", "lake"),
+            ("team_a", "team_a"),
+            ("Sales", "+53ales"),
+            ("my-db", "my+2ddb"),
+            ("a/b", "a+2fb"),
+            ("été", "+c3+a9t+c3+a9"),
+            ("+", "+2b"),
+        ] {
+            assert_eq!(name_segment(name), segment);
+            assert_eq!(segment_name(segment).as_deref(), Some(name));
+        }
+        for foreign in ["", "+", "+4", "+zz", "A", "+61"] {
+            assert_eq!(segment_name(foreign), None, "{foreign:?}");
+        }
+    }
+}
