@@ -272,3 +272,27 @@ def test_users_limited_to_databases(rocklake, tmp_path):
         connect(rocklake, "lake", user="bob")
     assert 'no pg_hba.conf entry for host "127.0.0.1", user "bob", database "lake"' \
         in str(refused.value)
+
+
+@pytest.mark.rocklake
+def test_a_broken_database_leaves_the_others_served(rocklake, duck, data_dir):
+    data = data_dir("lake")
+    rocklake.start()
+    with connect(rocklake, "lake") as admin:
+        admin.execute("CREATE DATABASE sales")
+    con = duck()
+    con.execute(rocklake.attach_sql("l", data))
+    con.execute("CREATE TABLE l.t AS SELECT 1 AS x")
+    con.close()
+    rocklake.stop()
+    manifests = rocklake.catalog_dir / "databases" / "sales" / "catalog" / "manifest"
+    for manifest in manifests.iterdir():
+        manifest.write_bytes(b"not a manifest")
+    rocklake.start()
+    with pytest.raises(psycopg.OperationalError) as refused:
+        connect(rocklake, "sales")
+    assert 'database "sales" cannot be opened' in str(refused.value)
+    con = duck()
+    con.execute(rocklake.attach_sql("l", data))
+    con.execute("INSERT INTO l.t VALUES (2)")
+    assert con.execute("SELECT count(*) FROM l.t").fetchone() == (2,)

@@ -272,6 +272,9 @@ pub struct ServedRoot {
     root: LakeRoot,
     role: Role,
     databases: Mutex<BTreeMap<String, Arc<ServedDatabase>>>,
+    /// Databases that failed to open, with the reason: the others are
+    /// served regardless.
+    broken: Mutex<BTreeMap<String, String>>,
     generation: AtomicU64,
     /// Serializes creating, dropping and discovering databases.
     changing: tokio::sync::Mutex<()>,
@@ -309,11 +312,15 @@ impl ServedRoot {
             root,
             role,
             databases: Mutex::default(),
+            broken: Mutex::default(),
             generation: AtomicU64::new(1),
             changing: tokio::sync::Mutex::new(()),
         };
         served.refresh().await?;
-        if matches!(served.role, Role::Replica(_)) && served.names().is_empty() {
+        if matches!(served.role, Role::Replica(_))
+            && served.names().is_empty()
+            && served.broken().is_empty()
+        {
             return Err(crate::replica::no_catalog(served.root.location()));
         }
         if let (Some(name), Role::Writer(_)) = (default_database, &served.role) {
@@ -334,6 +341,12 @@ impl ServedRoot {
     /// The open database `name`.
     pub fn database(&self, name: &str) -> Option<Arc<ServedDatabase>> {
         self.open_databases().get(name).cloned()
+    }
+
+    /// Why each database that could not be opened was not (its sessions
+    /// are refused with the reason; the other databases are unaffected).
+    pub fn broken(&self) -> BTreeMap<String, String> {
+        self.broken.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Names of the databases, sorted.
@@ -368,17 +381,27 @@ impl ServedRoot {
             self.generation.fetch_add(1, Ordering::AcqRel);
             close_database(database).await;
         }
+        let mut broken = BTreeMap::new();
         for name in present {
             let opened = self.database(&name);
-            match opened {
-                Some(database) => database.lakes.open_new().await?,
-                None => {
-                    let database = ServedDatabase::open(&self.root, &name, &self.role).await?;
-                    self.open_databases().insert(name, Arc::new(database));
-                    self.generation.fetch_add(1, Ordering::AcqRel);
-                }
+            let outcome = match opened {
+                Some(database) => database.lakes.open_new().await,
+                None => match ServedDatabase::open(&self.root, &name, &self.role).await {
+                    Ok(database) => {
+                        self.open_databases().insert(name.clone(), Arc::new(database));
+                        self.generation.fetch_add(1, Ordering::AcqRel);
+                        Ok(())
+                    }
+                    Err(error) => Err(error),
+                },
+            };
+            if let Err(error) = outcome {
+                // One database's storage failing never stops the others.
+                tracing::error!(database = %name, %error, "cannot open the database; serving the others");
+                broken.insert(name, error.to_string());
             }
         }
+        *self.broken.lock().unwrap_or_else(|e| e.into_inner()) = broken;
         Ok(())
     }
 

@@ -136,11 +136,15 @@ impl EngineSessions {
             }
             database = databases.root.database(name);
         }
-        let database = database.ok_or_else(|| {
-            SqlError::new(
+        let database = database.ok_or_else(|| match databases.root.broken().get(name) {
+            Some(reason) => SqlError::new(
+                SqlState::IO_ERROR,
+                format!("database \"{name}\" cannot be opened: {reason}"),
+            ),
+            None => SqlError::new(
                 SqlState::INVALID_CATALOG_NAME,
                 format!("database \"{name}\" does not exist"),
-            )
+            ),
         })?;
         let mut session = Session::sharing(database.storage(), database.catalog_results());
         session.set_databases(databases.clone());
