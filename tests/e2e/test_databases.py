@@ -170,6 +170,19 @@ def test_two_databases_and_two_metadata_schemas_concurrently(rocklake, duck, dat
     rocklake.restart()
     check(duck())
 
+    # Each lake has its own retention floor: gc of team_a leaves team_b whole.
+    gc = subprocess.run([ROCKLAKE_BIN, "gc", "--retain-from", "6", "--schema", "team_a", "--dsn",
+                         f"host={rocklake.host} port={rocklake.port} dbname=lake"],
+                        capture_output=True, text=True)
+    assert gc.returncode == 0, gc.stderr
+    con = duck()
+    con.execute(attach(rocklake, "a", data[("lake", "team_a")], "lake", "team_a"))
+    con.execute(attach(rocklake, "b", data[("lake", "team_b")], "lake", "team_b"))
+    with pytest.raises(Exception, match="retention|72000|no longer"):
+        con.execute("SELECT count(*) FROM a.t2 AT (VERSION => 4)").fetchall()
+    assert con.execute("SELECT count(*) FROM b.t3 AT (VERSION => 4)").fetchone() == (3,)
+    con.close()
+
     with connect(rocklake, "lake") as psql:
         schemas = sorted(r[0] for r in psql.execute(
             "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'team%'"))
@@ -179,7 +192,8 @@ def test_two_databases_and_two_metadata_schemas_concurrently(rocklake, duck, dat
         psql.execute("DROP SCHEMA team_b CASCADE")
         assert psql.execute("SELECT count(*) FROM information_schema.tables "
                             "WHERE table_schema = 'team_b'").fetchone() == (0,)
-        assert psql.execute("SELECT count(*) FROM team_a.ducklake_snapshot").fetchone() == (10,)
+        # team_a's floor (6) hides its snapshots 0-5.
+        assert psql.execute("SELECT count(*) FROM team_a.ducklake_snapshot").fetchone() == (4,)
     lake_dir = rocklake.catalog_dir / "databases" / "lake" / "schemas"
     assert sorted(p.name for p in lake_dir.iterdir()) == ["team_a"]
 

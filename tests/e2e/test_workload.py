@@ -143,7 +143,8 @@ def test_reference_reattach_from_new_instance(reference, duck, data_dir):
 def assert_stored_in_bucket(backend: RockLakeS3Backend, local_data: pathlib.Path):
     """The SlateDB catalog and DuckDB's Parquet files are objects in the
     emulator's bucket (files under its root), and nothing went to local disk."""
-    catalog = backend.bucket_dir / "lake" / "catalog"
+    # The served root is s3://BUCKET/lake; database `lake` is a catalog under it.
+    catalog = backend.bucket_dir / "lake" / "databases" / "lake" / "catalog"
     assert list((catalog / "manifest").glob("*.manifest")), f"no SlateDB manifest under {catalog}"
     assert list((catalog / "wal").glob("*.sst")), f"no SlateDB WAL under {catalog}"
     parquet = list((backend.bucket_dir / "data" / local_data.name).rglob("*.parquet"))

@@ -346,7 +346,10 @@ impl ServedRoot {
     /// Why each database that could not be opened was not (its sessions
     /// are refused with the reason; the other databases are unaffected).
     pub fn broken(&self) -> BTreeMap<String, String> {
-        self.broken.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.broken
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Names of the databases, sorted.
@@ -388,7 +391,8 @@ impl ServedRoot {
                 Some(database) => database.lakes.open_new().await,
                 None => match ServedDatabase::open(&self.root, &name, &self.role).await {
                     Ok(database) => {
-                        self.open_databases().insert(name.clone(), Arc::new(database));
+                        self.open_databases()
+                            .insert(name.clone(), Arc::new(database));
                         self.generation.fetch_add(1, Ordering::AcqRel);
                         Ok(())
                     }

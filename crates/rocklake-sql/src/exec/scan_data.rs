@@ -34,18 +34,65 @@ pub fn with_ctid(mut row: Row, id: RowId) -> Row {
     row
 }
 
+/// Shared rows read in another order, without copying them.
+struct Reordered {
+    rows: Arc<dyn SharedRows>,
+    order: Vec<u32>,
+}
+
+impl SharedRows for Reordered {
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    fn values(&self, index: usize) -> &[Datum] {
+        self.rows.values(self.order[index] as usize)
+    }
+
+    fn id(&self, index: usize) -> RowId {
+        self.rows.id(self.order[index] as usize)
+    }
+}
+
+/// The positions of `rows` in `ctid` order, or `None` when they are in it
+/// already (one pass; tables whose key grows with insertion always are).
+fn ctid_order(rows: &dyn SharedRows) -> Option<Vec<u32>> {
+    let sorted = (1..rows.len()).all(|index| rows.id(index - 1) <= rows.id(index));
+    if sorted {
+        return None;
+    }
+    let mut order: Vec<u32> = (0..rows.len() as u32).collect();
+    order.sort_unstable_by_key(|&index| rows.id(index as usize));
+    Some(order)
+}
+
 impl ScanData {
-    /// Rows of a stored relation: shared rows stay shared, owned copies get
-    /// their `ctid` appended.
+    /// Rows of a stored relation, in `ctid` order (see
+    /// [`ScanData::owned_stored`]): shared rows stay shared, owned copies
+    /// get their `ctid` appended.
     pub fn from_stored(rows: ScanRows) -> Self {
         match rows {
-            ScanRows::Shared(shared) => ScanData::Shared(shared),
+            ScanRows::Shared(shared) => match ctid_order(shared.as_ref()) {
+                None => ScanData::Shared(shared),
+                Some(order) => ScanData::Shared(Arc::new(Reordered {
+                    rows: shared,
+                    order,
+                })),
+            },
             ScanRows::Owned(rows) => ScanData::owned_stored(rows),
         }
     }
 
-    /// Owned rows of a stored relation, each with its `ctid` appended.
-    pub fn owned_stored(rows: Vec<ScannedRow>) -> Self {
+    /// Owned rows of a stored relation, each with its `ctid` appended, in
+    /// `ctid` order: the order the rows were inserted in (an update keeps a
+    /// row's `ctid`). Storage returns them in key order; a query without
+    /// ORDER BY then lists a table as PostgreSQL's sequential scan lists an
+    /// append-mostly heap, which tools and tests written against PostgreSQL
+    /// rely on (see docs/conformance.md).
+    pub fn owned_stored(mut rows: Vec<ScannedRow>) -> Self {
+        if !rows.windows(2).all(|pair| pair[0].id <= pair[1].id) {
+            rows.sort_unstable_by_key(|stored| stored.id);
+        }
         ScanData::Owned(
             rows.into_iter()
                 .map(|stored| with_ctid(stored.row, stored.id))
@@ -93,6 +140,18 @@ mod tests {
             id: RowId(id),
             row: vec![Datum::Int8(v)],
         }
+    }
+
+    #[test]
+    fn stored_rows_come_in_ctid_order() {
+        let rows = vec![stored(7, 70), stored(2, 20), stored(5, 50)];
+        let shared = ScanData::from_stored(ScanRows::Shared(Arc::new(rows.clone())));
+        let owned = ScanData::from_stored(ScanRows::Owned(rows));
+        for data in [&shared, &owned] {
+            let values: Vec<Datum> = (0..3).map(|i| data.values(i)[0].clone()).collect();
+            assert_eq!(values, [Datum::Int8(20), Datum::Int8(50), Datum::Int8(70)]);
+        }
+        assert_eq!(shared.to_rows(), owned.to_rows());
     }
 
     #[test]
