@@ -128,6 +128,15 @@ pub enum StoreError {
         /// Why it is invalid.
         reason: String,
     },
+    /// The catalog keys given do not fit the catalog (see
+    /// [`crate::encryption`]).
+    #[error("catalog {location}: {reason}")]
+    CatalogKey {
+        /// The catalog's location.
+        location: String,
+        /// What does not fit.
+        reason: String,
+    },
     /// SlateDB or the object store failed.
     #[error("storage error while {context}: {source}")]
     Storage {

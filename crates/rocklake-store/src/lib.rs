@@ -3,6 +3,7 @@
 //! counters, writer fencing and the system keys; and, in [`engine`], the
 //! catalog as the SQL engine's storage.
 
+pub mod encryption;
 pub mod engine;
 pub mod error;
 mod inner;
@@ -21,6 +22,7 @@ mod unique;
 pub mod upgrade;
 pub mod view;
 
+pub use encryption::CatalogKeys;
 pub use engine::CatalogStorage;
 pub use error::{StoreError, StoreResult};
 pub use location::StoreLocation;

@@ -31,12 +31,15 @@ use crate::view::ReadView;
 pub struct ReplicaOptions {
     /// How often the replica polls the manifest and replays new WAL.
     pub poll_interval: Duration,
+    /// Keys of an encrypted catalog (see [`crate::encryption`]).
+    pub keys: Option<Arc<crate::encryption::CatalogKeys>>,
 }
 
 impl Default for ReplicaOptions {
     fn default() -> Self {
         ReplicaOptions {
             poll_interval: Duration::from_millis(100),
+            keys: None,
         }
     }
 }
@@ -67,14 +70,22 @@ impl CatalogReplica {
             manifest_poll_interval: options.poll_interval,
             ..DbReaderOptions::default()
         };
-        let reader = DbReader::open(
-            path,
-            object_store,
-            DbReaderMode::FollowLatest,
-            reader_options,
+        let cipher = crate::encryption::prepare(
+            location,
+            options.keys.as_ref(),
+            crate::encryption::Opening::Reader,
         )
-        .await
-        .map_err(|e| StoreError::storage(format!("opening {location} read-only"), e, 0))?;
+        .await?;
+        let mut builder = DbReader::builder(path, object_store)
+            .with_options(reader_options)
+            .with_reader_mode(DbReaderMode::FollowLatest);
+        if let Some(cipher) = cipher {
+            builder = builder.with_block_transformer(cipher);
+        }
+        let reader = builder
+            .build()
+            .await
+            .map_err(|e| StoreError::storage(format!("opening {location} read-only"), e, 0))?;
         let reads = Reads {
             source: &reader,
             epoch: 0,

@@ -28,6 +28,16 @@ pub enum Role {
     Replica(ReplicaOptions),
 }
 
+impl Role {
+    /// The catalog keys of this role's catalogs.
+    fn keys(&self) -> Option<&Arc<crate::CatalogKeys>> {
+        match self {
+            Role::Writer(options) => options.keys.as_ref(),
+            Role::Replica(options) => options.keys.as_ref(),
+        }
+    }
+}
+
 /// One open catalog: a database's home catalog or a schema lake.
 #[derive(Clone)]
 enum OpenCatalog {
@@ -308,6 +318,22 @@ impl ServedRoot {
                 "the single catalog of an earlier release is now database {name}"
             );
         }
+        // Keys that do not fit any catalog stop the server before it opens
+        // (and so fences or writes) any of them.
+        for database in root.databases().await? {
+            let mut locations = vec![root.database_location(&database)];
+            for schema in root.lake_schemas(&database).await? {
+                locations.push(root.lake_location(&database, &schema));
+            }
+            for location in locations {
+                crate::encryption::prepare(
+                    &location,
+                    role.keys(),
+                    crate::encryption::Opening::Reader,
+                )
+                .await?;
+            }
+        }
         let served = ServedRoot {
             root,
             role,
@@ -400,6 +426,11 @@ impl ServedRoot {
                 },
             };
             if let Err(error) = outcome {
+                if matches!(error, crate::StoreError::CatalogKey { .. }) {
+                    // Keys that do not fit are the operator's mistake: stop
+                    // at once, before anything is written.
+                    return Err(error);
+                }
                 // One database's storage failing never stops the others.
                 tracing::error!(database = %name, %error, "cannot open the database; serving the others");
                 broken.insert(name, error.to_string());

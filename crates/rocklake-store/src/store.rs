@@ -10,6 +10,7 @@ use rocklake_codec::keys::{Counter, SystemKey};
 use slatedb::config::{GarbageCollectorDirectoryOptions, GarbageCollectorOptions};
 use slatedb::{Db, Settings};
 
+use crate::encryption::{self, CatalogKeys, Opening};
 use crate::error::{StoreError, StoreResult};
 use crate::inner::StoreInner;
 use crate::location::StoreLocation;
@@ -37,6 +38,9 @@ pub struct StoreOptions {
     /// 1-row insert became four times slower after 3,000 snapshots. A flush
     /// keeps only the versions open snapshots still need.
     pub memtable_bytes: usize,
+    /// Catalog keys: a new catalog is encrypted with them, an encrypted
+    /// one needs one of them (see [`crate::encryption`]).
+    pub keys: Option<Arc<CatalogKeys>>,
 }
 
 impl Default for StoreOptions {
@@ -44,6 +48,7 @@ impl Default for StoreOptions {
         StoreOptions {
             flush_interval: Some(Duration::from_millis(100)),
             memtable_bytes: 256 * 1024,
+            keys: None,
         }
     }
 }
@@ -95,6 +100,7 @@ impl CatalogStore {
         location: &StoreLocation,
         options: StoreOptions,
     ) -> StoreResult<CatalogStore> {
+        let cipher = encryption::prepare(location, options.keys.as_ref(), Opening::Writer).await?;
         let (object_store, path) = location.open_object_store()?;
         let settings = Settings {
             flush_interval: options.flush_interval,
@@ -102,8 +108,11 @@ impl CatalogStore {
             garbage_collector_options: Some(catalog_gc_options(location)),
             ..Settings::default()
         };
-        let db = Db::builder(path, object_store)
-            .with_settings(settings)
+        let mut builder = Db::builder(path, object_store).with_settings(settings);
+        if let Some(cipher) = cipher {
+            builder = builder.with_block_transformer(cipher);
+        }
+        let db = builder
             .build()
             .await
             .map_err(|e| StoreError::storage(format!("opening catalog at {location}"), e, 0))?;
@@ -222,25 +231,35 @@ impl CatalogStore {
 
     /// Every key and value of the catalog at `location`, read without opening it
     /// as a writer: a running server is neither fenced nor written to.
-    pub async fn dump_read_only(location: &StoreLocation) -> StoreResult<Vec<(Bytes, Bytes)>> {
+    pub async fn dump_read_only(
+        location: &StoreLocation,
+        keys: Option<&Arc<CatalogKeys>>,
+    ) -> StoreResult<Vec<(Bytes, Bytes)>> {
+        let cipher = encryption::prepare(location, keys, Opening::Reader).await?;
         let (object_store, path) = location.open_object_store()?;
-        let reader = slatedb::DbReader::open(
-            path,
-            object_store,
-            slatedb::DbReaderMode::FollowLatest,
-            slatedb::config::DbReaderOptions::default(),
-        )
-        .await
-        .map_err(|e| StoreError::storage(format!("opening {location} read-only"), e, 0))?;
+        let mut builder = slatedb::DbReader::builder(path, object_store)
+            .with_reader_mode(slatedb::DbReaderMode::FollowLatest);
+        if let Some(cipher) = cipher {
+            builder = builder.with_block_transformer(cipher);
+        }
+        let reader = builder
+            .build()
+            .await
+            .map_err(|e| StoreError::storage(format!("opening {location} read-only"), e, 0))?;
+        // SlateDB only says a block "could not be transformed": name the
+        // reason (e.g. the key a block is sealed with) when a key failed.
+        let scanning = |e: slatedb::Error| match keys.and_then(|keys| keys.last_failure()) {
+            Some(reason) => StoreError::CatalogKey {
+                location: location.to_string(),
+                reason,
+            },
+            None => StoreError::storage("scanning all keys", e, 0),
+        };
         let mut iter = slatedb::DbReadOps::scan(&reader, ..)
             .await
-            .map_err(|e| StoreError::storage("scanning all keys", e, 0))?;
+            .map_err(scanning)?;
         let mut out = Vec::new();
-        while let Some(kv) = iter
-            .next()
-            .await
-            .map_err(|e| StoreError::storage("scanning all keys", e, 0))?
-        {
+        while let Some(kv) = iter.next().await.map_err(scanning)? {
             out.push((kv.key, kv.value));
         }
         reader

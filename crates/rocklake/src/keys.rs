@@ -75,12 +75,13 @@ impl LakeChoice {
 
 pub async fn dump_keys(
     lake: &LakeChoice,
+    keys: Option<&std::sync::Arc<rocklake_store::CatalogKeys>>,
     tag: Option<&str>,
     out: &mut impl Write,
 ) -> anyhow::Result<usize> {
     let wanted = tag.map(parse_tag).transpose()?;
     let location = lake.location().await?;
-    let entries = CatalogStore::dump_read_only(&location).await?;
+    let entries = CatalogStore::dump_read_only(&location, keys).await?;
     let relations = Relations::from_registry(&entries);
     let mut printed = 0;
     for (key, value) in &entries {

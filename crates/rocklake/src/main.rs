@@ -1,6 +1,7 @@
 //! The `rocklake` command line: serve a catalog, inspect its keys, benchmark it.
 
 mod bench;
+mod catalog_key;
 mod keys;
 mod maintain;
 mod security;
@@ -27,12 +28,16 @@ enum Command {
     Keys {
         #[command(flatten)]
         lake: keys::LakeChoice,
+        #[command(flatten)]
+        keys: catalog_key::CatalogKeyArgs,
         /// Only keys of this tag: a tag name (`snapshot`, `column`,
         /// `system`), a catalog table name (`ducklake_data_file`) or a tag
         /// byte (`0x06`).
         #[arg(long)]
         tag: Option<String>,
     },
+    /// Print a new random catalog encryption key (for --catalog-key-file).
+    NewCatalogKey,
     /// Benchmark the catalog store: commit latency and scan throughput.
     BenchStore(bench::BenchArgs),
     /// Advance the retention floor of a running server: snapshots before it
@@ -64,11 +69,14 @@ async fn run() -> anyhow::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     match Cli::parse().command {
-        Command::Keys { lake, tag } => {
+        Command::Keys { lake, keys, tag } => {
             let stdout = std::io::stdout();
-            let count = keys::dump_keys(&lake, tag.as_deref(), &mut stdout.lock()).await?;
+            let keys = keys.keys()?;
+            let count =
+                keys::dump_keys(&lake, keys.as_ref(), tag.as_deref(), &mut stdout.lock()).await?;
             eprintln!("{count} keys");
         }
+        Command::NewCatalogKey => println!("{}", rocklake_store::CatalogKeys::generate()),
         Command::BenchStore(args) => bench::run(args).await?,
         Command::Serve(args) => serve::run(args).await?,
         Command::Gc(args) => maintain::gc(args).await?,

@@ -70,6 +70,8 @@ pub struct ServeArgs {
     shutdown_grace: Duration,
     #[command(flatten)]
     security: crate::security::SecurityArgs,
+    #[command(flatten)]
+    catalog_keys: crate::catalog_key::CatalogKeyArgs,
 }
 
 /// A duration as `rocklake serve` takes it: a number with an optional unit
@@ -146,12 +148,17 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let location = StoreLocation::parse(&args.location)?;
     location.check_reachable().await?;
+    let keys = args.catalog_keys.keys()?;
     let role = if args.read_only {
         Role::Replica(ReplicaOptions {
             poll_interval: Duration::from_millis(args.poll_ms),
+            keys,
         })
     } else {
-        Role::Writer(StoreOptions::default())
+        Role::Writer(StoreOptions {
+            keys,
+            ..StoreOptions::default()
+        })
     };
     let default_database = (!args.no_default_database).then_some(args.default_database.as_str());
     let root = Arc::new(
