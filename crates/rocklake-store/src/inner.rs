@@ -1,13 +1,14 @@
 //! [`StoreInner`]: the state a catalog's writer shares with its transactions:
 //! the SlateDB handle, the writer epoch, the counters handed out in memory,
-//! the commit lock, the scan cache and the unique keys of transactions in
-//! flight.
+//! the commit lock, the scan cache, the unique keys of transactions in
+//! flight and the group flush.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use slatedb::Db;
 
+use crate::group_flush::GroupFlush;
 use crate::key_locks::KeyLocks;
 use crate::reader::Reads;
 use crate::scan_cache::ScanCache;
@@ -25,6 +26,8 @@ pub(crate) struct StoreInner {
     pub(crate) scan_cache: Arc<ScanCache>,
     /// Unique keys inserted by transactions in flight.
     pub(crate) key_locks: Arc<KeyLocks>,
+    /// Shares durable WAL writes between concurrent commits.
+    pub(crate) group_flush: Arc<GroupFlush>,
 }
 
 impl StoreInner {

@@ -6,6 +6,7 @@
 pub mod encryption;
 pub mod engine;
 pub mod error;
+mod group_flush;
 mod inner;
 mod key_locks;
 pub mod location;

@@ -163,6 +163,7 @@ impl CatalogStore {
                 commit_lock: tokio::sync::Mutex::new(()),
                 scan_cache: Arc::new(ScanCache::new()),
                 key_locks: Arc::default(),
+                group_flush: Arc::default(),
             }),
             location: location.clone(),
         };

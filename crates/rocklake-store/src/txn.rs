@@ -554,7 +554,7 @@ impl WriteTxn {
     /// [`StoreError::Conflict`].
     pub async fn commit(mut self) -> StoreResult<()> {
         let inner = self.inner.clone();
-        let _guard = inner.commit_lock.lock().await;
+        let guard = inner.commit_lock.lock().await;
         let registry_version = if self.wrote {
             self.stage_counters().await?
         } else {
@@ -576,11 +576,10 @@ impl WriteTxn {
         match outcome {
             Ok(None) => Ok(()),
             Ok(Some(handle)) => {
-                inner
-                    .db
-                    .flush()
-                    .await
-                    .map_err(|e| StoreError::storage("flushing a commit", e, inner.epoch))?;
+                // The batch is applied in commit order; the durable write is
+                // shared with the commits waiting for it (group commit).
+                drop(guard);
+                inner.group_flush.request(&inner.db);
                 handle.await_durable().await.map_err(|e| {
                     StoreError::storage("waiting for a commit to be durable", e, inner.epoch)
                 })
