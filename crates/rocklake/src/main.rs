@@ -2,6 +2,7 @@
 
 mod bench;
 mod catalog_key;
+mod import;
 mod keys;
 mod maintain;
 mod security;
@@ -36,6 +37,9 @@ enum Command {
         #[arg(long)]
         tag: Option<String>,
     },
+    /// Copy a whole DuckLake catalog from another backend (PostgreSQL) into
+    /// a new RockLake lake.
+    Import(import::ImportArgs),
     /// Print a new random catalog encryption key (for --catalog-key-file).
     NewCatalogKey,
     /// Benchmark the catalog store: commit latency and scan throughput.
@@ -76,6 +80,7 @@ async fn run() -> anyhow::Result<()> {
                 keys::dump_keys(&lake, keys.as_ref(), tag.as_deref(), &mut stdout.lock()).await?;
             eprintln!("{count} keys");
         }
+        Command::Import(args) => import::run(args).await?,
         Command::NewCatalogKey => println!("{}", rocklake_store::CatalogKeys::generate()),
         Command::BenchStore(args) => bench::run(args).await?,
         Command::Serve(args) => serve::run(args).await?,
