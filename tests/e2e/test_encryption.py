@@ -64,6 +64,10 @@ def test_an_encrypted_catalog_holds_no_secret_in_plaintext(tmp_path, duck, data_
         con.execute("INSERT INTO l.secret_payroll VALUES ('inlined-alice', 1)")
         con.execute("INSERT INTO l.secret_payroll SELECT 'bulk-' || range, range "
                     "FROM range(5000)")
+        # Enough commits for the memtable (256 KiB) to be flushed to L0
+        # tables, so that WAL and L0/compacted tables are both checked.
+        for n in range(400):
+            con.execute(f"INSERT INTO l.secret_payroll VALUES ('inlined-{n}', {n})")
         with psycopg.connect(server.dsn(), autocommit=True) as pg:
             keys = [r[0] for r in pg.execute(
                 "SELECT encryption_key FROM ducklake_data_file WHERE encryption_key IS NOT NULL")]
@@ -76,6 +80,7 @@ def test_an_encrypted_catalog_holds_no_secret_in_plaintext(tmp_path, duck, data_
                                                    b"ducklake_data_file"]
         objects = object_bytes(server.catalog_dir)
         assert any("wal" in p.parts for p, _ in objects)
+        assert any("compacted" in p.parts for p, _ in objects), "no L0/compacted table written"
         for path, content in objects:
             for needle in needles:
                 assert needle not in content, f"{needle!r} in plaintext in {path}"
@@ -84,7 +89,7 @@ def test_an_encrypted_catalog_holds_no_secret_in_plaintext(tmp_path, duck, data_
         server.start()
         con = duck()
         con.execute(f"ATTACH 'ducklake:postgres:{server.dsn()}' AS l (DATA_PATH '{data}/')")
-        assert con.execute("SELECT count(*) FROM l.secret_payroll").fetchone() == (5001,)
+        assert con.execute("SELECT count(*) FROM l.secret_payroll").fetchone() == (5401,)
         server.stop()
 
         listing = subprocess.run([ROCKLAKE_BIN, "keys", str(server.catalog_dir), "--tag",
