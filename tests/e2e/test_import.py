@@ -1,7 +1,9 @@
-"""`rocklake import`: a DuckLake catalog that stock DuckDB built on a real
-PostgreSQL 15 is copied into RockLake; DuckDB attached to the copy sees at
-every snapshot what it sees on the source, and writes on. Bad inputs fail
-with one clear error and leave nothing behind.
+"""`rocklake import` and `rocklake export`: a DuckLake catalog that stock
+DuckDB built on a real PostgreSQL 15 is copied into RockLake; DuckDB attached
+to the copy sees at every snapshot what it sees on the source, and writes on;
+exported back (while the server runs) into an empty PostgreSQL database, it
+is the same again. Bad inputs fail with one clear error and leave nothing
+behind.
 
 Needs the PostgreSQL reference (ROCKLAKE_PG_REFERENCE=1, the default of
 scripts/test.sh).
@@ -73,6 +75,22 @@ def test_a_postgres_catalog_imports_with_its_whole_history(pg_server, duck, data
 
         # The target must be empty: a second import into it is refused.
         again = import_into(rocklake.catalog_dir, pg_server.dsn(source.db))
+        assert again.returncode != 0 and "empty target" in again.stderr, again.stderr
+
+        # Out again, while the server runs: an empty PostgreSQL database.
+        target_db = pg_server.new_database("exported")
+        exported = subprocess.run([ROCKLAKE_BIN, "export", str(rocklake.catalog_dir),
+                                   f"postgres:{pg_server.dsn(target_db)}"],
+                                  capture_output=True, text=True, timeout=300)
+        assert exported.returncode == 0, exported.stderr
+        on_export = duck()
+        on_export.execute(f"ATTACH 'ducklake:postgres:{pg_server.dsn(target_db)}' AS l "
+                          f"(DATA_PATH '{data}/')")
+        assert snapshot_view(on_export, "l") == snapshot_view(on_rl, "l")
+        # ... which must be empty: a second export is refused.
+        again = subprocess.run([ROCKLAKE_BIN, "export", str(rocklake.catalog_dir),
+                                f"postgres:{pg_server.dsn(target_db)}"],
+                               capture_output=True, text=True, timeout=300)
         assert again.returncode != 0 and "empty target" in again.stderr, again.stderr
     finally:
         rocklake.stop()

@@ -2,11 +2,11 @@
 
 mod bench;
 mod catalog_key;
-mod import;
 mod keys;
 mod maintain;
 mod security;
 mod serve;
+mod transfer;
 
 use clap::{Parser, Subcommand};
 
@@ -39,7 +39,10 @@ enum Command {
     },
     /// Copy a whole DuckLake catalog from another backend (PostgreSQL) into
     /// a new RockLake lake.
-    Import(import::ImportArgs),
+    Import(transfer::ImportArgs),
+    /// Copy a RockLake lake into an empty PostgreSQL database (works while
+    /// a server runs).
+    Export(transfer::ExportArgs),
     /// Print a new random catalog encryption key (for --catalog-key-file).
     NewCatalogKey,
     /// Benchmark the catalog store: commit latency and scan throughput.
@@ -80,7 +83,8 @@ async fn run() -> anyhow::Result<()> {
                 keys::dump_keys(&lake, keys.as_ref(), tag.as_deref(), &mut stdout.lock()).await?;
             eprintln!("{count} keys");
         }
-        Command::Import(args) => import::run(args).await?,
+        Command::Import(args) => transfer::import(args).await?,
+        Command::Export(args) => transfer::export(args).await?,
         Command::NewCatalogKey => println!("{}", rocklake_store::CatalogKeys::generate()),
         Command::BenchStore(args) => bench::run(args).await?,
         Command::Serve(args) => serve::run(args).await?,

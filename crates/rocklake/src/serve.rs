@@ -146,6 +146,11 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         None => None,
     };
+    // The port first: a server that cannot listen must not open (and so
+    // fence) the catalogs another server is serving.
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
     let location = StoreLocation::parse(&args.location)?;
     location.check_reachable().await?;
     let keys = args.catalog_keys.keys()?;
@@ -166,9 +171,6 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("opening the databases under {location}"))?,
     );
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .with_context(|| format!("binding {}", args.listen))?;
     let role = if args.read_only {
         "read-only replica".to_string()
     } else {

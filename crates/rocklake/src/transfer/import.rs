@@ -1,0 +1,113 @@
+//! `rocklake import SOURCE [ROOT]`: copies a whole DuckLake catalog held by
+//! another backend into a new RockLake lake, all or nothing.
+//!
+//! SOURCE is DuckLake's own metadata string, as written after `ducklake:` in
+//! ATTACH (`postgres:dbname=... host=...`). Every snapshot, id, option and
+//! the data path come over, so stock DuckDB attached to the result sees what
+//! it saw on the source. The target is a lake that must be new: a new
+//! database, or a schema of an existing database that holds no table.
+
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use rocklake_store::{LakeRoot, Role, ServedRoot, StoreLocation, StoreOptions};
+
+use super::{check_version, postgres, rocklake};
+
+/// Arguments of `rocklake import`.
+#[derive(clap::Args, Debug)]
+pub struct ImportArgs {
+    /// The source catalog as DuckLake's ATTACH writes it after `ducklake:`,
+    /// e.g. `postgres:dbname=lake host=127.0.0.1 user=postgres`.
+    source: String,
+    /// Root of the RockLake databases (as `rocklake serve` takes it).
+    #[arg(default_value = "./lake")]
+    location: String,
+    /// Database to create (or to add the lake to, with --schema).
+    #[arg(long, default_value = rocklake_store::served::DEFAULT_DATABASE)]
+    database: String,
+    /// The source's METADATA_SCHEMA; the lake keeps it (default: the
+    /// source's default schema, `public`).
+    #[arg(long)]
+    schema: Option<String>,
+    #[command(flatten)]
+    keys: crate::catalog_key::CatalogKeyArgs,
+}
+
+/// Runs `rocklake import`.
+pub async fn import(args: ImportArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let schema = args.schema.clone().unwrap_or_else(|| "public".to_string());
+    let source = match args.source.split_once(':') {
+        Some(("postgres", dsn)) => postgres::read(dsn, &schema).await?,
+        Some((kind, _)) => bail!(
+            "unsupported source {kind:?}: `rocklake import` reads `postgres:...` catalogs \
+             (for sqlite: and DuckDB files see the README's import section)"
+        ),
+        None => bail!("SOURCE is DuckLake's metadata string, e.g. postgres:dbname=lake host=..."),
+    };
+    let version = check_version(&source)?;
+    let read_time = started.elapsed();
+    let location = StoreLocation::parse(&args.location)?;
+    location.check_reachable().await?;
+    let root = LakeRoot::open(location.clone())?;
+    if root.has_single_catalog().await? {
+        bail!("{location} holds the single catalog of an earlier release: start `rocklake serve` on it once first");
+    }
+    // Decided from the listing alone, before anything is opened (opening
+    // the root as its writer would fence a server serving it).
+    let new_database = !root.has_database(&args.database).await?;
+    if !new_database && schema == "public" {
+        bail!(
+            "database {:?} exists under {location}: import needs an empty target (a new \
+             database, or --schema for a new METADATA_SCHEMA lake)",
+            args.database
+        );
+    }
+    if !new_database && root.lake_schemas(&args.database).await?.contains(&schema) {
+        bail!(
+            "database {:?} already has a lake in schema {schema:?}: import needs an empty target",
+            args.database
+        );
+    }
+    let served = ServedRoot::open(
+        root.clone(),
+        Role::Writer(StoreOptions {
+            keys: args.keys.keys()?,
+            ..StoreOptions::default()
+        }),
+        None,
+    )
+    .await
+    .with_context(|| format!("opening {location}"))?;
+    if new_database {
+        served.create_database(&args.database).await?;
+    }
+    let outcome = rocklake::write(&served, &args.database, &schema, &source, new_database).await;
+    if outcome.is_err() && new_database {
+        let _ = served.drop_database(&args.database, true).await;
+    }
+    served.close().await?;
+    let counts = outcome?;
+    let rows: usize = counts.iter().map(|(_, n)| n).sum();
+    let elapsed = started.elapsed();
+    eprintln!(
+        "imported {} (spec {version}) into database {:?}{} of {location}: {} tables, {rows} rows \
+         in {:.1} s (read {:.1} s; {:.0} rows/s)",
+        source.description,
+        args.database,
+        if schema == "public" {
+            String::new()
+        } else {
+            format!(", schema {schema:?}")
+        },
+        counts.len(),
+        elapsed.as_secs_f64(),
+        read_time.as_secs_f64(),
+        rows as f64 / elapsed.as_secs_f64().max(1e-9)
+    );
+    for (table, count) in &counts {
+        println!("{table}\t{count}");
+    }
+    Ok(())
+}
