@@ -100,6 +100,26 @@ impl CatalogStore {
         location: &StoreLocation,
         options: StoreOptions,
     ) -> StoreResult<CatalogStore> {
+        // The writer being fenced may still be writing: when its WAL write
+        // wins the race with this writer's first one, SlateDB reports this
+        // (newest) writer fenced. Opening again fences it for good.
+        let mut attempts = 0;
+        loop {
+            match Self::open_once(location, options.clone()).await {
+                Err(StoreError::Fenced { .. }) if attempts < 3 => {
+                    attempts += 1;
+                    tracing::warn!(%location, attempts, "fenced while opening: the previous writer was still writing; opening again");
+                    tokio::time::sleep(Duration::from_millis(100 * attempts)).await;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
+    async fn open_once(
+        location: &StoreLocation,
+        options: StoreOptions,
+    ) -> StoreResult<CatalogStore> {
         let cipher = encryption::prepare(location, options.keys.as_ref(), Opening::Writer).await?;
         let (object_store, path) = location.open_object_store()?;
         let settings = Settings {

@@ -4,11 +4,14 @@
 //! SlateDB database, in the seed's key layout), and [`LakeStorage`] shows a
 //! database's home storage and its schema lakes to the engine as one.
 //!
-//! Routing is by schema: a schema other than `public` that the home storage
-//! does not already hold is a lake of its own, created by `CREATE SCHEMA`
+//! Routing is by schema. A schema `CREATE SCHEMA` makes is placed when its
+//! first table is created: a DuckLake catalog table (`ducklake_...`) makes it
+//! a lake of its own (DuckLake creates the schema and its tables in one
+//! transaction), any other table, or none by commit, puts it in the home
+//! storage with `public`, as PostgreSQL keeps ordinary schemas. Everything in
+//! a lake (catalog tables, inlined-data tables) lives in that lake's storage
 //! (the lake exists as a schema once its storage holds the schema, so a
-//! rolled-back `CREATE SCHEMA` leaves no schema). Everything in it (catalog
-//! tables, inlined-data tables) lives in that lake's storage. A transaction
+//! rolled-back `CREATE SCHEMA` leaves no schema). A transaction
 //! reads from any number of lakes, each on its own snapshot taken at its
 //! first use, and writes to one storage: writing to a second fails with
 //! SQLSTATE 0A000 before anything is written there. `DROP SCHEMA s CASCADE`
@@ -29,6 +32,10 @@ use crate::storage::{
 
 /// The schema every database has in its home storage.
 const HOME_SCHEMA: &str = "public";
+
+/// Names of DuckLake's tables (catalog and inlined data): the first one
+/// created in a new schema makes it a lake.
+const DUCKLAKE_PREFIX: &str = "ducklake_";
 
 /// The schema lakes of one database, as the served root keeps them.
 #[async_trait]
@@ -93,6 +100,7 @@ impl Storage for LakeStorage {
             read_only,
             writer: None,
             dropped: Vec::new(),
+            pending: Vec::new(),
         }))
     }
 
@@ -148,6 +156,9 @@ struct LakeTxn {
     writer: Option<Target>,
     /// Lakes dropped by this transaction: removed once it commits.
     dropped: Vec<String>,
+    /// Schemas created by this transaction and not placed yet (see the
+    /// module docs).
+    pending: Vec<String>,
 }
 
 impl LakeTxn {
@@ -220,6 +231,21 @@ impl LakeTxn {
         }
     }
 
+    /// Makes `name` a lake: its storage (created if needed) gets the schema.
+    async fn create_lake_schema(&mut self, name: &str) -> StorageResult<()> {
+        let target = Target::Lake(name.to_string());
+        self.note_write(&target)?;
+        match self.lakes.get_mut(name) {
+            Some(slot) if !slot.dropped => {}
+            _ => {
+                let storage = self.registry.create_lake(name).await?;
+                self.lakes.insert(name.to_string(), LakeSlot::new(storage));
+            }
+        }
+        self.txn(&target).await?.create_schema(name, true).await?;
+        Ok(())
+    }
+
     /// The live lakes' names, in order.
     fn live_lakes(&self) -> Vec<String> {
         self.lakes
@@ -278,6 +304,16 @@ impl StorageTxn for LakeTxn {
         if_not_exists: bool,
     ) -> StorageResult<bool> {
         let schema = def.schema.clone();
+        if let Some(index) = self.pending.iter().position(|p| *p == schema) {
+            self.pending.remove(index);
+            if def.name.starts_with(DUCKLAKE_PREFIX) {
+                self.create_lake_schema(&schema).await?;
+            } else {
+                self.note_write(&Target::Home)?;
+                self.home.create_schema(&schema, false).await?;
+                self.home_schemas = None;
+            }
+        }
         self.route_write(&schema)
             .await?
             .create_relation(def, if_not_exists)
@@ -330,12 +366,22 @@ impl StorageTxn for LakeTxn {
         Ok(all)
     }
 
-    /// `public` and schemas the home storage holds stay there; any other
-    /// schema becomes a lake of its own.
+    /// `public` and schemas the home storage holds stay there; a new schema
+    /// is placed by its first table (see the module docs).
     async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {
         if name == HOME_SCHEMA || self.home_has(name).await? {
             self.note_write(&Target::Home)?;
             return self.home.create_schema(name, if_not_exists).await;
+        }
+        let is_lake = self.lakes.get(name).is_some_and(|slot| !slot.dropped);
+        if self.pending.iter().any(|p| p == name) || is_lake && self.lake_has_schema(name).await? {
+            if if_not_exists {
+                return Ok(false);
+            }
+            return Err(SqlError::new(
+                SqlState::DUPLICATE_SCHEMA,
+                format!("schema \"{name}\" already exists"),
+            ));
         }
         if self.read_only {
             return Err(SqlError::new(
@@ -343,19 +389,8 @@ impl StorageTxn for LakeTxn {
                 "cannot execute CREATE SCHEMA in a read-only transaction",
             ));
         }
-        let target = Target::Lake(name.to_string());
-        self.note_write(&target)?;
-        match self.lakes.get_mut(name) {
-            Some(slot) if !slot.dropped => {}
-            _ => {
-                let storage = self.registry.create_lake(name).await?;
-                self.lakes.insert(name.to_string(), LakeSlot::new(storage));
-            }
-        }
-        self.txn(&target)
-            .await?
-            .create_schema(name, if_not_exists)
-            .await
+        self.pending.push(name.to_string());
+        Ok(true)
     }
 
     async fn drop_schema(
@@ -364,6 +399,10 @@ impl StorageTxn for LakeTxn {
         if_exists: bool,
         cascade: bool,
     ) -> StorageResult<bool> {
+        if let Some(index) = self.pending.iter().position(|p| p == name) {
+            self.pending.remove(index);
+            return Ok(true);
+        }
         let target = self.target(name).await?;
         if target == Target::Home || !self.lake_has_schema(name).await? {
             if target == Target::Home && self.home_has(name).await? {
@@ -414,6 +453,7 @@ impl StorageTxn for LakeTxn {
                 all.push(schema);
             }
         }
+        all.extend(self.pending.iter().cloned());
         Ok(all)
     }
 
@@ -467,7 +507,11 @@ impl StorageTxn for LakeTxn {
 
     /// Commits the one storage written to (reads need no commit), then
     /// removes the lakes this transaction dropped.
-    async fn commit(self: Box<Self>) -> StorageResult<()> {
+    async fn commit(mut self: Box<Self>) -> StorageResult<()> {
+        for schema in std::mem::take(&mut self.pending) {
+            self.note_write(&Target::Home)?;
+            self.home.create_schema(&schema, true).await?;
+        }
         let LakeTxn {
             home,
             mut lakes,
@@ -581,7 +625,14 @@ mod tests {
         let (db, _) = database().await;
         let mut txn = db.begin(false).await.unwrap();
         txn.create_schema("team_a", false).await.unwrap();
-        let error = txn.create_schema("team_b", false).await.unwrap_err();
+        txn.create_relation(table("team_a", "ducklake_metadata"), false)
+            .await
+            .unwrap();
+        txn.create_schema("team_b", false).await.unwrap();
+        let error = txn
+            .create_relation(table("team_b", "ducklake_metadata"), false)
+            .await
+            .unwrap_err();
         assert_eq!(error.code, SqlState::FEATURE_NOT_SUPPORTED);
         let error = txn
             .create_relation(table("public", "t"), false)
@@ -590,20 +641,49 @@ mod tests {
         assert_eq!(error.code, SqlState::FEATURE_NOT_SUPPORTED);
     }
 
+    /// Schemas that get ordinary tables stay with `public` (psql users mix
+    /// them in one transaction, as PostgreSQL allows).
+    #[tokio::test]
+    async fn ordinary_schemas_stay_home() {
+        let (db, lakes) = database().await;
+        let mut txn = db.begin(false).await.unwrap();
+        txn.create_schema("s1", false).await.unwrap();
+        txn.create_relation(table("public", "t1"), false)
+            .await
+            .unwrap();
+        txn.create_relation(table("s1", "t2"), false).await.unwrap();
+        txn.create_schema("empty", false).await.unwrap();
+        txn.commit().await.unwrap();
+        assert!(lakes.lakes().is_empty());
+        let mut txn = db.begin(true).await.unwrap();
+        let mut schemas = txn.schemas().await.unwrap();
+        schemas.sort();
+        assert_eq!(schemas, ["empty", "public", "s1"]);
+        assert_eq!(txn.relations().await.unwrap().len(), 2);
+    }
+
     #[tokio::test]
     async fn a_rolled_back_create_schema_leaves_no_schema() {
         let (db, lakes) = database().await;
         let mut txn = db.begin(false).await.unwrap();
         txn.create_schema("team_a", false).await.unwrap();
+        txn.create_relation(table("team_a", "ducklake_metadata"), false)
+            .await
+            .unwrap();
         drop(txn);
         let mut txn = db.begin(true).await.unwrap();
         assert_eq!(txn.schemas().await.unwrap(), ["public"]);
         drop(txn);
-        // The empty storage is reused by the next CREATE SCHEMA.
+        // The empty storage left behind is reused by the next lake there.
         let mut txn = db.begin(false).await.unwrap();
         assert!(txn.create_schema("team_a", false).await.unwrap());
+        txn.create_relation(table("team_a", "ducklake_metadata"), false)
+            .await
+            .unwrap();
         txn.commit().await.unwrap();
         assert_eq!(lakes.lakes().len(), 1);
+        let mut txn = db.begin(true).await.unwrap();
+        assert_eq!(txn.schemas().await.unwrap(), ["public", "team_a"]);
     }
 
     #[tokio::test]
@@ -615,6 +695,7 @@ mod tests {
             .await
             .unwrap();
         txn.commit().await.unwrap();
+        assert_eq!(lakes.lakes().len(), 1);
         let mut txn = db.begin(false).await.unwrap();
         let error = txn.drop_schema("team_a", false, false).await.unwrap_err();
         assert_eq!(error.code, SqlState::DEPENDENT_OBJECTS_STILL_EXIST);
