@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::bail;
 
-use super::{check_version, postgres, rocklake};
+use super::{check_version, postgres, rocklake, LakeArgs};
 
 /// Arguments of `rocklake export`.
 #[derive(clap::Args, Debug)]
@@ -18,29 +18,22 @@ pub struct ExportArgs {
     /// Where to, as DuckLake's ATTACH writes it after `ducklake:`, e.g.
     /// `postgres:dbname=lake host=127.0.0.1 user=postgres`.
     target: String,
-    /// The database to export.
-    #[arg(long, default_value = rocklake_store::served::DEFAULT_DATABASE)]
-    database: String,
-    /// The METADATA_SCHEMA lake to export (default: the database's
-    /// `public` lake); the target gets the same schema.
-    #[arg(long)]
-    schema: Option<String>,
     #[command(flatten)]
-    keys: crate::catalog_key::CatalogKeyArgs,
+    lake: LakeArgs,
 }
 
 /// Runs `rocklake export`.
 pub async fn export(args: ExportArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    let schema = args.schema.clone().unwrap_or_else(|| "public".to_string());
+    let schema = args.lake.schema();
     let Some(("postgres", dsn)) = args.target.split_once(':') else {
         bail!(
             "unsupported target {:?}: `rocklake export` writes `postgres:...` catalogs",
             args.target
         );
     };
-    let keys = args.keys.keys()?;
-    let catalog = rocklake::read(&args.location, &args.database, &schema, keys).await?;
+    let keys = args.lake.keys.keys()?;
+    let catalog = rocklake::read(&args.location, &args.lake.database, &schema, keys).await?;
     let version = check_version(&catalog)?;
     let counts = postgres::write(dsn, &schema, &catalog).await?;
     let rows: usize = counts.iter().map(|(_, n)| n).sum();

@@ -12,7 +12,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use rocklake_store::{LakeRoot, Role, ServedRoot, StoreLocation, StoreOptions};
 
-use super::{check_version, postgres, rocklake};
+use super::{check_version, postgres, rocklake, LakeArgs};
 
 /// Arguments of `rocklake import`.
 #[derive(clap::Args, Debug)]
@@ -23,26 +23,19 @@ pub struct ImportArgs {
     /// Root of the RockLake databases (as `rocklake serve` takes it).
     #[arg(default_value = "./lake")]
     location: String,
-    /// Database to create (or to add the lake to, with --schema).
-    #[arg(long, default_value = rocklake_store::served::DEFAULT_DATABASE)]
-    database: String,
-    /// The source's METADATA_SCHEMA; the lake keeps it (default: the
-    /// source's default schema, `public`).
-    #[arg(long)]
-    schema: Option<String>,
     #[command(flatten)]
-    keys: crate::catalog_key::CatalogKeyArgs,
+    lake: LakeArgs,
 }
 
 /// Runs `rocklake import`.
 pub async fn import(args: ImportArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    let schema = args.schema.clone().unwrap_or_else(|| "public".to_string());
+    let schema = args.lake.schema();
     let source = match args.source.split_once(':') {
         Some(("postgres", dsn)) => postgres::read(dsn, &schema).await?,
         Some((kind, _)) => bail!(
             "unsupported source {kind:?}: `rocklake import` reads `postgres:...` catalogs \
-             (for sqlite: and DuckDB files see the README's import section)"
+             (SQLite and DuckDB-file catalogs are not read yet)"
         ),
         None => bail!("SOURCE is DuckLake's metadata string, e.g. postgres:dbname=lake host=..."),
     };
@@ -56,24 +49,29 @@ pub async fn import(args: ImportArgs) -> anyhow::Result<()> {
     }
     // Decided from the listing alone, before anything is opened (opening
     // the root as its writer would fence a server serving it).
-    let new_database = !root.has_database(&args.database).await?;
+    let new_database = !root.has_database(&args.lake.database).await?;
     if !new_database && schema == "public" {
         bail!(
             "database {:?} exists under {location}: import needs an empty target (a new \
              database, or --schema for a new METADATA_SCHEMA lake)",
-            args.database
+            args.lake.database
         );
     }
-    if !new_database && root.lake_schemas(&args.database).await?.contains(&schema) {
+    if !new_database
+        && root
+            .lake_schemas(&args.lake.database)
+            .await?
+            .contains(&schema)
+    {
         bail!(
             "database {:?} already has a lake in schema {schema:?}: import needs an empty target",
-            args.database
+            args.lake.database
         );
     }
     let served = ServedRoot::open(
         root.clone(),
         Role::Writer(StoreOptions {
-            keys: args.keys.keys()?,
+            keys: args.lake.keys.keys()?,
             ..StoreOptions::default()
         }),
         None,
@@ -81,11 +79,12 @@ pub async fn import(args: ImportArgs) -> anyhow::Result<()> {
     .await
     .with_context(|| format!("opening {location}"))?;
     if new_database {
-        served.create_database(&args.database).await?;
+        served.create_database(&args.lake.database).await?;
     }
-    let outcome = rocklake::write(&served, &args.database, &schema, &source, new_database).await;
+    let outcome =
+        rocklake::write(&served, &args.lake.database, &schema, &source, new_database).await;
     if outcome.is_err() && new_database {
-        let _ = served.drop_database(&args.database, true).await;
+        let _ = served.drop_database(&args.lake.database, true).await;
     }
     served.close().await?;
     let counts = outcome?;
@@ -95,7 +94,7 @@ pub async fn import(args: ImportArgs) -> anyhow::Result<()> {
         "imported {} (spec {version}) into database {:?}{} of {location}: {} tables, {rows} rows \
          in {:.1} s (read {:.1} s; {:.0} rows/s)",
         source.description,
-        args.database,
+        args.lake.database,
         if schema == "public" {
             String::new()
         } else {

@@ -27,6 +27,27 @@ pub const SPEC_VERSIONS: &[&str] = &["0.3", "0.4", "1.0", "1.1"];
 /// Rows per INSERT statement.
 pub const BATCH_ROWS: usize = 500;
 
+/// The RockLake lake an import writes or an export reads.
+#[derive(clap::Args, Debug)]
+pub struct LakeArgs {
+    /// The database (import: created, or given a lake with --schema).
+    #[arg(long, default_value = rocklake_store::served::DEFAULT_DATABASE)]
+    pub database: String,
+    /// The METADATA_SCHEMA the lake is in, on both sides (default: the
+    /// default schema, `public`).
+    #[arg(long)]
+    pub schema: Option<String>,
+    #[command(flatten)]
+    pub keys: crate::catalog_key::CatalogKeyArgs,
+}
+
+impl LakeArgs {
+    /// The lake's schema.
+    pub fn schema(&self) -> String {
+        self.schema.clone().unwrap_or_else(|| "public".to_string())
+    }
+}
+
 /// One table of the source.
 pub struct SourceTable {
     /// Its name.
