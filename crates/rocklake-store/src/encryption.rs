@@ -322,7 +322,7 @@ pub async fn prepare(
             hex_ids(&marker.key_ids)
         ))),
         (None, Some(keys)) => {
-            if catalog_exists(objects.as_ref(), &catalog).await? {
+            if location.holds_catalog().await? {
                 return Err(error(
                     "the catalog is not encrypted, and a catalog key was given: open it \
                      without a key (an existing catalog cannot be encrypted in place)"
@@ -407,19 +407,6 @@ async fn write_marker(
             reason: format!("cannot write {path}: {e}"),
         })?;
     Ok(())
-}
-
-async fn catalog_exists(objects: &dyn ObjectStore, catalog: &str) -> StoreResult<bool> {
-    use futures::TryStreamExt;
-    let manifests = ObjectPath::from(catalog).join("manifest");
-    match objects.list(Some(&manifests)).try_next().await {
-        Ok(first) => Ok(first.is_some()),
-        Err(slatedb::object_store::Error::NotFound { .. }) => Ok(false),
-        Err(e) => Err(StoreError::Location {
-            location: catalog.to_string(),
-            reason: format!("cannot list {manifests}: {e}"),
-        }),
-    }
 }
 
 #[cfg(test)]

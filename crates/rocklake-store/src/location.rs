@@ -148,6 +148,21 @@ impl StoreLocation {
         Ok(())
     }
 
+    /// Whether a catalog exists here: SlateDB has written a manifest.
+    pub async fn holds_catalog(&self) -> StoreResult<bool> {
+        use futures::TryStreamExt;
+        let (store, path) = self.open_object_store()?;
+        let manifests = ObjectPath::from(path).join("manifest");
+        match store.list(Some(&manifests)).try_next().await {
+            Ok(first) => Ok(first.is_some()),
+            Err(slatedb::object_store::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(StoreError::Location {
+                location: self.to_string(),
+                reason: format!("cannot list the catalog's manifests: {e}"),
+            }),
+        }
+    }
+
     /// The bytes of every object of the catalog (WAL, compacted tables,
     /// manifests): what the catalog takes in its directory or bucket.
     pub async fn stored_bytes(&self) -> StoreResult<u64> {

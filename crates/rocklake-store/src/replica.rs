@@ -55,17 +55,10 @@ impl CatalogReplica {
     /// Opens the catalog at `location` read-only. The catalog must exist (a
     /// writer must have opened it once); its format version must match.
     pub async fn open(location: &StoreLocation, options: ReplicaOptions) -> StoreResult<Self> {
-        let (object_store, path) = location.open_object_store()?;
-        let manifests = object_store
-            .list_with_delimiter(Some(&format!("{path}/manifest").into()))
-            .await
-            .map_err(|e| StoreError::Location {
-                location: location.to_string(),
-                reason: format!("cannot list the catalog's manifests: {e}"),
-            })?;
-        if manifests.objects.is_empty() {
+        if !location.holds_catalog().await? {
             return Err(no_catalog(location));
         }
+        let (object_store, path) = location.open_object_store()?;
         let reader_options = DbReaderOptions {
             manifest_poll_interval: options.poll_interval,
             ..DbReaderOptions::default()

@@ -167,25 +167,15 @@ impl LakeRoot {
 
     /// Deletes every object of database `name`, its schema lakes included.
     /// Its manifests go first, so that a crash half way leaves no database
-    /// behind, only objects that the next create of that name clears.
+    /// behind, only objects that the next create of that name clears (with
+    /// this same call: SlateDB must not find old WAL objects in a new
+    /// database).
     pub async fn remove_database(&self, name: &str) -> StoreResult<()> {
         self.remove_folder(&self.database_path(name)).await
     }
 
     /// Deletes every object of the lake of `schema` in `database`.
     pub async fn remove_lake(&self, database: &str, schema: &str) -> StoreResult<()> {
-        self.remove_folder(&self.lake_path(database, schema)).await
-    }
-
-    /// Clears what a removed database or lake may have left at `name`'s
-    /// place, before a new one is created there (SlateDB must not find old
-    /// WAL objects in a new database).
-    pub async fn clear_database_leftovers(&self, name: &str) -> StoreResult<()> {
-        self.remove_folder(&self.database_path(name)).await
-    }
-
-    /// Like [`LakeRoot::clear_database_leftovers`], for a schema lake.
-    pub async fn clear_lake_leftovers(&self, database: &str, schema: &str) -> StoreResult<()> {
         self.remove_folder(&self.lake_path(database, schema)).await
     }
 

@@ -70,13 +70,6 @@ impl OpenCatalog {
             OpenCatalog::Replica(replica) => replica.close().await,
         }
     }
-
-    fn epoch(&self) -> Option<u64> {
-        match self {
-            OpenCatalog::Writer(store) => Some(store.epoch()),
-            OpenCatalog::Replica(_) => None,
-        }
-    }
 }
 
 /// A catalog with the storage the engine uses over it.
@@ -155,7 +148,7 @@ impl SchemaLakes for DatabaseLakes {
             return Ok(opened.storage.clone());
         }
         self.root
-            .clear_lake_leftovers(&self.database, schema)
+            .remove_lake(&self.database, schema)
             .await
             .map_err(to_sql)?;
         let location = self.root.lake_location(&self.database, schema);
@@ -227,11 +220,6 @@ impl ServedDatabase {
     /// Results of catalog queries shared by this database's sessions.
     pub fn catalog_results(&self) -> Arc<rocklake_sql::CatalogResults> {
         self.catalog_results.clone()
-    }
-
-    /// The writer epoch of the home catalog (`None` on a replica).
-    pub fn epoch(&self) -> Option<u64> {
-        self.home.epoch()
     }
 
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<i32, Arc<Interrupt>>> {
@@ -446,7 +434,8 @@ impl ServedRoot {
         if self.database(name).is_some() || self.root.has_database(name).await? {
             return Ok(false);
         }
-        self.root.clear_database_leftovers(name).await?;
+        // Leftovers of an earlier database of that name, if any.
+        self.root.remove_database(name).await?;
         let database = ServedDatabase::open(&self.root, name, &self.role).await?;
         self.open_databases()
             .insert(name.to_string(), Arc::new(database));

@@ -115,18 +115,15 @@ impl EngineSessions {
 
     /// A session of the database the client named.
     async fn open(&self, name: &str) -> Result<(Session, Option<Arc<ServedDatabase>>), SqlError> {
-        let Source::Root(databases) = &self.source else {
-            let Source::Single {
+        let databases = match &self.source {
+            Source::Single {
                 storage,
                 catalog_results,
-            } = &self.source
-            else {
-                unreachable!("two sources");
-            };
-            return Ok((
-                Session::sharing(storage.clone(), catalog_results.clone()),
-                None,
-            ));
+            } => {
+                let session = Session::sharing(storage.clone(), catalog_results.clone());
+                return Ok((session, None));
+            }
+            Source::Root(databases) => databases,
         };
         let mut database = databases.root.database(name);
         if database.is_none() && databases.replica {
