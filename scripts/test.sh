@@ -33,6 +33,11 @@ if [ "$ROCKLAKE_PG_REFERENCE" = "1" ] && [ ! -x /usr/lib/postgresql/15/bin/postg
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
 fi
 
+if ! command -v prometheus >/dev/null; then
+  step "Prometheus, which scrapes the metrics endpoint in the end-to-end tests"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null
+fi
+
 S3S_FS_VERSION="0.14.1"  # 0.17 needs rustc 1.96
 if [ "$(.tools/bin/s3s-fs --version 2>/dev/null || true)" != "s3s-fs ${S3S_FS_VERSION}" ]; then
   step "S3 emulator for the end-to-end tests (s3s-fs ${S3S_FS_VERSION} into .tools/)"

@@ -71,7 +71,10 @@ impl CatalogReplica {
         .await?;
         let mut builder = DbReader::builder(path, object_store)
             .with_options(reader_options)
-            .with_reader_mode(DbReaderMode::FollowLatest);
+            .with_reader_mode(DbReaderMode::FollowLatest)
+            .with_metrics_recorder(std::sync::Arc::new(
+                rocklake_metrics::metrics().slatedb_recorder(&crate::root::lake_label(location)),
+            ));
         if let Some(cipher) = cipher {
             builder = builder.with_block_transformer(cipher);
         }
@@ -110,6 +113,23 @@ impl CatalogReplica {
         ReadTxn::over(ReadView::Replica(self.reader.clone()), 0)
     }
 
+    /// Whether the replica can serve: not closed, and a read answers
+    /// within a few seconds (for `/readyz`).
+    pub async fn check_ready(&self) -> Result<(), String> {
+        if let Some(reason) = self.reader.status().close_reason {
+            return Err(format!("{}: closed ({reason:?})", self.location));
+        }
+        let reads = Reads {
+            source: self.reader.as_ref(),
+            epoch: 0,
+        };
+        read_within(
+            &self.location,
+            reads.get_u64(&SystemKey::FormatVersion.key()),
+        )
+        .await
+    }
+
     /// Stops following the writer.
     pub async fn close(&self) -> StoreResult<()> {
         self.reader
@@ -118,6 +138,25 @@ impl CatalogReplica {
             .map_err(|e| StoreError::storage("closing the replica", e, 0))
     }
 }
+
+/// Waits for a readiness probe's read: an error or no answer within
+/// [`READY_READ_TIMEOUT`] means not ready.
+pub(crate) async fn read_within<T>(
+    location: &StoreLocation,
+    read: impl std::future::Future<Output = StoreResult<T>>,
+) -> Result<(), String> {
+    match tokio::time::timeout(READY_READ_TIMEOUT, read).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(error)) => Err(format!("{location}: {error}")),
+        Err(_) => Err(format!(
+            "{location}: a read did not answer within {} s",
+            READY_READ_TIMEOUT.as_secs()
+        )),
+    }
+}
+
+/// How long a readiness probe's read may take.
+const READY_READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub(crate) fn no_catalog(location: &StoreLocation) -> StoreError {
     StoreError::Location {

@@ -48,6 +48,25 @@ pub fn name_segment(name: &str) -> String {
     segment
 }
 
+/// The short name of the lake at `location` in metrics and logs: `db` for
+/// a database's home lake, `db/schema` for a schema lake, the location
+/// itself for a catalog outside a root's layout.
+pub fn lake_label(location: &StoreLocation) -> String {
+    let shown = location.to_string();
+    let Some((_, rest)) = shown.rsplit_once(&format!("{DATABASES}/")) else {
+        return shown;
+    };
+    let parts: Vec<&str> = rest.trim_end_matches('/').split('/').collect();
+    match parts.as_slice() {
+        [database] => segment_name(database).unwrap_or(shown),
+        [database, SCHEMAS, schema] => match (segment_name(database), segment_name(schema)) {
+            (Some(database), Some(schema)) => format!("{database}/{schema}"),
+            _ => shown,
+        },
+        _ => shown,
+    }
+}
+
 /// The name a path segment stores, if it is one [`name_segment`] writes.
 pub fn segment_name(segment: &str) -> Option<String> {
     let mut bytes = Vec::with_capacity(segment.len());

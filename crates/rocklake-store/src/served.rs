@@ -64,6 +64,13 @@ impl OpenCatalog {
         }
     }
 
+    async fn check_ready(&self) -> Result<(), String> {
+        match self {
+            OpenCatalog::Writer(store) => store.check_ready().await,
+            OpenCatalog::Replica(replica) => replica.check_ready().await,
+        }
+    }
+
     async fn close(&self) -> StoreResult<()> {
         match self {
             OpenCatalog::Writer(store) => store.close().await,
@@ -475,6 +482,36 @@ impl ServedRoot {
             .map_err(DropRefused::Store)?;
         tracing::info!(database = name, "database dropped");
         Ok(())
+    }
+
+    /// Whether every database can serve: none failed to open, and each of
+    /// its catalogs is neither closed nor fenced and answers a read (what
+    /// `/readyz` reports). The error names each catalog that cannot.
+    pub async fn check_ready(&self) -> Result<(), String> {
+        let mut problems: Vec<String> = self
+            .broken()
+            .into_iter()
+            .map(|(name, error)| format!("database {name:?} did not open: {error}"))
+            .collect();
+        let databases: Vec<Arc<ServedDatabase>> = self.open_databases().values().cloned().collect();
+        for database in databases {
+            let lakes: Vec<OpenCatalog> = database
+                .lakes
+                .open_lakes()
+                .values()
+                .map(|opened| opened.catalog.clone())
+                .collect();
+            for catalog in std::iter::once(&database.home).chain(&lakes) {
+                if let Err(problem) = catalog.check_ready().await {
+                    problems.push(problem);
+                }
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("\n"))
+        }
     }
 
     /// Makes every catalog durable and closes it.

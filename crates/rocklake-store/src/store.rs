@@ -128,7 +128,11 @@ impl CatalogStore {
             garbage_collector_options: Some(catalog_gc_options(location)),
             ..Settings::default()
         };
-        let mut builder = Db::builder(path, object_store).with_settings(settings);
+        let mut builder = Db::builder(path, object_store)
+            .with_settings(settings)
+            .with_metrics_recorder(std::sync::Arc::new(
+                rocklake_metrics::metrics().slatedb_recorder(&crate::root::lake_label(location)),
+            ));
         if let Some(cipher) = cipher {
             builder = builder.with_block_transformer(cipher);
         }
@@ -288,6 +292,23 @@ impl CatalogStore {
             .await
             .map_err(|e| StoreError::storage("closing the reader", e, 0))?;
         Ok(out)
+    }
+
+    /// Whether the catalog can serve: not closed or fenced, and a read of
+    /// it answers within a few seconds (for `/readyz`).
+    pub async fn check_ready(&self) -> Result<(), String> {
+        if let Some(reason) = self.inner.db.status().close_reason {
+            return Err(format!("{}: closed ({reason:?})", self.location));
+        }
+        let reads = Reads {
+            source: &self.inner.db,
+            epoch: self.inner.epoch,
+        };
+        crate::replica::read_within(
+            &self.location,
+            reads.get_u64(&SystemKey::FormatVersion.key()),
+        )
+        .await
     }
 
     /// Flushes and closes the database.

@@ -554,6 +554,8 @@ impl WriteTxn {
     /// [`StoreError::Conflict`].
     pub async fn commit(mut self) -> StoreResult<()> {
         let inner = self.inner.clone();
+        let started = std::time::Instant::now();
+        let wrote = self.wrote;
         let guard = inner.commit_lock.lock().await;
         let registry_version = if self.wrote {
             self.stage_counters().await?
@@ -582,11 +584,16 @@ impl WriteTxn {
                 inner.group_flush.request(&inner.db);
                 handle.await_durable().await.map_err(|e| {
                     StoreError::storage("waiting for a commit to be durable", e, inner.epoch)
-                })
+                })?;
+                if wrote {
+                    rocklake_metrics::metrics().commit(started.elapsed());
+                }
+                Ok(())
             }
             Err(error) => {
                 let mapped = StoreError::storage("committing", error, inner.epoch);
                 if let StoreError::Conflict { .. } = mapped {
+                    rocklake_metrics::metrics().commit_conflict();
                     if let Some(violation) = committed_violation(&inner, &self.unique_keys).await? {
                         return Err(violation);
                     }

@@ -90,7 +90,9 @@ impl<'a> CatalogView<'a> {
     fn cache_lookup(&self, prefix: &[u8], read: Read) -> Lookup {
         match self.cache {
             Some(view) if self.written.is_none_or(|tags| !tags.contains(prefix[0])) => {
-                view.lookup(prefix, read)
+                let lookup = view.lookup(prefix, read);
+                rocklake_metrics::metrics().scan_cache_lookup(matches!(lookup, Lookup::Hit(_)));
+                lookup
             }
             _ => Lookup::Miss,
         }

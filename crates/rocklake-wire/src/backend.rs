@@ -51,6 +51,7 @@ pub fn put_ready(buf: &mut BytesMut, status: TxStatus) {
 
 /// Writes an ErrorResponse carrying every field of `error`.
 pub fn put_error(buf: &mut BytesMut, error: &SqlError, severity: Severity) {
+    rocklake_metrics::metrics().error(&error.code.to_string());
     let severity = match severity {
         Severity::Error => "ERROR",
         Severity::Fatal => "FATAL",
@@ -96,6 +97,7 @@ pub fn put_notice(buf: &mut BytesMut, notice: &Notice) {
 
 /// Writes CommandComplete.
 pub fn put_command_complete(buf: &mut BytesMut, tag: &str) -> Result<(), SqlError> {
+    rocklake_metrics::metrics().statement(tag);
     put(buf, &CommandComplete::new(tag.to_string()))
 }
 

@@ -256,6 +256,7 @@ async fn run_session(started: Started, shared: Arc<Shared>) -> Result<(), String
                 _permit,
                 ..
             } = started;
+            let _active = rocklake_metrics::metrics().session_started();
             // Gone from the cancel registry when the session ends, however.
             let _registered = Registered {
                 shared: Arc::clone(&shared),

@@ -4,6 +4,7 @@ mod bench;
 mod catalog_key;
 mod keys;
 mod maintain;
+mod observe;
 mod security;
 mod serve;
 mod transfer;

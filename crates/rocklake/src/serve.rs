@@ -31,6 +31,10 @@ pub struct ServeArgs {
     /// connection no rule matches is refused with FATAL 28000.
     #[arg(long, value_name = "FILE")]
     database_access: Option<std::path::PathBuf>,
+    /// Serve Prometheus metrics at http://ADDR/metrics, with /healthz
+    /// (liveness) and /readyz (every catalog open, unfenced and readable).
+    #[arg(long, value_name = "ADDR")]
+    metrics_listen: Option<SocketAddr>,
     /// Address to listen on. A non-loopback address needs password
     /// authentication and TLS (see below).
     #[arg(long, default_value = "127.0.0.1:5432")]
@@ -151,6 +155,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
+    let metrics_listener = match args.metrics_listen {
+        Some(listen) => Some(crate::observe::bind(listen).await?),
+        None => None,
+    };
     let location = StoreLocation::parse(&args.location)?;
     location.check_reachable().await?;
     let keys = args.catalog_keys.keys()?;
@@ -181,6 +189,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         root.names().join(", "),
         listener.local_addr()?
     );
+    if let Some(listener) = metrics_listener {
+        let bound = crate::observe::start(listener, root.clone())?;
+        eprintln!("rocklake: metrics at http://{bound}/metrics (and /healthz, /readyz)");
+    }
     if args.read_only {
         // Follow the databases and schema lakes the writer creates and drops.
         let follow = Arc::downgrade(&root);

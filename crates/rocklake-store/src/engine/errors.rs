@@ -14,7 +14,12 @@ pub fn to_sql(error: StoreError) -> SqlError {
             table,
             columns,
             values,
-        } => SqlError::unique_violation(&schema, &table, &columns, &values),
+        } => {
+            if table == "ducklake_snapshot" {
+                rocklake_metrics::metrics().snapshot_conflict();
+            }
+            SqlError::unique_violation(&schema, &table, &columns, &values)
+        }
         StoreError::Conflict { .. } => SqlError::new(
             SqlState::SERIALIZATION_FAILURE,
             "could not serialize access due to concurrent update",

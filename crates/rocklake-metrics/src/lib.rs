@@ -1,0 +1,233 @@
+//! RockLake's metrics, in one home: what each layer records (the wire
+//! server its sessions, statements and errors, the store its commits and
+//! scan cache) and SlateDB's own statistics of every open lake, exposed in
+//! Prometheus' text format by [`Metrics::render`].
+//!
+//! A process serves one root, so the metrics are process-wide: every layer
+//! records into [`metrics()`].
+
+mod slatedb_stats;
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+pub use slatedb_stats::{LakeRecorder, SlateDbStats};
+
+/// The content type of [`Metrics::render`]'s text (OpenMetrics 1.0, which
+/// Prometheus reads).
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Labels of a metric family: `(name, value)` pairs.
+type Labels = Vec<(String, String)>;
+
+/// Every metric RockLake records.
+pub struct Metrics {
+    registry: Registry,
+    /// Commits that wrote something, acknowledged durable.
+    commits: Counter,
+    /// Time from COMMIT to the durable acknowledgement, in seconds.
+    commit_seconds: Histogram,
+    /// Commits refused because another transaction committed first.
+    commit_conflicts: Counter,
+    /// Inserts of a snapshot id another transaction had taken: the error
+    /// DuckLake's retry loop waits for.
+    snapshot_conflicts: Counter,
+    /// Statements completed, by command (the first word of PostgreSQL's
+    /// command tag: SELECT, INSERT, COPY, BEGIN, ...).
+    statements: Family<Labels, Counter>,
+    /// Errors sent to clients, by SQLSTATE.
+    errors: Family<Labels, Counter>,
+    /// Client sessions open now.
+    active_sessions: Gauge,
+    /// Client sessions started since the server started.
+    sessions: Counter,
+    /// Catalog scans answered from the scan cache (`hit`) or storage (`miss`).
+    scan_cache: Family<Labels, Counter>,
+    /// SlateDB's statistics of every open lake.
+    slatedb: SlateDbStats,
+}
+
+/// The process' metrics.
+pub fn metrics() -> &'static Metrics {
+    static METRICS: OnceLock<Metrics> = OnceLock::new();
+    METRICS.get_or_init(Metrics::new)
+}
+
+impl Metrics {
+    fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("rocklake");
+        let commits = Counter::default();
+        registry.register(
+            "commits",
+            "Transactions that wrote to a catalog and were acknowledged durable",
+            commits.clone(),
+        );
+        // 0.25 ms to about 4 s.
+        let commit_seconds = Histogram::new(exponential_buckets(0.000_25, 2.0, 15));
+        registry.register(
+            "commit_duration_seconds",
+            "Time from COMMIT to its durable acknowledgement",
+            commit_seconds.clone(),
+        );
+        let commit_conflicts = Counter::default();
+        registry.register(
+            "commit_conflicts",
+            "Commits refused because a concurrent transaction wrote the same keys first",
+            commit_conflicts.clone(),
+        );
+        let snapshot_conflicts = Counter::default();
+        registry.register(
+            "snapshot_conflicts",
+            "Inserts of a DuckLake snapshot id another transaction had taken (DuckLake retries these)",
+            snapshot_conflicts.clone(),
+        );
+        let statements = Family::<Labels, Counter>::default();
+        registry.register(
+            "statements",
+            "Statements completed, by command",
+            statements.clone(),
+        );
+        let errors = Family::<Labels, Counter>::default();
+        registry.register(
+            "errors",
+            "Errors sent to clients, by SQLSTATE",
+            errors.clone(),
+        );
+        let active_sessions = Gauge::default();
+        registry.register(
+            "active_sessions",
+            "Client sessions open now",
+            active_sessions.clone(),
+        );
+        let sessions = Counter::default();
+        registry.register("sessions", "Client sessions started", sessions.clone());
+        let scan_cache = Family::<Labels, Counter>::default();
+        registry.register(
+            "scan_cache_lookups",
+            "Catalog scans answered from the scan cache (result=hit) or from storage (result=miss)",
+            scan_cache.clone(),
+        );
+        let slatedb = SlateDbStats::default();
+        registry.register_collector(Box::new(slatedb.clone()));
+        Metrics {
+            registry,
+            commits,
+            commit_seconds,
+            commit_conflicts,
+            snapshot_conflicts,
+            statements,
+            errors,
+            active_sessions,
+            sessions,
+            scan_cache,
+            slatedb,
+        }
+    }
+
+    /// A durable commit that took `took`.
+    pub fn commit(&self, took: Duration) {
+        self.commits.inc();
+        self.commit_seconds.observe(took.as_secs_f64());
+    }
+
+    /// A commit refused by a concurrent one.
+    pub fn commit_conflict(&self) {
+        self.commit_conflicts.inc();
+    }
+
+    /// A snapshot id taken by another transaction, reported to a client.
+    pub fn snapshot_conflict(&self) {
+        self.snapshot_conflicts.inc();
+    }
+
+    /// A statement completed with `command_tag` (e.g. `INSERT 0 1`).
+    pub fn statement(&self, command_tag: &str) {
+        let command = command_tag.split(' ').next().unwrap_or_default();
+        self.statements
+            .get_or_create(&vec![("command".to_string(), command.to_string())])
+            .inc();
+    }
+
+    /// An error with `sqlstate` sent to a client.
+    pub fn error(&self, sqlstate: &str) {
+        self.errors
+            .get_or_create(&vec![("sqlstate".to_string(), sqlstate.to_string())])
+            .inc();
+    }
+
+    /// A client session started; it counts as active until the returned
+    /// guard is dropped.
+    pub fn session_started(&self) -> ActiveSession {
+        self.sessions.inc();
+        self.active_sessions.inc();
+        ActiveSession(())
+    }
+
+    /// A catalog scan looked up in the scan cache.
+    pub fn scan_cache_lookup(&self, hit: bool) {
+        let result = if hit { "hit" } else { "miss" };
+        self.scan_cache
+            .get_or_create(&vec![("result".to_string(), result.to_string())])
+            .inc();
+    }
+
+    /// The recorder to give the SlateDB database of lake `lake` (its
+    /// statistics carry the label `lake`).
+    pub fn slatedb_recorder(&self, lake: &str) -> LakeRecorder {
+        self.slatedb.recorder(lake)
+    }
+
+    /// Every metric, in OpenMetrics text ([`CONTENT_TYPE`]).
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut text, &self.registry);
+        text
+    }
+}
+
+/// An active session; dropping it ends it.
+pub struct ActiveSession(());
+
+impl Drop for ActiveSession {
+    fn drop(&mut self) {
+        metrics().active_sessions.dec();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(text: &str, line_start: &str) -> Option<f64> {
+        text.lines()
+            .find(|line| line.starts_with(line_start))
+            .and_then(|line| line.rsplit(' ').next())
+            .and_then(|value| value.parse().ok())
+    }
+
+    #[test]
+    fn recorded_values_appear_in_the_exposition() {
+        let metrics = metrics();
+        let before = sample(&metrics.render(), "rocklake_commits_total").unwrap_or(0.0);
+        metrics.commit(Duration::from_millis(3));
+        metrics.statement("INSERT 0 1");
+        metrics.error("23505");
+        let session = metrics.session_started();
+        let text = metrics.render();
+        assert_eq!(sample(&text, "rocklake_commits_total"), Some(before + 1.0));
+        assert!(sample(&text, "rocklake_statements_total{command=\"INSERT\"}").unwrap() >= 1.0);
+        assert!(sample(&text, "rocklake_errors_total{sqlstate=\"23505\"}").unwrap() >= 1.0);
+        assert!(sample(&text, "rocklake_active_sessions").unwrap() >= 1.0);
+        assert!(text.contains("rocklake_commit_duration_seconds_bucket{le=\"0.004\"}"));
+        drop(session);
+        assert!(text.ends_with("# EOF\n"));
+    }
+}
