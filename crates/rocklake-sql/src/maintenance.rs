@@ -1,7 +1,9 @@
 //! Catalog maintenance statements: `CALL rocklake_retain_from('<spec>')` and
-//! `CALL rocklake_excise()`, which `rocklake gc` and `rocklake excise` send;
-//! an extra argument names the schema of a `METADATA_SCHEMA` lake (the
-//! database's home lake without it).
+//! `CALL rocklake_excise()`, which `rocklake gc` and `rocklake excise` send
+//! (an extra argument names the schema of a `METADATA_SCHEMA` lake, the
+//! database's home lake without it); `CALL rocklake_checkpoint('<name>')`,
+//! `rocklake_checkpoints()` and `rocklake_drop_checkpoint('<name>')`, which
+//! `rocklake checkpoint` sends, act on every lake of the database.
 //!
 //! They are procedures in PostgreSQL's `CALL` syntax so any PostgreSQL client
 //! can run them; each runs in its own catalog transaction and so, like
@@ -51,7 +53,19 @@ pub fn parse_call(function: &Function) -> Result<Option<Maintenance>, SqlError> 
         ("rocklake_excise", Some([schema])) => Maintenance::Excise {
             schema: Some(schema.clone()),
         },
-        ("rocklake_retain_from" | "rocklake_excise", _) => return Err(bad_call(function)),
+        ("rocklake_checkpoint", Some([name])) => Maintenance::Checkpoint { name: name.clone() },
+        ("rocklake_checkpoints", Some([])) => Maintenance::Checkpoints,
+        ("rocklake_drop_checkpoint", Some([name])) => {
+            Maintenance::DropCheckpoint { name: name.clone() }
+        }
+        (
+            "rocklake_retain_from"
+            | "rocklake_excise"
+            | "rocklake_checkpoint"
+            | "rocklake_checkpoints"
+            | "rocklake_drop_checkpoint",
+            _,
+        ) => return Err(bad_call(function)),
         _ => return Ok(None),
     };
     Ok(Some(command))
@@ -61,7 +75,7 @@ fn bad_call(function: &Function) -> SqlError {
     SqlError::new(
         SqlState::UNDEFINED_FUNCTION,
         format!(
-            "procedure {function} does not exist: use rocklake_retain_from('<snapshot id or age such as 7d>' [, '<metadata schema>']) or rocklake_excise(['<metadata schema>'])"
+            "procedure {function} does not exist: use rocklake_retain_from('<snapshot id or age such as 7d>' [, '<metadata schema>']), rocklake_excise(['<metadata schema>']), rocklake_checkpoint('<name>'), rocklake_checkpoints() or rocklake_drop_checkpoint('<name>')"
         ),
     )
 }

@@ -363,8 +363,7 @@ pub async fn prepare(
 }
 
 /// The marker's path: next to the SlateDB folder `catalog`.
-fn marker_path(catalog: &str) -> ObjectPath {
-    let catalog = ObjectPath::from(catalog);
+fn marker_path(catalog: &ObjectPath) -> ObjectPath {
     let mut parts: Vec<_> = catalog.parts().collect();
     parts.pop();
     ObjectPath::from_iter(parts).join(MARKER)

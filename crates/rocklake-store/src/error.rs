@@ -16,6 +16,8 @@ pub enum ObjectKind {
     CatalogTable,
     /// A DuckLake catalog table with `begin_snapshot` versions.
     VersionedCatalogTable,
+    /// A named checkpoint of a catalog.
+    Checkpoint,
 }
 
 impl std::fmt::Display for ObjectKind {
@@ -25,6 +27,7 @@ impl std::fmt::Display for ObjectKind {
             ObjectKind::Schema => "schema",
             ObjectKind::CatalogTable => "catalog table",
             ObjectKind::VersionedCatalogTable => "versioned catalog table",
+            ObjectKind::Checkpoint => "checkpoint",
         })
     }
 }

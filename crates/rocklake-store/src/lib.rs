@@ -3,6 +3,8 @@
 //! counters, writer fencing and the system keys; and, in [`engine`], the
 //! catalog as the SQL engine's storage.
 
+pub mod checkpoints;
+pub mod copy;
 pub mod encryption;
 pub mod engine;
 pub mod error;
@@ -17,6 +19,7 @@ pub mod retention;
 pub mod root;
 mod scan_cache;
 pub mod served;
+pub mod sharing;
 pub mod store;
 pub mod txn;
 mod unique;

@@ -63,29 +63,41 @@ impl StoreLocation {
     }
 
     /// The object store and the path of the SlateDB database inside it.
-    pub fn open_object_store(&self) -> StoreResult<(Arc<dyn ObjectStore>, String)> {
+    pub fn open_object_store(&self) -> StoreResult<(Arc<dyn ObjectStore>, ObjectPath)> {
         match self {
             StoreLocation::Local(dir) => {
                 std::fs::create_dir_all(dir).map_err(|e| StoreError::Location {
                     location: dir.display().to_string(),
                     reason: format!("cannot create directory: {e}"),
                 })?;
-                let store = LocalFileSystem::new_with_prefix(dir)
-                    .map_err(|e| StoreError::Location {
-                        location: dir.display().to_string(),
-                        reason: e.to_string(),
-                    })?
-                    .with_fsync(true);
-                Ok((Arc::new(store), "catalog".to_string()))
+                // One store for the whole file system, with absolute paths:
+                // a clone's manifest names its parent's catalog by path,
+                // which must resolve in the clone's store too.
+                let store = LocalFileSystem::new().with_fsync(true);
+                let base = Self::local_base(dir)?;
+                Ok((Arc::new(store), base.join("catalog")))
             }
             StoreLocation::S3 { bucket, prefix } => {
                 let store = self
                     .s3_builder(bucket)?
                     .build()
                     .map_err(|e| self.s3_error(e.to_string()))?;
-                Ok((Arc::new(store), Self::catalog_path(prefix)))
+                Ok((
+                    Arc::new(store),
+                    ObjectPath::from(Self::catalog_path(prefix)),
+                ))
             }
         }
+    }
+
+    /// The object path of local directory `dir` (which exists).
+    fn local_base(dir: &std::path::Path) -> StoreResult<ObjectPath> {
+        let error = |reason: String| StoreError::Location {
+            location: dir.display().to_string(),
+            reason,
+        };
+        let absolute = std::fs::canonicalize(dir).map_err(|e| error(e.to_string()))?;
+        ObjectPath::from_absolute_path(&absolute).map_err(|e| error(e.to_string()))
     }
 
     /// The location of folder `segment` inside this one (a sub-directory,
@@ -110,9 +122,8 @@ impl StoreLocation {
     pub fn root_object_store(&self) -> StoreResult<(Arc<dyn ObjectStore>, ObjectPath)> {
         let (store, catalog) = self.open_object_store()?;
         let base = match self {
-            StoreLocation::Local(_) => ObjectPath::default(),
+            StoreLocation::Local(dir) => Self::local_base(dir)?,
             StoreLocation::S3 { .. } => {
-                let catalog = ObjectPath::from(catalog);
                 let parts: Vec<_> = catalog.parts().collect();
                 ObjectPath::from_iter(parts[..parts.len() - 1].iter().cloned())
             }
@@ -152,7 +163,7 @@ impl StoreLocation {
     pub async fn holds_catalog(&self) -> StoreResult<bool> {
         use futures::TryStreamExt;
         let (store, path) = self.open_object_store()?;
-        let manifests = ObjectPath::from(path).join("manifest");
+        let manifests = path.join("manifest");
         match store.list(Some(&manifests)).try_next().await {
             Ok(first) => Ok(first.is_some()),
             Err(slatedb::object_store::Error::NotFound { .. }) => Ok(false),
@@ -168,7 +179,6 @@ impl StoreLocation {
     pub async fn stored_bytes(&self) -> StoreResult<u64> {
         use futures::TryStreamExt;
         let (store, path) = self.open_object_store()?;
-        let path = ObjectPath::from(path);
         store
             .list(Some(&path))
             .try_fold(0u64, |total, meta| async move { Ok(total + meta.size) })

@@ -217,11 +217,12 @@ impl LakeRoot {
                 Err(e) => return Err(self.error(format!("cannot delete {object}: {e}"))),
             }
         }
-        if let StoreLocation::Local(dir) = &self.location {
-            // Empty directories stay behind on a local file system.
-            let relative: std::path::PathBuf =
-                folder.parts().map(|p| p.as_ref().to_string()).collect();
-            let _ = std::fs::remove_dir_all(dir.join(relative));
+        if let StoreLocation::Local(_) = &self.location {
+            // Empty directories stay behind on a local file system (whose
+            // object paths are absolute, see StoreLocation).
+            let mut directory = std::path::PathBuf::from("/");
+            directory.extend(folder.parts().map(|p| p.as_ref().to_string()));
+            let _ = std::fs::remove_dir_all(directory);
         }
         Ok(())
     }

@@ -115,6 +115,8 @@ sqlstates! {
     UNDEFINED_COLUMN = "42703";
     /// `42704 undefined_object` (unknown type, setting, ...).
     UNDEFINED_OBJECT = "42704";
+    /// `42710 duplicate_object`.
+    DUPLICATE_OBJECT = "42710";
     /// `42803 grouping_error`.
     GROUPING_ERROR = "42803";
     /// `42804 datatype_mismatch`.

@@ -3,6 +3,7 @@
 mod bench;
 mod catalog_key;
 mod keys;
+mod lifecycle;
 mod maintain;
 mod observe;
 mod security;
@@ -44,6 +45,12 @@ enum Command {
     /// Copy a RockLake lake into an empty PostgreSQL database (works while
     /// a server runs).
     Export(transfer::ExportArgs),
+    /// Copy every lake under a root, consistently, into a new root (from a
+    /// checkpoint, or the latest state); `rocklake serve DEST` opens it.
+    Backup(lifecycle::BackupArgs),
+    /// Make a writable zero-copy clone of every lake under a root as of a
+    /// checkpoint; it shares the parent's files and never deletes them.
+    Clone(lifecycle::CloneArgs),
     /// Print a new random catalog encryption key (for --catalog-key-file).
     NewCatalogKey,
     /// Benchmark the catalog store: commit latency and scan throughput.
@@ -51,6 +58,10 @@ enum Command {
     /// Advance the retention floor of a running server: snapshots before it
     /// can no longer be read (nothing is deleted; see `excise`).
     Gc(maintain::GcArgs),
+    /// Create, list or delete named checkpoints of a running server's
+    /// database (the consistent states `backup` and `clone` copy).
+    #[command(subcommand)]
+    Checkpoint(maintain::CheckpointCommand),
     /// Physically delete, on a running server, every catalog row the
     /// retention floor gave up, and schedule the removed files for deletion.
     Excise(maintain::ServerArgs),
@@ -86,11 +97,14 @@ async fn run() -> anyhow::Result<()> {
         }
         Command::Import(args) => transfer::import(args).await?,
         Command::Export(args) => transfer::export(args).await?,
+        Command::Backup(args) => lifecycle::backup(args).await?,
+        Command::Clone(args) => lifecycle::clone(args).await?,
         Command::NewCatalogKey => println!("{}", rocklake_store::CatalogKeys::generate()),
         Command::BenchStore(args) => bench::run(args).await?,
         Command::Serve(args) => serve::run(args).await?,
         Command::Gc(args) => maintain::gc(args).await?,
         Command::Excise(args) => maintain::excise(args).await?,
+        Command::Checkpoint(command) => maintain::checkpoint(command).await?,
     }
     Ok(())
 }

@@ -105,9 +105,22 @@ impl Storage for LakeStorage {
     }
 
     /// Maintenance of the home lake, or of the lake of the schema named.
+    /// A command for every lake runs on the home lake (shown as `public`)
+    /// and then each schema lake, each row's item prefixed with its schema.
     async fn maintain(&self, command: Maintenance) -> StorageResult<Vec<(String, String)>> {
-        let storage = self.storage_of(command.schema())?;
-        storage.maintain(command).await
+        if !command.every_lake() {
+            let storage = self.storage_of(command.schema())?;
+            return storage.maintain(command).await;
+        }
+        let mut lakes = vec![("public".to_string(), self.home.clone())];
+        lakes.extend(self.lakes.lakes());
+        let mut rows = Vec::new();
+        for (schema, storage) in lakes {
+            for (item, value) in storage.maintain(command.clone()).await? {
+                rows.push((format!("{schema}: {item}"), value));
+            }
+        }
+        Ok(rows)
     }
 }
 

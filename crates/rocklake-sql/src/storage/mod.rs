@@ -299,6 +299,18 @@ pub enum Maintenance {
         /// The schema lake to maintain (`None`: the database's home lake).
         schema: Option<String>,
     },
+    /// Create the named checkpoint in every lake of the database.
+    Checkpoint {
+        /// The checkpoint's name.
+        name: String,
+    },
+    /// List the named checkpoints of every lake of the database.
+    Checkpoints,
+    /// Delete the named checkpoint in every lake of the database.
+    DropCheckpoint {
+        /// The checkpoint's name.
+        name: String,
+    },
 }
 
 impl Maintenance {
@@ -308,6 +320,17 @@ impl Maintenance {
             Maintenance::RetainFrom { schema, .. } | Maintenance::Excise { schema } => {
                 schema.as_deref()
             }
+            _ => None,
         }
+    }
+
+    /// Whether the command is for every lake of the database at once.
+    pub fn every_lake(&self) -> bool {
+        matches!(
+            self,
+            Maintenance::Checkpoint { .. }
+                | Maintenance::Checkpoints
+                | Maintenance::DropCheckpoint { .. }
+        )
     }
 }

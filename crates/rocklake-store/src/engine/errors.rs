@@ -39,6 +39,20 @@ pub fn to_sql(error: StoreError) -> SqlError {
             SqlState::DUPLICATE_SCHEMA,
             format!("schema \"{name}\" already exists"),
         ),
+        StoreError::AlreadyExists {
+            kind: ObjectKind::Checkpoint,
+            name,
+        } => SqlError::new(
+            SqlState::DUPLICATE_OBJECT,
+            format!("checkpoint \"{name}\" already exists"),
+        ),
+        StoreError::NotFound {
+            kind: ObjectKind::Checkpoint,
+            name,
+        } => SqlError::new(
+            SqlState::UNDEFINED_OBJECT,
+            format!("checkpoint \"{name}\" does not exist"),
+        ),
         StoreError::AlreadyExists { name, .. } => SqlError::new(
             SqlState::DUPLICATE_TABLE,
             format!("relation \"{name}\" already exists"),

@@ -75,8 +75,14 @@ impl Storage for CatalogStorage {
     }
 
     async fn maintain(&self, command: Maintenance) -> StorageResult<Vec<(String, String)>> {
-        let Source::Writer(store) = &self.source else {
-            return Err(to_sql(StoreError::ReadOnly));
+        let location = match &self.source {
+            Source::Replica(replica) => replica.location(),
+            Source::Writer(store) => store.location(),
+        };
+        // Listing and deleting checkpoints work on replicas too.
+        let writer = match &self.source {
+            Source::Writer(store) => Ok(store),
+            Source::Replica(_) => Err(to_sql(StoreError::ReadOnly)),
         };
         let now = std::time::SystemTime::now();
         match command {
@@ -84,7 +90,7 @@ impl Storage for CatalogStorage {
                 let spec: RetainSpec = spec
                     .parse()
                     .map_err(|e: String| SqlError::new(SqlState::INVALID_PARAMETER_VALUE, e))?;
-                let outcome = store.retain_from(spec, now).await.map_err(to_sql)?;
+                let outcome = writer?.retain_from(spec, now).await.map_err(to_sql)?;
                 Ok(vec![
                     ("previous_retain_from".into(), outcome.previous.to_string()),
                     ("retain_from".into(), outcome.floor.to_string()),
@@ -92,7 +98,7 @@ impl Storage for CatalogStorage {
                 ])
             }
             Maintenance::Excise { .. } => {
-                let report = store.excise(now).await.map_err(to_sql)?;
+                let report = writer?.excise(now).await.map_err(to_sql)?;
                 let mut rows = vec![("retain_from".to_string(), report.floor.to_string())];
                 rows.extend(report.removed.iter().map(|(table, count)| {
                     (format!("rows removed from {table}"), count.to_string())
@@ -103,6 +109,35 @@ impl Storage for CatalogStorage {
                 ));
                 Ok(rows)
             }
+            Maintenance::Checkpoint { name } => {
+                let created = writer?.create_checkpoint(&name).await.map_err(to_sql)?;
+                Ok(vec![checkpoint_row(&created)])
+            }
+            Maintenance::Checkpoints => {
+                let listed = crate::checkpoints::list(location).await.map_err(to_sql)?;
+                Ok(listed.iter().map(checkpoint_row).collect())
+            }
+            Maintenance::DropCheckpoint { name } => {
+                crate::checkpoints::delete(location, &name)
+                    .await
+                    .map_err(to_sql)?;
+                Ok(vec![("checkpoint deleted".into(), name)])
+            }
         }
     }
+}
+
+/// A checkpoint as a maintenance row: its name, and its id and time.
+fn checkpoint_row(checkpoint: &slatedb::Checkpoint) -> (String, String) {
+    (
+        format!(
+            "checkpoint {}",
+            checkpoint.name.as_deref().unwrap_or_default()
+        ),
+        format!(
+            "id {} created {}",
+            checkpoint.id,
+            checkpoint.create_time.format("%Y-%m-%d %H:%M:%S UTC")
+        ),
+    )
 }

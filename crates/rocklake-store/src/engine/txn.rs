@@ -508,6 +508,7 @@ impl StorageTxn for StoreTxn {
 
     async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()> {
         let relation = self.resolve(relation).await?;
+        let rows = self.schedulable_rows(&relation, rows).await?;
         let writer = self.writer()?;
         let mut stored = Vec::with_capacity(rows.len());
         for row in rows {
@@ -550,5 +551,31 @@ impl StorageTxn for StoreTxn {
             Access::Read(_) => Ok(()),
             Access::Write(txn) => txn.commit().await.map_err(to_sql),
         }
+    }
+}
+
+impl StoreTxn {
+    /// `rows` as this lake may insert them: deletions of data files shared
+    /// with a clone or a parent are left out or refused (see
+    /// [`crate::sharing`]).
+    async fn schedulable_rows(
+        &self,
+        relation: &Relation,
+        rows: Vec<Row>,
+    ) -> StorageResult<Vec<Row>> {
+        if relation.name != crate::sharing::SCHEDULED_FOR_DELETION {
+            return Ok(rows);
+        }
+        let Some(file_id_column) = relation
+            .columns
+            .iter()
+            .position(|c| c.name == "data_file_id")
+        else {
+            return Ok(rows);
+        };
+        let records = crate::sharing::records(&self.location)
+            .await
+            .map_err(to_sql)?;
+        crate::sharing::schedulable(&records, rows, file_id_column).map_err(|e| *e)
     }
 }

@@ -13,7 +13,7 @@
 mod export;
 mod import;
 mod postgres;
-mod rocklake;
+pub(crate) mod rocklake;
 
 pub use export::{export, ExportArgs};
 pub use import::{import, ImportArgs};

@@ -59,7 +59,7 @@ pub async fn write(
 }
 
 /// Runs one statement, failing with its error.
-async fn run_sql(session: &mut Session, sql: &str) -> anyhow::Result<Vec<QueryOutput>> {
+pub(crate) async fn run_sql(session: &mut Session, sql: &str) -> anyhow::Result<Vec<QueryOutput>> {
     let mut outputs = Vec::new();
     for result in session.execute(sql).await {
         match result {
@@ -231,7 +231,10 @@ async fn read_table(
 }
 
 /// The rows of a query, each value in PostgreSQL's text form.
-async fn texts(session: &mut Session, sql: &str) -> anyhow::Result<Vec<Vec<Option<String>>>> {
+pub(crate) async fn texts(
+    session: &mut Session,
+    sql: &str,
+) -> anyhow::Result<Vec<Vec<Option<String>>>> {
     let mut out = Vec::new();
     for output in run_sql(session, sql).await? {
         if let QueryOutput::Rows { rows, .. } = output {
