@@ -3,7 +3,7 @@
 #
 # Creates <repo>/.venv, installs the pinned DuckDB wheels (DuckDB cannot
 # download extensions at run time, so the extensions come from PyPI wheels),
-# pytest, psycopg and pytz, then lays the extensions out as a DuckDB extension
+# the SQLite scanner, pytest, psycopg and pytz, then lays the extensions out as a DuckDB extension
 # directory at <repo>/.venv/duckdb-ext/v1.5.5/linux_amd64/.
 #
 # Also creates <repo>/.venv-duckdb-1.4.4 with DuckDB 1.4.4 (the LTS release,
@@ -27,6 +27,8 @@ PINNED=(
   "duckdb-extension-ducklake==${DUCKDB_VERSION}"
   "duckdb-extension-postgres==${DUCKDB_VERSION}"
   "duckdb-extension-httpfs==${DUCKDB_VERSION}"
+  # DuckLake's SQLite catalogs (sqlite:FILE), which `rocklake import` reads.
+  "duckdb-extension-sqlite-scanner==${DUCKDB_VERSION}"
   # DuckDB returns TIMESTAMP WITH TIME ZONE values (ducklake_snapshots(), ...)
   # to Python as tz-aware datetimes, which needs pytz.
   "pytz==2026.6"
@@ -67,7 +69,8 @@ target = ext_root / f"v{version}" / platform
 target.mkdir(parents=True, exist_ok=True)
 
 # extension name in the wheel -> file name DuckDB looks for
-wanted = {"ducklake": "ducklake", "postgres": "postgres_scanner", "httpfs": "httpfs"}
+wanted = {"ducklake": "ducklake", "postgres": "postgres_scanner", "httpfs": "httpfs",
+          "sqlite_scanner": "sqlite_scanner"}
 for name, dest_name in wanted.items():
     spec = importlib.util.find_spec(f"duckdb_extension_{name}")
     if spec is None or not spec.submodule_search_locations:

@@ -39,11 +39,11 @@ enum Command {
         #[arg(long)]
         tag: Option<String>,
     },
-    /// Copy a whole DuckLake catalog from another backend (PostgreSQL) into
-    /// a new RockLake lake.
+    /// Copy a whole DuckLake catalog from another backend (PostgreSQL or
+    /// SQLite) into a new RockLake lake.
     Import(transfer::ImportArgs),
-    /// Copy a RockLake lake into an empty PostgreSQL database (works while
-    /// a server runs).
+    /// Copy a RockLake lake into an empty PostgreSQL database or a new
+    /// SQLite file (works while a server runs).
     Export(transfer::ExportArgs),
     /// Copy every lake under a root, consistently, into a new root (from a
     /// checkpoint, or the latest state); `rocklake serve DEST` opens it.

@@ -2,7 +2,7 @@
 //! another backend into a new RockLake lake, all or nothing.
 //!
 //! SOURCE is DuckLake's own metadata string, as written after `ducklake:` in
-//! ATTACH (`postgres:dbname=... host=...`). Every snapshot, id, option and
+//! ATTACH (`postgres:dbname=... host=...` or `sqlite:FILE`). Every snapshot, id, option and
 //! the data path come over, so stock DuckDB attached to the result sees what
 //! it saw on the source. The target is a lake that must be new: a new
 //! database, or a schema of an existing database that holds no table.
@@ -12,13 +12,14 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use rocklake_store::{LakeRoot, Role, ServedRoot, StoreLocation, StoreOptions};
 
-use super::{check_version, postgres, rocklake, LakeArgs};
+use super::{check_version, postgres, rocklake, sqlite, LakeArgs};
 
 /// Arguments of `rocklake import`.
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
     /// The source catalog as DuckLake's ATTACH writes it after `ducklake:`,
-    /// e.g. `postgres:dbname=lake host=127.0.0.1 user=postgres`.
+    /// e.g. `postgres:dbname=lake host=127.0.0.1 user=postgres` or
+    /// `sqlite:metadata.sqlite`.
     source: String,
     /// Root of the RockLake databases (as `rocklake serve` takes it).
     #[arg(default_value = "./lake")]
@@ -33,9 +34,15 @@ pub async fn import(args: ImportArgs) -> anyhow::Result<()> {
     let schema = args.lake.schema();
     let source = match args.source.split_once(':') {
         Some(("postgres", dsn)) => postgres::read(dsn, &schema).await?,
+        Some(("sqlite", file)) => {
+            if schema != "public" {
+                bail!("a SQLite catalog has no schemas: import it without --schema");
+            }
+            sqlite::read(file)?
+        }
         Some((kind, _)) => bail!(
-            "unsupported source {kind:?}: `rocklake import` reads `postgres:...` catalogs \
-             (SQLite and DuckDB-file catalogs are not read yet)"
+            "unsupported source {kind:?}: `rocklake import` reads `postgres:...` and \
+             `sqlite:FILE` catalogs (a DuckDB-file catalog moves through DuckDB: see the README)"
         ),
         None => bail!("SOURCE is DuckLake's metadata string, e.g. postgres:dbname=lake host=..."),
     };

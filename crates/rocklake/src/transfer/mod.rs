@@ -8,12 +8,15 @@
 //! text form, read in one consistent transaction. It is written with the
 //! same PostgreSQL statements ([`create_table`], [`insert`]) into either
 //! side: RockLake's engine speaks PostgreSQL's SQL. Each side's reading and
-//! writing is in [`postgres`] and [`rocklake`].
+//! writing is in [`postgres`] and [`rocklake`]; a SQLite catalog ([`sqlite`])
+//! is read into and written from the same form, with its values converted
+//! to and from PostgreSQL's types.
 
 mod export;
 mod import;
 mod postgres;
 pub(crate) mod rocklake;
+mod sqlite;
 
 pub use export::{export, ExportArgs};
 pub use import::{import, ImportArgs};
