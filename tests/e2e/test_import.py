@@ -11,11 +11,14 @@ scripts/test.sh).
 
 from __future__ import annotations
 
+import pathlib
+import sqlite3
 import subprocess
+import sys
 
 import pytest
 
-from conftest import ROCKLAKE_BIN, PostgresBackend, RockLakeBackend
+from conftest import ROCKLAKE_BIN, DuckDBFileBackend, PostgresBackend, RockLakeBackend
 from workload import WORKLOAD, run_steps
 
 
@@ -169,10 +172,52 @@ def test_a_sqlite_catalog_imports_and_exports_with_its_whole_history(duck, data_
 
     empty = tmp_path / "empty.sqlite"
     empty.write_bytes(b"")
+    future = tmp_path / "future.sqlite"
+    with sqlite3.connect(future) as db:
+        db.execute("CREATE TABLE ducklake_metadata(key VARCHAR, value VARCHAR, scope VARCHAR, "
+                   "scope_id BIGINT)")
+        db.execute("INSERT INTO ducklake_metadata VALUES ('version', '9.9', NULL, NULL)")
     for bad, message in [(tmp_path / "missing.sqlite", "does not exist"),
-                         (empty, "holds no DuckLake catalog")]:
+                         (empty, "holds no DuckLake catalog"),
+                         (future, "spec version 9.9")]:
         result = subprocess.run([ROCKLAKE_BIN, "import", f"sqlite:{bad}", str(tmp_path / "r2")],
                                 capture_output=True, text=True, timeout=120)
         assert result.returncode != 0 and message in result.stderr, result.stderr
         databases = tmp_path / "r2" / "databases"
         assert not databases.exists() or not any(databases.iterdir())
+
+
+@pytest.mark.rocklake
+def test_a_duckdb_file_catalog_moves_in_through_sqlite(duck, data_dir, tmp_path):
+    """A DuckDB-file catalog (ducklake:FILE) moves in through DuckDB: the
+    documented script copies it into SQLite, `rocklake import` reads that;
+    every snapshot equals the DuckDB file's."""
+    source = DuckDBFileBackend(tmp_path / "duckdb-file")
+    data = data_dir("lake")
+    con = duck()
+    results = run_steps(con, WORKLOAD, source.attach_sql("l", data))
+    failed = [r for r in results if r.error and not r.name.endswith("_fails")]
+    assert not failed, failed
+    con.close()
+
+    converted = tmp_path / "converted.sqlite"
+    script = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "duckdb-catalog-to-sqlite.py"
+    copied = subprocess.run([sys.executable, str(script), str(source.meta), str(converted)],
+                            capture_output=True, text=True, timeout=300)
+    assert copied.returncode == 0, copied.stderr
+    rocklake = RockLakeBackend(tmp_path / "rocklake")
+    imported = subprocess.run([ROCKLAKE_BIN, "import", f"sqlite:{converted}",
+                               str(rocklake.catalog_dir)],
+                              capture_output=True, text=True, timeout=300)
+    assert imported.returncode == 0, imported.stderr
+    rocklake.start()
+    try:
+        on_file, on_rl = duck(), duck()
+        on_file.execute(source.attach_sql("l", data))
+        on_rl.execute(rocklake.attach_sql("l", data))
+        expected, actual = snapshot_view(on_file, "l"), snapshot_view(on_rl, "l")
+        assert len(expected) > 50, expected[:3]
+        assert actual == expected
+        on_rl.execute("CREATE TABLE l.after_import AS SELECT 1 AS x")
+    finally:
+        rocklake.stop()

@@ -166,6 +166,9 @@ def test_prometheus_scrapes_a_duckdb_workload(tmp_path, server):
         wait_for('sum(rocklake_slatedb_db_request_count_total{lake="lake",op="flush"})',
                  lambda v: v >= 11)
         wait_for('sum(rocklake_scan_cache_lookups_total)', lambda v: v > 0)
+        # SlateDB's object-store requests: every durable commit writes one.
+        wait_for('sum(rocklake_slatedb_object_store_request_count_total{lake="lake",api="put"})',
+                 lambda v: v >= 11)
     finally:
         prometheus.terminate()
         prometheus.wait(timeout=30)

@@ -96,6 +96,19 @@ fn read_table(
         .map(|(column, _, _, pk)| (*pk, column.clone()))
         .collect();
     keyed.sort();
+    let mut primary_key: Vec<String> = keyed.into_iter().map(|(_, column)| column).collect();
+    if primary_key.is_empty() {
+        // A copy made without the DDL (see scripts/duckdb-catalog-to-sqlite.py)
+        // has no keys: a catalog table gets DuckLake's.
+        if let Some(table) = catalog {
+            primary_key = table
+                .primary_key
+                .iter()
+                .map(|&index| table.columns[index].name.to_string())
+                .filter(|name| columns.iter().any(|c| &c.0 == name))
+                .collect();
+        }
+    }
     let mut rows = Vec::new();
     let mut select = db.prepare(&format!("SELECT * FROM {quoted}"))?;
     let mut result = select.query([])?;
@@ -109,7 +122,7 @@ fn read_table(
     Ok(SourceTable {
         name: name.to_string(),
         columns,
-        primary_key: keyed.into_iter().map(|(_, column)| column).collect(),
+        primary_key,
         rows,
     })
 }
