@@ -48,33 +48,50 @@ def import_into(root, source_dsn: str, *extra: str) -> subprocess.CompletedProce
                           capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.rocklake
-def test_a_postgres_catalog_imports_with_its_whole_history(pg_server, duck, data_dir, tmp_path):
-    source = PostgresBackend(pg_server)
-    data = data_dir("lake")
+def build_with_workload(duck, attach: str) -> None:
+    """Stock DuckDB runs the e2e workload on a source catalog."""
     con = duck()
-    results = run_steps(con, WORKLOAD, source.attach_sql("l", data))
+    results = run_steps(con, WORKLOAD, attach)
     failed = [r for r in results if r.error and not r.name.endswith("_fails")]
     assert not failed, failed
     con.close()
 
-    rocklake = RockLakeBackend(tmp_path / "rocklake")
-    imported = import_into(rocklake.catalog_dir, pg_server.dsn(source.db))
+
+def import_source(source: str, root) -> dict[str, str]:
+    """`rocklake import SOURCE ROOT`, which must succeed; rows per table."""
+    imported = subprocess.run([ROCKLAKE_BIN, "import", source, str(root)],
+                              capture_output=True, text=True, timeout=300)
     assert imported.returncode == 0, imported.stderr
-    assert "imported postgres:" in imported.stderr
     counts = dict(line.split("\t") for line in imported.stdout.splitlines())
     assert int(counts["ducklake_snapshot"]) > 10, counts
+    return counts
+
+
+def assert_same_history(duck, source_attach: str, rocklake: RockLakeBackend, data):
+    """DuckDB sees on RockLake what it sees on the source, at every
+    snapshot; returns the connection to RockLake (alias `l`)."""
+    on_source, on_rl = duck(), duck()
+    on_source.execute(source_attach)
+    on_rl.execute(rocklake.attach_sql("l", data))
+    expected, actual = snapshot_view(on_source, "l"), snapshot_view(on_rl, "l")
+    assert len(expected) > 50, expected[:3]
+    assert actual == expected
+    # The copy is a lake of its own: it writes on.
+    on_rl.execute("CREATE TABLE l.after_import AS SELECT 1 AS x")
+    assert on_rl.execute("SELECT x FROM l.after_import").fetchall() == [(1,)]
+    return on_rl
+
+
+@pytest.mark.rocklake
+def test_a_postgres_catalog_imports_with_its_whole_history(pg_server, duck, data_dir, tmp_path):
+    source = PostgresBackend(pg_server)
+    data = data_dir("lake")
+    build_with_workload(duck, source.attach_sql("l", data))
+    rocklake = RockLakeBackend(tmp_path / "rocklake")
+    import_source(f"postgres:{pg_server.dsn(source.db)}", rocklake.catalog_dir)
     rocklake.start()
     try:
-        on_pg, on_rl = duck(), duck()
-        on_pg.execute(source.attach_sql("l", data))
-        on_rl.execute(rocklake.attach_sql("l", data))
-        expected, actual = snapshot_view(on_pg, "l"), snapshot_view(on_rl, "l")
-        assert len(expected) > 50, expected[:3]
-        assert actual == expected
-        # The copy is a lake of its own: it writes on.
-        on_rl.execute("CREATE TABLE l.after_import AS SELECT 1 AS x")
-        assert on_rl.execute("SELECT x FROM l.after_import").fetchall() == [(1,)]
+        on_rl = assert_same_history(duck, source.attach_sql("l", data), rocklake, data)
 
         # The target must be empty: a second import into it is refused.
         again = import_into(rocklake.catalog_dir, pg_server.dsn(source.db))
@@ -129,28 +146,12 @@ def test_a_sqlite_catalog_imports_and_exports_with_its_whole_history(duck, data_
     runs, equal again; bad SQLite sources and targets fail cleanly."""
     source = tmp_path / "source.sqlite"
     data = data_dir("lake")
-    con = duck()
-    results = run_steps(con, WORKLOAD, sqlite_attach(source, "l", data))
-    failed = [r for r in results if r.error and not r.name.endswith("_fails")]
-    assert not failed, failed
-    con.close()
-
+    build_with_workload(duck, sqlite_attach(source, "l", data))
     rocklake = RockLakeBackend(tmp_path / "rocklake")
-    imported = subprocess.run([ROCKLAKE_BIN, "import", f"sqlite:{source}",
-                               str(rocklake.catalog_dir)],
-                              capture_output=True, text=True, timeout=300)
-    assert imported.returncode == 0, imported.stderr
-    counts = dict(line.split("\t") for line in imported.stdout.splitlines())
-    assert int(counts["ducklake_snapshot"]) > 10, counts
+    import_source(f"sqlite:{source}", rocklake.catalog_dir)
     rocklake.start()
     try:
-        on_sqlite, on_rl = duck(), duck()
-        on_sqlite.execute(sqlite_attach(source, "l", data))
-        on_rl.execute(rocklake.attach_sql("l", data))
-        expected, actual = snapshot_view(on_sqlite, "l"), snapshot_view(on_rl, "l")
-        assert len(expected) > 50, expected[:3]
-        assert actual == expected
-        on_rl.execute("CREATE TABLE l.after_import AS SELECT 1 AS x")
+        on_rl = assert_same_history(duck, sqlite_attach(source, "l", data), rocklake, data)
 
         target = tmp_path / "exported.sqlite"
         exported = subprocess.run([ROCKLAKE_BIN, "export", str(rocklake.catalog_dir),
@@ -194,11 +195,7 @@ def test_a_duckdb_file_catalog_moves_in_through_sqlite(duck, data_dir, tmp_path)
     every snapshot equals the DuckDB file's."""
     source = DuckDBFileBackend(tmp_path / "duckdb-file")
     data = data_dir("lake")
-    con = duck()
-    results = run_steps(con, WORKLOAD, source.attach_sql("l", data))
-    failed = [r for r in results if r.error and not r.name.endswith("_fails")]
-    assert not failed, failed
-    con.close()
+    build_with_workload(duck, source.attach_sql("l", data))
 
     converted = tmp_path / "converted.sqlite"
     script = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "duckdb-catalog-to-sqlite.py"
@@ -206,18 +203,9 @@ def test_a_duckdb_file_catalog_moves_in_through_sqlite(duck, data_dir, tmp_path)
                             capture_output=True, text=True, timeout=300)
     assert copied.returncode == 0, copied.stderr
     rocklake = RockLakeBackend(tmp_path / "rocklake")
-    imported = subprocess.run([ROCKLAKE_BIN, "import", f"sqlite:{converted}",
-                               str(rocklake.catalog_dir)],
-                              capture_output=True, text=True, timeout=300)
-    assert imported.returncode == 0, imported.stderr
+    import_source(f"sqlite:{converted}", rocklake.catalog_dir)
     rocklake.start()
     try:
-        on_file, on_rl = duck(), duck()
-        on_file.execute(source.attach_sql("l", data))
-        on_rl.execute(rocklake.attach_sql("l", data))
-        expected, actual = snapshot_view(on_file, "l"), snapshot_view(on_rl, "l")
-        assert len(expected) > 50, expected[:3]
-        assert actual == expected
-        on_rl.execute("CREATE TABLE l.after_import AS SELECT 1 AS x")
+        assert_same_history(duck, source.attach_sql("l", data), rocklake, data)
     finally:
         rocklake.stop()
