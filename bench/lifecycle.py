@@ -63,6 +63,7 @@ def main() -> None:
     from conftest import duckdb_connect
 
     work = pathlib.Path(tempfile.mkdtemp(prefix="rocklake-lifecycle-"))
+    work.chmod(0o755)  # PostgreSQL runs as its own user
     pg_dir, pg_port = work / "pg", free_port()
     env = dict(os.environ, PG_CREATE_DBS="source target")
     subprocess.run([str(REPO / "scripts" / "start-postgres.sh"), str(pg_dir), str(pg_port)],
@@ -80,15 +81,15 @@ def main() -> None:
             first = pg.execute("SELECT max(snapshot_id) + 1 FROM ducklake_snapshot").fetchone()[0]
             pg.execute(
                 "INSERT INTO ducklake_snapshot SELECT s, now(), 1, 2, s FROM "
-                "generate_series(%s, %s) s", (first, first + n - 1))
+                "generate_series(%s::bigint, %s::bigint) s", (first, first + n - 1))
             pg.execute(
                 "INSERT INTO ducklake_snapshot_changes SELECT s, 'inserted_into_table:1', "
-                "NULL, NULL, NULL FROM generate_series(%s, %s) s", (first, first + n - 1))
+                "NULL, NULL, NULL FROM generate_series(%s::bigint, %s::bigint) s", (first, first + n - 1))
             pg.execute(
                 "INSERT INTO ducklake_data_file (data_file_id, table_id, begin_snapshot, "
                 "path, path_is_relative, file_format, record_count, file_size_bytes, "
                 "footer_size, row_id_start) SELECT 1000 + s, 1, s, 'f' || s || '.parquet', "
-                "true, 'parquet', 1, 400, 200, s FROM generate_series(%s, %s) s",
+                "true, 'parquet', 1, 400, 200, s FROM generate_series(%s::bigint, %s::bigint) s",
                 (first, first + n - 1))
         root = work / "root"
         took, out = timed([args.bin, "import", f"postgres:{dsn('source')}", str(root)])
@@ -119,6 +120,10 @@ def main() -> None:
                          "bench", "--data-path", str(work / "clone-data")])
         print(f"clone: {took:.2f} s; {size_of(work / 'clone') / 1e3:.1f} kB right after cloning "
               f"(parent {size_of(root) / 1e6:.2f} MB)")
+        catalog = work / "clone" / "databases" / "lake" / "catalog"
+        parts = {d.name: size_of(d) for d in catalog.iterdir() if d.is_dir()}
+        print("  of which: " + ", ".join(f"{k} {v / 1e3:.1f} kB" for k, v in sorted(parts.items()))
+              + " (the WAL holds the clone's one commit that gives its files absolute paths)")
     finally:
         if server is not None:
             server.terminate()

@@ -306,7 +306,11 @@ fn is_constant(expr: &Expr) -> bool {
 }
 
 /// The value of a constant DEFAULT expression for `column`.
-fn constant_default(env: &StmtEnv<'_>, expr: &Expr, column: &ColumnDef) -> Result<Datum, SqlError> {
+pub(crate) fn constant_default(
+    env: &StmtEnv<'_>,
+    expr: &Expr,
+    column: &ColumnDef,
+) -> Result<Datum, SqlError> {
     if !is_constant(expr) {
         return Err(SqlError::unsupported(format!(
             "DEFAULT {expr} is not supported: RockLake keeps constant defaults only (column \"{}\")",

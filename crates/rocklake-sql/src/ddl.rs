@@ -7,6 +7,7 @@ use sqlparser::ast::{
 
 use crate::bind::expr::pg_type_of;
 use crate::bind::{fold, name_parts};
+use crate::exec::StmtEnv;
 use crate::storage::temp::TEMP_SCHEMA;
 use crate::storage::{RelationDef, StorageTxn};
 use rocklake_types::output::{Notice, QueryOutput};
@@ -21,11 +22,13 @@ fn index_column_name(c: &sqlparser::ast::IndexColumn) -> Result<String, SqlError
     }
 }
 
-/// Builds the relation definition a CREATE TABLE describes.
-pub fn relation_def(ct: &CreateTable) -> Result<RelationDef, SqlError> {
+/// Builds the relation definition a CREATE TABLE describes. Column
+/// `DEFAULT`s (constants) are evaluated in `env`; without one, a DEFAULT is
+/// refused.
+pub fn relation_def(ct: &CreateTable, env: Option<&StmtEnv<'_>>) -> Result<RelationDef, SqlError> {
     check_create_form(ct)?;
     let (schema, name) = table_name(ct)?;
-    let (mut columns, mut primary_key) = column_defs(ct)?;
+    let (mut columns, mut primary_key) = column_defs(ct, env)?;
     apply_constraints(ct, &name, &mut columns, &mut primary_key)?;
     Ok(RelationDef {
         schema,
@@ -84,7 +87,10 @@ fn table_name(ct: &CreateTable) -> Result<(String, String), SqlError> {
 }
 
 /// The declared columns, and the primary key their options declare.
-fn column_defs(ct: &CreateTable) -> Result<(Vec<ColumnDef>, Vec<usize>), SqlError> {
+fn column_defs(
+    ct: &CreateTable,
+    env: Option<&StmtEnv<'_>>,
+) -> Result<(Vec<ColumnDef>, Vec<usize>), SqlError> {
     let mut columns = Vec::new();
     let mut primary_key = Vec::new();
     for (i, c) in ct.columns.iter().enumerate() {
@@ -96,6 +102,11 @@ fn column_defs(ct: &CreateTable) -> Result<(Vec<ColumnDef>, Vec<usize>), SqlErro
                 ColumnOption::PrimaryKey(_) => {
                     def.not_null = true;
                     primary_key.push(i);
+                }
+                ColumnOption::Default(expr) if env.is_some() => {
+                    let env = env.expect("checked above");
+                    let value = crate::alter::constant_default(env, expr, &def)?;
+                    def.default = rocklake_types::value::text::format_text(&value);
                 }
                 other => {
                     return Err(SqlError::unsupported(format!(
@@ -174,11 +185,11 @@ fn apply_constraints(
 /// Executes CREATE TABLE [IF NOT EXISTS].
 pub async fn create_table(
     txn: &mut dyn StorageTxn,
-    ct: &CreateTable,
+    def: RelationDef,
+    if_not_exists: bool,
 ) -> Result<QueryOutput, SqlError> {
-    let def = relation_def(ct)?;
     let name = def.name.clone();
-    let created = txn.create_relation(def, ct.if_not_exists).await?;
+    let created = txn.create_relation(def, if_not_exists).await?;
     let notices = if created {
         Vec::new()
     } else {
@@ -298,7 +309,7 @@ mod tests {
             .unwrap()
             .remove(0)
         {
-            Statement::CreateTable(ct) => relation_def(&ct),
+            Statement::CreateTable(ct) => relation_def(&ct, None),
             other => panic!("{other}"),
         }
     }

@@ -633,8 +633,14 @@ impl Session {
         };
         let ddl_output = match stmt {
             Statement::CreateTable(ct) => {
+                // Column defaults are evaluated against the catalog as it
+                // was before the table exists.
+                let def = {
+                    let env = stmt_env(&ctx.catalog, ctx.now, pid, budget, &interrupt)?;
+                    ddl::relation_def(ct, Some(&env))?
+                };
                 ctx.catalog = None;
-                Some(ddl::create_table(ctx.txn.as_mut(), ct).await?)
+                Some(ddl::create_table(ctx.txn.as_mut(), def, ct.if_not_exists).await?)
             }
             Statement::CreateSchema {
                 schema_name,
@@ -669,19 +675,7 @@ impl Session {
         if let Some(output) = ddl_output {
             return send_output(output, sink).await;
         }
-        let cat = ctx
-            .catalog
-            .as_ref()
-            .ok_or_else(|| SqlError::internal("catalog not loaded"))?;
-        let env = StmtEnv {
-            cat,
-            now: ctx.now,
-            pid,
-            limits: Limits {
-                budget,
-                interrupt: Some(&interrupt),
-            },
-        };
+        let env = stmt_env(&ctx.catalog, ctx.now, pid, budget, &interrupt)?;
         let txn = ctx.txn.as_mut();
         // Catalog query results are shared for catalogs at a known version
         // (not one this transaction changed, nor one with temporary tables).
@@ -892,4 +886,27 @@ fn reads_only(stmt: &Statement) -> bool {
         Statement::ShowVariable { .. } | Statement::Explain { .. } => true,
         _ => false,
     }
+}
+
+/// The environment a statement of a transaction is bound and run in: the
+/// transaction's catalog (loaded) and time, the backend, the limits.
+fn stmt_env<'a>(
+    catalog: &'a Option<Catalog>,
+    now: i64,
+    pid: i32,
+    budget: &'a MemoryBudget,
+    interrupt: &'a Interrupt,
+) -> Result<StmtEnv<'a>, SqlError> {
+    let cat = catalog
+        .as_ref()
+        .ok_or_else(|| SqlError::internal("catalog not loaded"))?;
+    Ok(StmtEnv {
+        cat,
+        now,
+        pid,
+        limits: Limits {
+            budget,
+            interrupt: Some(interrupt),
+        },
+    })
 }

@@ -377,6 +377,39 @@ async fn create_table_rules() {
     assert_eq!(cols[1].name, "b");
 }
 
+/// Regression: CREATE TABLE refused DEFAULT, so a PostgreSQL catalog whose
+/// columns have defaults (a migrated `ducklake_column`) could not be
+/// imported, and psql users could not create such tables.
+#[tokio::test]
+async fn create_table_keeps_constant_defaults() {
+    let (_storage, mut s) = with_snapshot().await;
+    ok(
+        &mut s,
+        "CREATE TABLE d(a BIGINT, kind VARCHAR DEFAULT 'literal'::character varying, \
+         n INTEGER DEFAULT -1 NOT NULL)",
+    )
+    .await;
+    ok(&mut s, "INSERT INTO d (a) VALUES (1)").await;
+    let (_, got) = rows(&mut s, "SELECT a, kind, n FROM d").await;
+    assert_eq!(
+        got,
+        vec![vec![
+            Datum::Int8(1),
+            Datum::text("literal"),
+            Datum::Int4(-1)
+        ]]
+    );
+    let (_, defaults) = rows(
+        &mut s,
+        "SELECT column_name::text, column_default::text FROM information_schema.columns \
+         WHERE table_name = 'd' ORDER BY ordinal_position",
+    )
+    .await;
+    assert_eq!(defaults[1][1], Datum::text("'literal'::character varying"));
+    let e = err(&mut s, "CREATE TABLE v(a BIGINT DEFAULT random())").await;
+    assert_eq!(e.code, "0A000");
+}
+
 #[tokio::test]
 async fn unsupported_sql_is_rejected_and_session_survives() {
     let (_storage, mut s) = with_snapshot().await;
