@@ -103,8 +103,13 @@ fn column_defs(
                     def.not_null = true;
                     primary_key.push(i);
                 }
-                ColumnOption::Default(expr) if env.is_some() => {
-                    let env = env.expect("checked above");
+                ColumnOption::Default(expr) => {
+                    let Some(env) = env else {
+                        return Err(SqlError::unsupported(format!(
+                            "DEFAULT is not supported here (column \"{}\")",
+                            def.name
+                        )));
+                    };
                     let value = crate::alter::constant_default(env, expr, &def)?;
                     def.default = rocklake_types::value::text::format_text(&value);
                 }
