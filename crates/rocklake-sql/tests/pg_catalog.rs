@@ -368,3 +368,46 @@ async fn catalog_queries_reading_time_or_settings_are_not_kept() {
         vec![vec![Datum::text("Europe/Berlin")]]
     );
 }
+
+/// psql's `\d TABLE` joins a table to its primary-key index through
+/// `pg_class` (`relkind` `i`) and reads more `pg_class` columns, and casts
+/// to schema-qualified built-in types (`::pg_catalog.text`).
+#[tokio::test]
+async fn primary_key_indexes_are_relations_and_qualified_types_resolve() {
+    let mut s = setup().await;
+    let (_, rows) = query(
+        &mut s,
+        "SELECT c.relname::text, c.relkind::text, am.amname::text, c.relhasrules, c.reltoastrelid \
+         FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_am am ON c.relam = am.oid \
+         WHERE c.relname LIKE 'ducklake_snapshot%' ORDER BY 1",
+    )
+    .await;
+    assert_eq!(
+        rows,
+        vec![
+            vec![
+                Datum::text("ducklake_snapshot"),
+                Datum::text("r"),
+                Datum::text("heap"),
+                Datum::Bool(false),
+                Datum::Oid(0)
+            ],
+            vec![
+                Datum::text("ducklake_snapshot_pkey"),
+                Datum::text("i"),
+                Datum::text("btree"),
+                Datum::Bool(false),
+                Datum::Oid(0)
+            ],
+        ]
+    );
+    let (_, rows) = query(
+        &mut s,
+        "SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_constraint con \
+         ON con.conindid = c.oid WHERE c.relkind = 'i'",
+    )
+    .await;
+    assert_eq!(rows, vec![vec![Datum::Int8(1)]]);
+    let (_, rows) = query(&mut s, "SELECT 'x'::pg_catalog.text, '1'::PG_CATALOG.int4").await;
+    assert_eq!(rows, vec![vec![Datum::text("x"), Datum::Int4(1)]]);
+}

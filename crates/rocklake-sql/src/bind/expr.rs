@@ -14,6 +14,11 @@ use rocklake_types::{SqlError, SqlState};
 /// The PgType a SQL data type names; 42704 for types RockLake does not have.
 pub fn pg_type_of(dt: &DataType) -> Result<PgType, SqlError> {
     let spelled = dt.to_string();
+    // Built-in types live in pg_catalog: `pg_catalog.text` is `text`.
+    let spelled = match spelled.get(..11) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("pg_catalog.") => spelled[11..].to_string(),
+        _ => spelled,
+    };
     let spelled = match spelled.to_ascii_uppercase().as_str() {
         "DOUBLE" => "DOUBLE PRECISION".to_string(),
         s if s.starts_with("CHARACTER VARYING") || s.starts_with("VARCHAR(") => {

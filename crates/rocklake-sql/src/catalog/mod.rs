@@ -100,6 +100,12 @@ impl Catalog {
         stable_oid("constraint", &format!("{}.{}", def.schema, def.name))
     }
 
+    /// OID of the index of a relation's primary key (`pg_index.indexrelid`,
+    /// `pg_constraint.conindid`).
+    fn pkey_index_oid(def: &RelationDef) -> u32 {
+        Self::pkey_oid(def).wrapping_add(1)
+    }
+
     /// `pg_table_is_visible(oid)`: whether the relation is found by its bare
     /// name on the search path (`pg_temp`, `public`, `pg_catalog`); `None`
     /// for an oid that names no relation.

@@ -43,29 +43,95 @@ pub(super) fn pg_class_columns() -> Vec<ColumnDef> {
         col("relkind", Char),
         col("relnatts", Int2),
         col("relam", Oid),
+        col("relchecks", Int2),
+        col("relhasrules", Bool),
+        col("relhastriggers", Bool),
+        col("relrowsecurity", Bool),
+        col("relforcerowsecurity", Bool),
+        col("relispartition", Bool),
+        col("reltablespace", Oid),
+        col("reloftype", Oid),
+        col("relreplident", Char),
+        col("reltoastrelid", Oid),
+        // pg_node_tree in PostgreSQL; never set here.
+        col("relpartbound", Text),
     ]
 }
 
+/// `pg_am.oid` of `btree`, the access method of every primary-key index.
+const BTREE_AM_OID: u32 = 403;
+
+/// Tables (`relkind` `r`), and the index (`i`) of each primary key.
 pub(super) fn pg_class_rows(cat: &Catalog) -> Vec<Row> {
-    cat.relations
-        .iter()
-        .map(|r| {
-            vec![
-                Datum::Oid(Catalog::rel_oid(r)),
-                text(&r.name),
-                Datum::Oid(Catalog::schema_oid(&r.schema)),
-                Datum::Oid(Catalog::rowtype_oid(r)),
-                OWNER,
-                Datum::Int4(0),
-                Datum::Float4(-1.0),
-                Datum::Bool(!r.primary_key.is_empty()),
-                text("p"),
-                text("r"),
-                Datum::Int2(r.columns.len() as i16),
-                Datum::Oid(HEAP_AM_OID),
-            ]
-        })
-        .collect()
+    let mut rows = Vec::new();
+    for r in cat.relations.iter() {
+        let has_key = !r.primary_key.is_empty();
+        rows.push(class_row(ClassRow {
+            oid: Catalog::rel_oid(r),
+            name: &r.name,
+            schema: &r.schema,
+            rowtype: Catalog::rowtype_oid(r),
+            has_index: has_key,
+            kind: "r",
+            attributes: r.columns.len(),
+            access_method: HEAP_AM_OID,
+        }));
+        if has_key {
+            rows.push(class_row(ClassRow {
+                oid: Catalog::pkey_index_oid(r),
+                name: &r.primary_key_name(),
+                schema: &r.schema,
+                rowtype: 0,
+                has_index: false,
+                kind: "i",
+                attributes: r.primary_key.len(),
+                access_method: BTREE_AM_OID,
+            }));
+        }
+    }
+    rows
+}
+
+/// What differs between `pg_class` rows here.
+struct ClassRow<'a> {
+    oid: u32,
+    name: &'a str,
+    schema: &'a str,
+    rowtype: u32,
+    has_index: bool,
+    kind: &'static str,
+    attributes: usize,
+    access_method: u32,
+}
+
+/// A `pg_class` row: no checks, rules, triggers, row security, partitions,
+/// tablespace, type or TOAST table.
+fn class_row(row: ClassRow<'_>) -> Row {
+    vec![
+        Datum::Oid(row.oid),
+        text(row.name),
+        Datum::Oid(Catalog::schema_oid(row.schema)),
+        Datum::Oid(row.rowtype),
+        OWNER,
+        Datum::Int4(0),
+        Datum::Float4(-1.0),
+        Datum::Bool(row.has_index),
+        text("p"),
+        text(row.kind),
+        Datum::Int2(row.attributes as i16),
+        Datum::Oid(row.access_method),
+        Datum::Int2(0),
+        Datum::Bool(false),
+        Datum::Bool(false),
+        Datum::Bool(false),
+        Datum::Bool(false),
+        Datum::Bool(false),
+        Datum::Oid(0),
+        Datum::Oid(0),
+        text("d"),
+        Datum::Oid(0),
+        Datum::Null,
+    ]
 }
 
 pub(super) fn pg_attribute_columns() -> Vec<ColumnDef> {
@@ -206,7 +272,7 @@ pub(super) fn pg_constraint_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Oid(Catalog::schema_oid(&r.schema)),
                 text("p"),
                 Datum::Oid(Catalog::rel_oid(r)),
-                Datum::Oid(Catalog::pkey_oid(r).wrapping_add(1)),
+                Datum::Oid(Catalog::pkey_index_oid(r)),
                 Datum::Int2Array(r.primary_key.iter().map(|&i| i as i16 + 1).collect()),
             ]
         })
