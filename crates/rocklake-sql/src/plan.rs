@@ -81,6 +81,13 @@ pub enum Func {
     ToRegtype,
     /// A `regtype`'s text: the type's name (`format_type`).
     RegtypeName,
+    /// `format_type(type oid, typmod)`: the type's SQL name with its
+    /// modifier, e.g. `numeric(10,2)`.
+    FormatType,
+    /// `pg_get_indexdef(index oid [, column, pretty])`.
+    IndexDef,
+    /// `pg_get_constraintdef(constraint oid [, pretty])`.
+    ConstraintDef,
 }
 
 /// Aggregate functions.

@@ -411,3 +411,123 @@ async fn primary_key_indexes_are_relations_and_qualified_types_resolve() {
     let (_, rows) = query(&mut s, "SELECT 'x'::pg_catalog.text, '1'::PG_CATALOG.int4").await;
     assert_eq!(rows, vec![vec![Datum::text("x"), Datum::Int4(1)]]);
 }
+
+/// psql 15's `\d TABLE` column query, verbatim: types with their modifiers,
+/// defaults as pg_get_expr shows them, collations and identity columns.
+#[tokio::test]
+async fn psql_describe_column_query() {
+    let mut s = setup().await;
+    run(
+        &mut s,
+        "CREATE TABLE t1(a int PRIMARY KEY, b text DEFAULT 'x' NOT NULL, d numeric(10,2), \
+         f boolean DEFAULT true)",
+    )
+    .await;
+    let (_, rows) = query(
+        &mut s,
+        "SELECT a.attname,\n  pg_catalog.format_type(a.atttypid, a.atttypmod),\n  \
+         (SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)\n   FROM pg_catalog.pg_attrdef d\n   \
+         WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum AND a.atthasdef),\n  a.attnotnull,\n  \
+         (SELECT c.collname FROM pg_catalog.pg_collation c, pg_catalog.pg_type t\n   \
+         WHERE c.oid = a.attcollation AND t.oid = a.atttypid AND a.attcollation <> t.typcollation) AS attcollation,\n  \
+         a.attidentity,\n  a.attgenerated\nFROM pg_catalog.pg_attribute a\n\
+         WHERE a.attrelid = 't1'::regclass AND a.attnum > 0 AND NOT a.attisdropped\nORDER BY a.attnum;",
+    )
+    .await;
+    let row = |name: &str, ty: &str, default: Option<&str>, not_null: bool| {
+        vec![
+            Datum::text(name),
+            Datum::text(ty),
+            default.map_or(Datum::Null, Datum::text),
+            Datum::Bool(not_null),
+            Datum::Null,
+            Datum::text(""),
+            Datum::text(""),
+        ]
+    };
+    assert_eq!(
+        rows,
+        vec![
+            row("a", "integer", None, true),
+            row("b", "text", Some("'x'::text"), true),
+            row("d", "numeric(10,2)", None, false),
+            row("f", "boolean", Some("true"), false),
+        ]
+    );
+}
+
+/// psql 15's `\d TABLE` index query, verbatim: comma-separated FROM items
+/// followed by a LEFT JOIN, pg_get_indexdef and pg_get_constraintdef.
+#[tokio::test]
+async fn psql_describe_index_query() {
+    let mut s = setup().await;
+    let (_, rows) = query(
+        &mut s,
+        "SELECT c2.relname, i.indisprimary, i.indisunique, i.indisclustered, i.indisvalid, \
+         pg_catalog.pg_get_indexdef(i.indexrelid, 0, true),\n  \
+         pg_catalog.pg_get_constraintdef(con.oid, true), contype, condeferrable, condeferred, \
+         i.indisreplident, c2.reltablespace\n\
+         FROM pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_index i\n  \
+         LEFT JOIN pg_catalog.pg_constraint con ON (conrelid = i.indrelid AND conindid = i.indexrelid \
+         AND contype IN ('p','u','x'))\n\
+         WHERE c.oid = 'ducklake_snapshot'::regclass AND c.oid = i.indrelid AND i.indexrelid = c2.oid\n\
+         ORDER BY i.indisprimary DESC, c2.relname;",
+    )
+    .await;
+    assert_eq!(
+        rows,
+        vec![vec![
+            Datum::text("ducklake_snapshot_pkey"),
+            Datum::Bool(true),
+            Datum::Bool(true),
+            Datum::Bool(false),
+            Datum::Bool(true),
+            Datum::text(
+                "CREATE UNIQUE INDEX ducklake_snapshot_pkey ON public.ducklake_snapshot USING btree (snapshot_id)"
+            ),
+            Datum::text("PRIMARY KEY (snapshot_id)"),
+            Datum::text("p"),
+            Datum::Bool(false),
+            Datum::Bool(false),
+            Datum::Bool(false),
+            Datum::Oid(0),
+        ]]
+    );
+}
+
+/// `a, b LEFT JOIN c ON (b, c)` keeps every (a, b) pair, as PostgreSQL does.
+#[tokio::test]
+async fn a_join_after_a_comma_item_joins_onto_the_items_before_it() {
+    let mut s = setup().await;
+    for sql in [
+        "CREATE TABLE x(v int)",
+        "CREATE TABLE y(k int)",
+        "CREATE TABLE z(k int, w text)",
+        "INSERT INTO x VALUES (1), (2)",
+        "INSERT INTO y VALUES (10), (20)",
+        "INSERT INTO z VALUES (10, 'ten')",
+    ] {
+        run(&mut s, sql).await;
+    }
+    let (_, rows) = query(
+        &mut s,
+        "SELECT x.v, y.k, z.w FROM x, y LEFT JOIN z ON y.k = z.k ORDER BY 1, 2",
+    )
+    .await;
+    let row = |v: i32, k: i32, w: Option<&str>| {
+        vec![
+            Datum::Int4(v),
+            Datum::Int4(k),
+            w.map_or(Datum::Null, Datum::text),
+        ]
+    };
+    assert_eq!(
+        rows,
+        vec![
+            row(1, 10, Some("ten")),
+            row(1, 20, None),
+            row(2, 10, Some("ten")),
+            row(2, 20, None),
+        ]
+    );
+}

@@ -16,27 +16,14 @@ use crate::storage::{ColumnBound, RelationDef, ScanFilter};
 use rocklake_types::{SqlError, SqlState};
 
 impl Binder<'_> {
-    /// Binds a FROM list (comma joins become inner joins).
+    /// Binds a FROM list (comma joins become inner joins). An item with
+    /// joins after a comma joins onto everything before it: `a, b LEFT JOIN
+    /// c ON (b.x = c.x)` is `(a CROSS JOIN b) LEFT JOIN c ON ...`, the same
+    /// rows, as the ON condition may only name `b` and `c`.
     pub fn bind_from(&mut self, items: &[TableWithJoins]) -> Result<FromPlan, SqlError> {
         let mut acc: Option<FromPlan> = None;
         for item in items {
-            let start = self.scope().width;
-            let p = self.bind_table_with_joins(item)?;
-            acc = Some(match acc {
-                None => p,
-                Some(left) => {
-                    let right_width = self.scope().width - start;
-                    FromPlan::Join {
-                        left: Box::new(left),
-                        right: Box::new(p),
-                        kind: JoinKind::Inner,
-                        on: None,
-                        left_width: start,
-                        right_width,
-                        equi: Vec::new(),
-                    }
-                }
-            });
+            acc = Some(self.bind_table_with_joins_onto(acc, item)?);
         }
         Ok(acc.unwrap_or(FromPlan::Empty))
     }
@@ -45,8 +32,31 @@ impl Binder<'_> {
         &mut self,
         t: &TableWithJoins,
     ) -> Result<FromPlan, SqlError> {
-        let base = self.scope().width;
-        let mut acc = self.bind_factor(&t.relation)?;
+        self.bind_table_with_joins_onto(None, t)
+    }
+
+    /// Binds `t`, cross-joined onto `before` (the comma items before it).
+    fn bind_table_with_joins_onto(
+        &mut self,
+        before: Option<FromPlan>,
+        t: &TableWithJoins,
+    ) -> Result<FromPlan, SqlError> {
+        let start = self.scope().width;
+        // Widths below count from the start of what `acc` holds.
+        let base = if before.is_some() { 0 } else { start };
+        let factor = self.bind_factor(&t.relation)?;
+        let mut acc = match before {
+            None => factor,
+            Some(left) => FromPlan::Join {
+                left: Box::new(left),
+                right: Box::new(factor),
+                kind: JoinKind::Inner,
+                on: None,
+                left_width: start,
+                right_width: self.scope().width - start,
+                equi: Vec::new(),
+            },
+        };
         for j in &t.joins {
             let left_width = self.scope().width - base;
             let right = self.bind_factor(&j.relation)?;

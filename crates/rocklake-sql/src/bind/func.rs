@@ -164,6 +164,35 @@ impl Binder<'_> {
                     Some(PgType::Bool),
                 ))
             }
+            ("format_type", 2) => {
+                let oid = self.bind_typed_arg(args[0], &PgType::Oid)?;
+                let typmod = self.bind_typed_arg(args[1], &PgType::Int4)?;
+                Ok((
+                    BExpr::Func(Func::FormatType, vec![oid, typmod]),
+                    Some(PgType::Text),
+                ))
+            }
+            // `pg_attrdef.adbin` (the only expressions kept) already holds
+            // the text pg_get_expr gives: pretty or not, it is returned.
+            ("pg_get_expr", 2 | 3) => {
+                let expression = self.bind_text_arg(args[0])?;
+                for extra in &args[1..] {
+                    self.bind_expr(extra)?;
+                }
+                Ok((expression, Some(PgType::Text)))
+            }
+            ("pg_get_indexdef", 1 | 3) | ("pg_get_constraintdef", 1 | 2) => {
+                let oid = self.bind_typed_arg(args[0], &PgType::Oid)?;
+                for extra in &args[1..] {
+                    self.bind_expr(extra)?;
+                }
+                let func = if name == "pg_get_indexdef" {
+                    Func::IndexDef
+                } else {
+                    Func::ConstraintDef
+                };
+                Ok((BExpr::Func(func, vec![oid]), Some(PgType::Text)))
+            }
             ("to_regtype", 1) => {
                 let a = self.bind_text_arg(args[0])?;
                 Ok((BExpr::Func(Func::ToRegtype, vec![a]), Some(PgType::RegType)))

@@ -106,6 +106,42 @@ impl Catalog {
         Self::pkey_oid(def).wrapping_add(1)
     }
 
+    /// `CREATE UNIQUE INDEX ...` of a relation's primary-key index.
+    pub fn primary_key_index_def(def: &RelationDef) -> String {
+        format!(
+            "CREATE UNIQUE INDEX {} ON {}.{} USING btree ({})",
+            def.primary_key_name(),
+            def.schema,
+            def.name,
+            Self::primary_key_columns(def)
+        )
+    }
+
+    fn primary_key_columns(def: &RelationDef) -> String {
+        def.primary_key
+            .iter()
+            .map(|&i| def.columns[i].name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// `pg_get_indexdef(index oid)`: the index's definition, `None` for an
+    /// oid that names no index.
+    pub fn index_definition(&self, oid: u32) -> Option<String> {
+        self.relations
+            .iter()
+            .find(|r| !r.primary_key.is_empty() && Self::pkey_index_oid(r) == oid)
+            .map(Self::primary_key_index_def)
+    }
+
+    /// `pg_get_constraintdef(constraint oid)`: e.g. `PRIMARY KEY (a)`.
+    pub fn constraint_definition(&self, oid: u32) -> Option<String> {
+        self.relations
+            .iter()
+            .find(|r| !r.primary_key.is_empty() && Self::pkey_oid(r) == oid)
+            .map(|r| format!("PRIMARY KEY ({})", Self::primary_key_columns(r)))
+    }
+
     /// `pg_table_is_visible(oid)`: whether the relation is found by its bare
     /// name on the search path (`pg_temp`, `public`, `pg_catalog`); `None`
     /// for an oid that names no relation.

@@ -182,7 +182,36 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             ),
             _ => Datum::Null,
         },
+        Func::IndexDef | Func::ConstraintDef => {
+            match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
+                Some(oid) if f == Func::IndexDef => ctx
+                    .catalog
+                    .index_definition(oid)
+                    .map_or(Datum::Null, Datum::text),
+                Some(oid) => ctx
+                    .catalog
+                    .constraint_definition(oid)
+                    .map_or(Datum::Null, Datum::text),
+                None => Datum::Null,
+            }
+        }
+        Func::FormatType => match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
+            Some(oid) => Datum::text(format_type(oid, vals[1].as_i64())),
+            None => Datum::Null,
+        },
     })
+}
+
+/// `format_type(oid, typmod)` as PostgreSQL writes it (`???` for a type it
+/// does not know).
+fn format_type(oid: u32, typmod: Option<i64>) -> String {
+    let modifier = typmod.filter(|m| *m >= 4).map(|m| m - 4);
+    match (PgType::from_oid(oid), modifier) {
+        (Some(PgType::Numeric(_)), Some(m)) => format!("numeric({},{})", m >> 16, m & 0xffff),
+        (Some(PgType::Varchar), Some(n)) => format!("character varying({n})"),
+        (Some(t), _) => t.display_name().to_string(),
+        (None, _) => "???".to_string(),
+    }
 }
 /// Whether `value` matches the POSIX regular expression `pattern` (the
 /// compiled patterns of a thread are kept: catalog queries match many rows

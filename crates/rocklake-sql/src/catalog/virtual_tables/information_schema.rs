@@ -3,7 +3,7 @@
 
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
-use super::{col, schema_names, text};
+use super::{col, default_expression, schema_names, text};
 use crate::catalog::Catalog;
 use rocklake_types::datum::PgType::{Int4, Name, Varchar};
 
@@ -59,24 +59,6 @@ pub(super) fn columns_columns() -> Vec<ColumnDef> {
         col("numeric_scale", Int4),
         col("udt_name", Name),
     ]
-}
-
-/// A constant default as PostgreSQL shows it (`pg_get_expr` of pg_attrdef):
-/// numbers and booleans bare, other values as a quoted literal cast to the
-/// column's type, e.g. `'literal'::character varying`.
-fn default_expression(text_value: &str, pg_type: &PgType) -> String {
-    let bare = matches!(
-        pg_type,
-        PgType::Int2 | PgType::Int4 | PgType::Int8 | PgType::Numeric(_) | PgType::Bool
-    ) && !text_value.starts_with('-');
-    if bare {
-        return text_value.to_string();
-    }
-    format!(
-        "'{}'::{}",
-        text_value.replace('\'', "''"),
-        pg_type.display_name()
-    )
 }
 
 pub(super) fn columns_rows(cat: &Catalog) -> Vec<Row> {

@@ -35,6 +35,12 @@ pub enum VirtualTable {
     Database,
     /// `pg_am`
     Am,
+    /// `pg_attrdef`
+    Attrdef,
+    /// `pg_collation`
+    Collation,
+    /// `pg_index`
+    Index,
     /// `information_schema.schemata`
     Schemata,
     /// `information_schema.tables`
@@ -151,6 +157,30 @@ static TABLES: &[TableDef] = &[
         rows: pg_catalog::pg_am_rows,
     },
     TableDef {
+        table: VirtualTable::Attrdef,
+        schema: "pg_catalog",
+        name: "pg_attrdef",
+        oid: 2604,
+        columns: pg_catalog::pg_attrdef_columns,
+        rows: pg_catalog::pg_attrdef_rows,
+    },
+    TableDef {
+        table: VirtualTable::Collation,
+        schema: "pg_catalog",
+        name: "pg_collation",
+        oid: 3456,
+        columns: pg_catalog::pg_collation_columns,
+        rows: pg_catalog::pg_collation_rows,
+    },
+    TableDef {
+        table: VirtualTable::Index,
+        schema: "pg_catalog",
+        name: "pg_index",
+        oid: 2610,
+        columns: pg_catalog::pg_index_columns,
+        rows: pg_catalog::pg_index_rows,
+    },
+    TableDef {
         table: VirtualTable::Schemata,
         schema: "information_schema",
         name: "schemata",
@@ -195,6 +225,45 @@ fn type_len(t: &PgType) -> i16 {
         PgType::Interval | PgType::Uuid => 16,
         _ => -1,
     }
+}
+
+/// `pg_collation.oid` of `default`, the collation of string types.
+const DEFAULT_COLLATION_OID: u32 = 100;
+/// `pg_collation.oid` of `C`, the collation of `name`.
+const C_COLLATION_OID: u32 = 950;
+
+/// `pg_type.typcollation`: the collation of values of type `t` (0 for
+/// types without one).
+fn type_collation(t: &PgType) -> u32 {
+    match t {
+        PgType::Text | PgType::Varchar => DEFAULT_COLLATION_OID,
+        PgType::Name => C_COLLATION_OID,
+        _ => 0,
+    }
+}
+
+/// A constant default as PostgreSQL shows it (`pg_get_expr` of
+/// `pg_attrdef.adbin`, `information_schema.columns.column_default`):
+/// numbers and booleans bare, other values as a quoted literal cast to the
+/// column's type, e.g. `'literal'::character varying`.
+fn default_expression(text_value: &str, pg_type: &PgType) -> String {
+    match (pg_type, text_value) {
+        (PgType::Bool, "t") => return "true".to_string(),
+        (PgType::Bool, "f") => return "false".to_string(),
+        _ => {}
+    }
+    let bare = matches!(
+        pg_type,
+        PgType::Int2 | PgType::Int4 | PgType::Int8 | PgType::Numeric(_)
+    ) && !text_value.starts_with('-');
+    if bare {
+        return text_value.to_string();
+    }
+    format!(
+        "'{}'::{}",
+        text_value.replace('\'', "''"),
+        pg_type.display_name()
+    )
 }
 
 fn col(name: &str, t: PgType) -> ColumnDef {

@@ -3,7 +3,9 @@
 
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
-use super::{col, schema_names, text, type_len, BUILTIN_TYPES, OWNER};
+use super::{
+    col, default_expression, schema_names, text, type_collation, type_len, BUILTIN_TYPES, OWNER,
+};
 use crate::catalog::{Catalog, PG_CATALOG_OID};
 use rocklake_types::datum::PgType::{Bool, Char, Float4, Int2, Int2Array, Int4, Name, Oid, Text};
 
@@ -146,6 +148,9 @@ pub(super) fn pg_attribute_columns() -> Vec<ColumnDef> {
         col("attnotnull", Bool),
         col("atthasdef", Bool),
         col("attisdropped", Bool),
+        col("attcollation", Oid),
+        col("attidentity", Char),
+        col("attgenerated", Char),
     ]
 }
 
@@ -164,6 +169,9 @@ pub(super) fn pg_attribute_rows(cat: &Catalog) -> Vec<Row> {
             Datum::Bool(true),
             Datum::Bool(false),
             Datum::Bool(false),
+            Datum::Oid(0),
+            text(""),
+            text(""),
         ]);
         for (i, c) in r.columns.iter().enumerate() {
             let pk = r.primary_key.contains(&i);
@@ -178,6 +186,9 @@ pub(super) fn pg_attribute_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Bool(c.not_null || pk),
                 Datum::Bool(c.default.is_some()),
                 Datum::Bool(false),
+                Datum::Oid(type_collation(&c.pg_type)),
+                text(""),
+                text(""),
             ]);
         }
     }
@@ -199,6 +210,7 @@ pub(super) fn pg_type_columns() -> Vec<ColumnDef> {
         col("typtypmod", Int4),
         col("typnotnull", Bool),
         col("typdelim", Char),
+        col("typcollation", Oid),
     ]
 }
 
@@ -226,6 +238,7 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Int4(-1),
                 Datum::Bool(false),
                 text(","),
+                Datum::Oid(type_collation(t)),
             ]
         })
         .collect();
@@ -244,6 +257,7 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
             Datum::Int4(-1),
             Datum::Bool(false),
             text(","),
+            Datum::Oid(0),
         ]);
     }
     out
@@ -258,6 +272,9 @@ pub(super) fn pg_constraint_columns() -> Vec<ColumnDef> {
         col("conrelid", Oid),
         col("conindid", Oid),
         col("conkey", Int2Array),
+        col("condeferrable", Bool),
+        col("condeferred", Bool),
+        col("convalidated", Bool),
     ]
 }
 
@@ -274,6 +291,9 @@ pub(super) fn pg_constraint_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Oid(Catalog::rel_oid(r)),
                 Datum::Oid(Catalog::pkey_index_oid(r)),
                 Datum::Int2Array(r.primary_key.iter().map(|&i| i as i16 + 1).collect()),
+                Datum::Bool(false),
+                Datum::Bool(false),
+                Datum::Bool(true),
             ]
         })
         .collect()
@@ -307,23 +327,59 @@ pub(super) fn pg_indexes_rows(cat: &Catalog) -> Vec<Row> {
         .iter()
         .filter(|r| !r.primary_key.is_empty())
         .map(|r| {
-            let cols: Vec<&str> = r
-                .primary_key
-                .iter()
-                .map(|&i| r.columns[i].name.as_str())
-                .collect();
             vec![
                 text(&r.schema),
                 text(&r.name),
                 text(&r.primary_key_name()),
                 Datum::Null,
-                text(&format!(
-                    "CREATE UNIQUE INDEX {} ON {}.{} USING btree ({})",
-                    r.primary_key_name(),
-                    r.schema,
-                    r.name,
-                    cols.join(", ")
-                )),
+                text(&Catalog::primary_key_index_def(r)),
+            ]
+        })
+        .collect()
+}
+
+/// The index of each primary key.
+pub(super) fn pg_index_columns() -> Vec<ColumnDef> {
+    vec![
+        col("indexrelid", Oid),
+        col("indrelid", Oid),
+        col("indnatts", Int2),
+        col("indnkeyatts", Int2),
+        col("indisunique", Bool),
+        col("indisprimary", Bool),
+        col("indisexclusion", Bool),
+        col("indimmediate", Bool),
+        col("indisclustered", Bool),
+        col("indisvalid", Bool),
+        col("indisready", Bool),
+        col("indislive", Bool),
+        col("indisreplident", Bool),
+        // int2vector in PostgreSQL.
+        col("indkey", Int2Array),
+    ]
+}
+
+pub(super) fn pg_index_rows(cat: &Catalog) -> Vec<Row> {
+    cat.relations
+        .iter()
+        .filter(|r| !r.primary_key.is_empty())
+        .map(|r| {
+            let keys = r.primary_key.len() as i16;
+            vec![
+                Datum::Oid(Catalog::pkey_index_oid(r)),
+                Datum::Oid(Catalog::rel_oid(r)),
+                Datum::Int2(keys),
+                Datum::Int2(keys),
+                Datum::Bool(true),
+                Datum::Bool(true),
+                Datum::Bool(false),
+                Datum::Bool(true),
+                Datum::Bool(false),
+                Datum::Bool(true),
+                Datum::Bool(true),
+                Datum::Bool(true),
+                Datum::Bool(false),
+                Datum::Int2Array(r.primary_key.iter().map(|&i| i as i16 + 1).collect()),
             ]
         })
         .collect()
@@ -414,4 +470,59 @@ pub(super) fn pg_am_rows(_: &Catalog) -> Vec<Row> {
     .into_iter()
     .map(|(oid, name, kind)| vec![Datum::Oid(oid), text(name), text(kind)])
     .collect()
+}
+
+/// Column defaults: `adbin` holds the expression as `pg_get_expr` shows
+/// it (RockLake keeps constants only).
+pub(super) fn pg_attrdef_columns() -> Vec<ColumnDef> {
+    vec![
+        col("oid", Oid),
+        col("adrelid", Oid),
+        col("adnum", Int2),
+        // pg_node_tree in PostgreSQL.
+        col("adbin", Text),
+    ]
+}
+
+pub(super) fn pg_attrdef_rows(cat: &Catalog) -> Vec<Row> {
+    let mut out = Vec::new();
+    for r in cat.relations.iter() {
+        for (i, c) in r.columns.iter().enumerate() {
+            let Some(default) = &c.default else { continue };
+            out.push(vec![
+                Datum::Oid(crate::catalog::stable_oid(
+                    "attrdef",
+                    &format!("{}.{}.{}", r.schema, r.name, c.name),
+                )),
+                Datum::Oid(Catalog::rel_oid(r)),
+                Datum::Int2(i as i16 + 1),
+                text(&default_expression(default, &c.pg_type)),
+            ]);
+        }
+    }
+    out
+}
+
+/// The collations every PostgreSQL 15 database has.
+pub(super) fn pg_collation_columns() -> Vec<ColumnDef> {
+    vec![
+        col("oid", Oid),
+        col("collname", Name),
+        col("collnamespace", Oid),
+        col("collprovider", Char),
+    ]
+}
+
+pub(super) fn pg_collation_rows(_: &Catalog) -> Vec<Row> {
+    [(100, "default", "d"), (950, "C", "c"), (951, "POSIX", "c")]
+        .into_iter()
+        .map(|(oid, name, provider)| {
+            vec![
+                Datum::Oid(oid),
+                text(name),
+                Datum::Oid(PG_CATALOG_OID),
+                text(provider),
+            ]
+        })
+        .collect()
 }
