@@ -48,8 +48,12 @@ pub struct Metrics {
     active_sessions: Gauge,
     /// Client sessions started since the server started.
     sessions: Counter,
-    /// Catalog scans answered from the scan cache (`hit`) or storage (`miss`).
-    scan_cache: Family<Labels, Counter>,
+    /// Catalog scans answered from the scan cache (family
+    /// `scan_cache_lookups`, `result="hit"`); looked up once, as every
+    /// catalog scan counts.
+    scan_cache_hits: Counter,
+    /// Catalog scans the scan cache could not answer (`result="miss"`).
+    scan_cache_misses: Counter,
     /// SlateDB's statistics of every open lake.
     slatedb: SlateDbStats,
 }
@@ -114,6 +118,13 @@ impl Metrics {
             "Catalog scans answered from the scan cache (result=hit) or from storage (result=miss)",
             scan_cache.clone(),
         );
+        let scan_cache_result = |result: &str| {
+            scan_cache
+                .get_or_create(&vec![("result".to_string(), result.to_string())])
+                .clone()
+        };
+        let (scan_cache_hits, scan_cache_misses) =
+            (scan_cache_result("hit"), scan_cache_result("miss"));
         let slatedb = SlateDbStats::default();
         registry.register_collector(Box::new(slatedb.clone()));
         Metrics {
@@ -126,7 +137,8 @@ impl Metrics {
             errors,
             active_sessions,
             sessions,
-            scan_cache,
+            scan_cache_hits,
+            scan_cache_misses,
             slatedb,
         }
     }
@@ -172,10 +184,11 @@ impl Metrics {
 
     /// A catalog scan looked up in the scan cache.
     pub fn scan_cache_lookup(&self, hit: bool) {
-        let result = if hit { "hit" } else { "miss" };
-        self.scan_cache
-            .get_or_create(&vec![("result".to_string(), result.to_string())])
-            .inc();
+        if hit {
+            self.scan_cache_hits.inc();
+        } else {
+            self.scan_cache_misses.inc();
+        }
     }
 
     /// The recorder to give the SlateDB database of lake `lake` (its
@@ -220,6 +233,8 @@ mod tests {
         metrics.commit(Duration::from_millis(3));
         metrics.statement("INSERT 0 1");
         metrics.error("23505");
+        metrics.scan_cache_lookup(true);
+        metrics.scan_cache_lookup(false);
         let session = metrics.session_started();
         let text = metrics.render();
         assert_eq!(sample(&text, "rocklake_commits_total"), Some(before + 1.0));
@@ -227,6 +242,10 @@ mod tests {
         assert!(sample(&text, "rocklake_errors_total{sqlstate=\"23505\"}").unwrap() >= 1.0);
         assert!(sample(&text, "rocklake_active_sessions").unwrap() >= 1.0);
         assert!(text.contains("rocklake_commit_duration_seconds_bucket{le=\"0.004\"}"));
+        for result in ["hit", "miss"] {
+            let name = format!("rocklake_scan_cache_lookups_total{{result=\"{result}\"}}");
+            assert!(sample(&text, &name).unwrap() >= 1.0, "{name}");
+        }
         drop(session);
         assert!(text.ends_with("# EOF\n"));
     }
