@@ -483,7 +483,7 @@ async fn psql_describe_index_query() {
             Datum::Bool(false),
             Datum::Bool(true),
             Datum::text(
-                "CREATE UNIQUE INDEX ducklake_snapshot_pkey ON public.ducklake_snapshot USING btree (snapshot_id)"
+                "CREATE UNIQUE INDEX ducklake_snapshot_pkey ON ducklake_snapshot USING btree (snapshot_id)"
             ),
             Datum::text("PRIMARY KEY (snapshot_id)"),
             Datum::text("p"),

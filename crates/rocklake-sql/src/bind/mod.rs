@@ -792,6 +792,22 @@ fn single_extreme(agg: &AggPlan) -> Option<Extreme> {
 }
 
 /// The output column name PostgreSQL gives an unaliased expression.
+/// Whether PostgreSQL names a column after `e` itself (its
+/// `FigureColname` strength 2: columns, functions, and casts, CASEs or
+/// parentheses of those), rather than after a type or `?column?`.
+fn has_strong_colname(e: &Expr) -> bool {
+    match e {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Function(_) => true,
+        Expr::Exists { .. } | Expr::Substring { .. } => true,
+        Expr::Nested(inner)
+        | Expr::Collate { expr: inner, .. }
+        | Expr::Cast { expr: inner, .. } => has_strong_colname(inner),
+        Expr::Case { else_result, .. } => else_result.as_deref().is_some_and(has_strong_colname),
+        Expr::Subquery(_) => figure_colname(e) != "?column?",
+        _ => false,
+    }
+}
+
 pub fn figure_colname(e: &Expr) -> String {
     match e {
         Expr::Identifier(id) => fold(id),
@@ -818,7 +834,12 @@ pub fn figure_colname(e: &Expr) -> String {
                 inner
             }
         }
-        Expr::Case { .. } => "case".into(),
+        // As PostgreSQL: the ELSE result's name when it has a real one (a
+        // column, a function, a cast of either), else `case`.
+        Expr::Case { else_result, .. } => else_result
+            .as_deref()
+            .filter(|result| has_strong_colname(result))
+            .map_or_else(|| "case".into(), figure_colname),
         Expr::Exists { .. } => "exists".into(),
         Expr::Subquery(q) => match q.body.as_ref() {
             SetExpr::Select(s) => match s.projection.first() {
@@ -856,6 +877,18 @@ mod tests {
         assert_eq!(figure_colname(&expr("'1'::int4")), "int4");
         assert_eq!(figure_colname(&expr("1 + 2")), "?column?");
         assert_eq!(figure_colname(&expr("CASE WHEN true THEN 1 END")), "case");
+        assert_eq!(
+            figure_colname(&expr("CASE WHEN true THEN 1 ELSE 2 END")),
+            "case"
+        );
+        assert_eq!(
+            figure_colname(&expr("CASE WHEN x = 0 THEN '' ELSE x::regtype::text END")),
+            "x"
+        );
+        assert_eq!(
+            figure_colname(&expr("CASE WHEN b THEN 1 ELSE '2'::int END")),
+            "case"
+        );
         assert_eq!(figure_colname(&expr("(SELECT max(a) FROM t)")), "max");
     }
 

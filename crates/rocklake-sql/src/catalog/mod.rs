@@ -126,12 +126,23 @@ impl Catalog {
     }
 
     /// `pg_get_indexdef(index oid)`: the index's definition, `None` for an
-    /// oid that names no index.
+    /// oid that names no index. As in PostgreSQL, the table's name is
+    /// qualified only when the search path does not find it.
     pub fn index_definition(&self, oid: u32) -> Option<String> {
-        self.relations
+        let def = self
+            .relations
             .iter()
-            .find(|r| !r.primary_key.is_empty() && Self::pkey_index_oid(r) == oid)
-            .map(Self::primary_key_index_def)
+            .find(|r| !r.primary_key.is_empty() && Self::pkey_index_oid(r) == oid)?;
+        let table = if self.find_in_path(&def.name) == Some(def) {
+            def.name.clone()
+        } else {
+            format!("{}.{}", def.schema, def.name)
+        };
+        Some(format!(
+            "CREATE UNIQUE INDEX {} ON {table} USING btree ({})",
+            def.primary_key_name(),
+            Self::primary_key_columns(def)
+        ))
     }
 
     /// `pg_get_constraintdef(constraint oid)`: e.g. `PRIMARY KEY (a)`.
