@@ -23,19 +23,26 @@ def psql(dsn: str, command: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.rocklake
-def test_psql_describe_commands_print_what_postgresql_prints(pg_server, rocklake):
+def assert_same_output(pg_server, rocklake, setup: str, commands: list[str]) -> None:
+    """psql prints the same for each of `commands` on RockLake and on a real
+    PostgreSQL 15, both set up with `setup`."""
     rocklake.start()
     reference = PostgresBackend(pg_server)
     dsns = {"postgres": pg_server.dsn(reference.db), "rocklake": rocklake.dsn()}
     for dsn in dsns.values():
-        done = psql(dsn, SETUP)
+        done = psql(dsn, setup)
         assert done.returncode == 0, done.stderr
-    for command in COMMANDS:
+    for command in commands:
         expected = psql(dsns["postgres"], command)
+        assert expected.returncode == 0, (command, expected.stderr)
         actual = psql(dsns["rocklake"], command)
         assert (actual.returncode, actual.stdout, actual.stderr) == (
             expected.returncode, expected.stdout, expected.stderr), command
+
+
+@pytest.mark.rocklake
+def test_psql_describe_commands_print_what_postgresql_prints(pg_server, rocklake):
+    assert_same_output(pg_server, rocklake, SETUP, COMMANDS)
 
 
 @pytest.mark.rocklake
@@ -83,15 +90,4 @@ LEFT JOIN pg_catalog.pg_am am ON (c.relam = am.oid) WHERE c.oid = 'd1'::regclass
 
 @pytest.mark.rocklake
 def test_psql_describe_table_queries_answer_what_postgresql_answers(pg_server, rocklake):
-    rocklake.start()
-    reference = PostgresBackend(pg_server)
-    dsns = {"postgres": pg_server.dsn(reference.db), "rocklake": rocklake.dsn()}
-    for dsn in dsns.values():
-        done = psql(dsn, DESCRIBE_SETUP)
-        assert done.returncode == 0, done.stderr
-    for query in DESCRIBE_QUERIES:
-        expected = psql(dsns["postgres"], query)
-        actual = psql(dsns["rocklake"], query)
-        assert expected.returncode == 0, expected.stderr
-        assert (actual.returncode, actual.stdout, actual.stderr) == (
-            expected.returncode, expected.stdout, expected.stderr), query
+    assert_same_output(pg_server, rocklake, DESCRIBE_SETUP, DESCRIBE_QUERIES)
