@@ -9,8 +9,9 @@ least every commit acknowledged before the backup started; a clone of a
 checkpoint that diverges from its parent; DuckLake maintenance (expire +
 cleanup + orphan deletion) on the clone never deletes a file its parent
 reads, and on the parent is refused (SQLSTATE 55006) for the files it
-shares, so both keep reading every row; and the bad inputs: an unknown
-checkpoint, a non-empty target, overlapping data paths.
+shares, so both keep reading every row; a backup into an S3 bucket and a
+clone inside that bucket (S3 emulator), each served and read; and the bad
+inputs: an unknown checkpoint, a non-empty target, overlapping data paths.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ import time
 import psycopg
 import pytest
 
-from conftest import ROCKLAKE_BIN, RockLakeBackend, duckdb_connect
+from conftest import ROCKLAKE_BIN, RockLakeBackend, RockLakeS3Backend, duckdb_connect
 
 
-def rocklake(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run([ROCKLAKE_BIN, *args], capture_output=True, text=True, timeout=300)
+def rocklake(*args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+    result = subprocess.run([ROCKLAKE_BIN, *args], capture_output=True, text=True, timeout=300,
+                            env=env)
     if check and result.returncode != 0:
         pytest.fail(f"rocklake {' '.join(args)} failed:\n{result.stderr}")
     return result
@@ -233,3 +235,56 @@ def test_clone_diverges_and_maintenance_keeps_both_readable(tmp_path, server):
     con.execute("CALL ducklake_cleanup_old_files('l', cleanup_all => true)")
     assert con.execute("SELECT sum(a) FROM l.t").fetchone() == (1010,)
     con.close()
+
+
+class RockLakeAt(RockLakeS3Backend):
+    """A server of the catalog at `s3://BUCKET/<folder>`."""
+
+    def __init__(self, workdir, s3, bucket: str, folder: str):
+        super().__init__(workdir, s3, bucket=bucket)
+        self.folder = folder
+
+    @property
+    def location(self) -> str:
+        return f"s3://{self.bucket}/{self.folder}"
+
+
+def test_backup_into_a_bucket_and_a_clone_inside_it(tmp_path, server, s3_server):
+    data = tmp_path / "data"
+    con = duckdb_connect()
+    con.execute(attach(server, "l", data))
+    con.execute("CREATE TABLE l.t(a INT)")
+    con.execute("INSERT INTO l.t SELECT range FROM range(100)")
+    checkpoint(server, "create", "to-s3")
+    con.close()
+    bucket = s3_server.new_bucket()
+    s3_env = dict(os.environ, **s3_server.server_env())
+    rocklake("backup", server.location, f"s3://{bucket}/backup", "--checkpoint", "to-s3",
+             env=s3_env)
+    backup = RockLakeAt(tmp_path / "backup-server", s3_server, bucket, "backup")
+    backup.start()
+    try:
+        reader = duckdb_connect()
+        reader.execute(f"ATTACH 'ducklake:postgres:{backup.dsn()}' AS b (DATA_PATH '{data}/')")
+        assert reader.execute("SELECT sum(a) FROM b.t").fetchone() == (4950,)
+        reader.close()
+        # A clone inside the bucket, of a checkpoint of the backup.
+        rocklake("checkpoint", "create", "fork", "--dsn", backup.dsn())
+        clone_data = tmp_path / "clone-data"
+        rocklake("clone", f"s3://{bucket}/backup", f"s3://{bucket}/clone", "--checkpoint", "fork",
+                 "--data-path", str(clone_data), env=s3_env)
+    finally:
+        backup.stop()
+    clone = RockLakeAt(tmp_path / "clone-server", s3_server, bucket, "clone")
+    clone.start()
+    try:
+        c = duckdb_connect()
+        c.execute(f"ATTACH 'ducklake:postgres:{clone.dsn()}' AS c (DATA_PATH '{clone_data}/', "
+                  "DATA_INLINING_ROW_LIMIT 0)")
+        assert c.execute("SELECT sum(a) FROM c.t").fetchone() == (4950,)
+        c.execute("INSERT INTO c.t VALUES (1000)")
+        assert c.execute("SELECT sum(a) FROM c.t").fetchone() == (5950,)
+        assert files_under(clone_data), "the clone's new file goes to its data path"
+        c.close()
+    finally:
+        clone.stop()
