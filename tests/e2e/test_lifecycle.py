@@ -273,6 +273,10 @@ def test_backup_into_a_bucket_and_a_clone_inside_it(tmp_path, server, s3_server)
         clone_data = tmp_path / "clone-data"
         rocklake("clone", f"s3://{bucket}/backup", f"s3://{bucket}/clone", "--checkpoint", "fork",
                  "--data-path", str(clone_data), env=s3_env)
+        elsewhere = rocklake("clone", f"s3://{bucket}/backup", str(tmp_path / "local-clone"),
+                             "--checkpoint", "fork", "--data-path", str(clone_data),
+                             check=False, env=s3_env)
+        assert elsewhere.returncode != 0 and "different object stores" in elsewhere.stderr
     finally:
         backup.stop()
     clone = RockLakeAt(tmp_path / "clone-server", s3_server, bucket, "clone")

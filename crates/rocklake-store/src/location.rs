@@ -100,6 +100,16 @@ impl StoreLocation {
         ObjectPath::from_absolute_path(&absolute).map_err(|e| error(e.to_string()))
     }
 
+    /// Whether `other` is on the same object store (both local, or both in
+    /// the same bucket): what a clone and its parent must share.
+    pub fn same_store(&self, other: &StoreLocation) -> bool {
+        match (self, other) {
+            (StoreLocation::Local(_), StoreLocation::Local(_)) => true,
+            (StoreLocation::S3 { bucket: a, .. }, StoreLocation::S3 { bucket: b, .. }) => a == b,
+            _ => false,
+        }
+    }
+
     /// The location of folder `segment` inside this one (a sub-directory,
     /// or a longer S3 prefix).
     pub fn child(&self, segment: &str) -> StoreLocation {

@@ -70,6 +70,14 @@ pub async fn clone(args: CloneArgs) -> anyhow::Result<()> {
         bail!("--checkpoint and --data-path are required");
     };
     let target = empty_target(&args.new_location).await?;
+    if !parent.location().same_store(target.location()) {
+        bail!(
+            "{} and {} are on different object stores: a clone shares its parent's files, so it \
+             must be in the same bucket (or on the same file system); use `rocklake backup` to copy",
+            parent.location(),
+            target.location()
+        );
+    }
     let keys = args.keys.keys()?;
     let outcome = async {
         for lake in &lakes {
