@@ -116,18 +116,11 @@ impl CatalogReplica {
     /// Whether the replica can serve: not closed, and a read answers
     /// within a few seconds (for `/readyz`).
     pub async fn check_ready(&self) -> Result<(), String> {
-        if let Some(reason) = self.reader.status().close_reason {
-            return Err(format!("{}: closed ({reason:?})", self.location));
-        }
         let reads = Reads {
             source: self.reader.as_ref(),
             epoch: 0,
         };
-        read_within(
-            &self.location,
-            reads.get_u64(&SystemKey::FormatVersion.key()),
-        )
-        .await
+        ready(&self.location, self.reader.status().close_reason, reads).await
     }
 
     /// Stops following the writer.
@@ -139,13 +132,18 @@ impl CatalogReplica {
     }
 }
 
-/// Waits for a readiness probe's read: an error or no answer within
-/// [`READY_READ_TIMEOUT`] means not ready.
-pub(crate) async fn read_within<T>(
+/// A catalog's readiness (for `/readyz`): not closed (or fenced), and a
+/// read of it answers within [`READY_READ_TIMEOUT`].
+pub(crate) async fn ready<R: slatedb::DbReadOps + Sync>(
     location: &StoreLocation,
-    read: impl std::future::Future<Output = StoreResult<T>>,
+    close_reason: Option<slatedb::CloseReason>,
+    reads: Reads<'_, R>,
 ) -> Result<(), String> {
-    match tokio::time::timeout(READY_READ_TIMEOUT, read).await {
+    if let Some(reason) = close_reason {
+        return Err(format!("{location}: closed ({reason:?})"));
+    }
+    let key = SystemKey::FormatVersion.key();
+    match tokio::time::timeout(READY_READ_TIMEOUT, reads.get_u64(&key)).await {
         Ok(Ok(_)) => Ok(()),
         Ok(Err(error)) => Err(format!("{location}: {error}")),
         Err(_) => Err(format!(

@@ -297,18 +297,11 @@ impl CatalogStore {
     /// Whether the catalog can serve: not closed or fenced, and a read of
     /// it answers within a few seconds (for `/readyz`).
     pub async fn check_ready(&self) -> Result<(), String> {
-        if let Some(reason) = self.inner.db.status().close_reason {
-            return Err(format!("{}: closed ({reason:?})", self.location));
-        }
         let reads = Reads {
             source: &self.inner.db,
             epoch: self.inner.epoch,
         };
-        crate::replica::read_within(
-            &self.location,
-            reads.get_u64(&SystemKey::FormatVersion.key()),
-        )
-        .await
+        crate::replica::ready(&self.location, self.inner.db.status().close_reason, reads).await
     }
 
     /// Flushes and closes the database.

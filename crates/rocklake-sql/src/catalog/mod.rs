@@ -106,13 +106,12 @@ impl Catalog {
         Self::pkey_oid(def).wrapping_add(1)
     }
 
-    /// `CREATE UNIQUE INDEX ...` of a relation's primary-key index.
-    pub fn primary_key_index_def(def: &RelationDef) -> String {
+    /// `CREATE UNIQUE INDEX ...` of a relation's primary-key index, naming
+    /// the table `table` (qualified or not).
+    pub fn primary_key_index_def(def: &RelationDef, table: &str) -> String {
         format!(
-            "CREATE UNIQUE INDEX {} ON {}.{} USING btree ({})",
+            "CREATE UNIQUE INDEX {} ON {table} USING btree ({})",
             def.primary_key_name(),
-            def.schema,
-            def.name,
             Self::primary_key_columns(def)
         )
     }
@@ -138,11 +137,7 @@ impl Catalog {
         } else {
             format!("{}.{}", def.schema, def.name)
         };
-        Some(format!(
-            "CREATE UNIQUE INDEX {} ON {table} USING btree ({})",
-            def.primary_key_name(),
-            Self::primary_key_columns(def)
-        ))
+        Some(Self::primary_key_index_def(def, &table))
     }
 
     /// `pg_get_constraintdef(constraint oid)`: e.g. `PRIMARY KEY (a)`.

@@ -332,7 +332,10 @@ pub(super) fn pg_indexes_rows(cat: &Catalog) -> Vec<Row> {
                 text(&r.name),
                 text(&r.primary_key_name()),
                 Datum::Null,
-                text(&Catalog::primary_key_index_def(r)),
+                text(&Catalog::primary_key_index_def(
+                    r,
+                    &format!("{}.{}", r.schema, r.name),
+                )),
             ]
         })
         .collect()
