@@ -305,6 +305,7 @@ pub async fn update(
         agg: None,
         having: None,
         windows: Vec::new(),
+        set_calls: Vec::new(),
         projection,
         distinct: false,
     };
@@ -469,6 +470,7 @@ pub async fn delete(
         agg: None,
         having: None,
         windows: Vec::new(),
+        set_calls: Vec::new(),
         projection: vec![ctid],
         distinct: false,
     };

@@ -48,7 +48,7 @@ pub(crate) fn no_parameter(n: usize) -> SqlError {
 fn type_sql(pg_type: &PgType) -> String {
     match pg_type {
         PgType::Numeric(Some((p, s))) => format!("numeric({p},{s})"),
-        PgType::Int2Array => "smallint[]".to_string(),
+        PgType::Array(element) => format!("{}[]", type_sql(element)),
         PgType::Char => "\"char\"".to_string(),
         other => other.type_name().to_string(),
     }

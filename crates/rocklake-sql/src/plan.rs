@@ -88,6 +88,74 @@ pub enum Func {
     IndexDef,
     /// `pg_get_constraintdef(constraint oid [, pretty])`.
     ConstraintDef,
+    /// `array_lower(array, dimension)`.
+    ArrayLower,
+    /// `array_upper(array, dimension)`.
+    ArrayUpper,
+    /// `array_length(array, dimension)`.
+    ArrayLength,
+    /// `cardinality(array)`.
+    Cardinality,
+    /// `json_build_object(key, value, ...)`.
+    JsonBuildObject,
+    /// `pg_type_is_visible(oid)`.
+    TypeIsVisible,
+    /// `quote_ident(text)`.
+    QuoteIdent,
+    /// `quote_literal(text)`.
+    QuoteLiteral,
+}
+
+/// Set-returning functions in a select list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetFunc {
+    /// `unnest(array)`: its elements.
+    Unnest,
+    /// `generate_subscripts(array, dimension [, reverse])`: its subscripts.
+    GenerateSubscripts,
+    /// `generate_series(start, stop [, step])` over integers.
+    GenerateSeries,
+}
+
+/// One set-returning call of a select list: it adds a column to the rows
+/// the projection reads, one row per value (calls of one select list run in
+/// lockstep, the shorter padded with NULLs, as in PostgreSQL 10 and later).
+#[derive(Debug, Clone)]
+pub struct SetCall {
+    /// The function.
+    pub func: SetFunc,
+    /// Its arguments, over the rows before the call.
+    pub args: Vec<BExpr>,
+}
+
+/// One aggregate call of a SELECT.
+#[derive(Debug, Clone)]
+pub struct AggCall {
+    /// The function.
+    pub func: AggFunc,
+    /// Its arguments over FROM rows (none for `count(*)`; `string_agg` has
+    /// the value and the delimiter).
+    pub args: Vec<BExpr>,
+    /// `DISTINCT` before the arguments.
+    pub distinct: bool,
+    /// `ORDER BY` inside the call: (expression, descending, nulls first).
+    pub order: Vec<(BExpr, bool, bool)>,
+    /// `FILTER (WHERE ...)`.
+    pub filter: Option<BExpr>,
+}
+
+impl AggCall {
+    /// A call with one (or no) argument and nothing else.
+    #[cfg(test)]
+    pub fn simple(func: AggFunc, arg: Option<BExpr>) -> Self {
+        AggCall {
+            func,
+            args: arg.into_iter().collect(),
+            distinct: false,
+            order: Vec::new(),
+            filter: None,
+        }
+    }
 }
 
 /// Aggregate functions.
@@ -109,6 +177,10 @@ pub enum AggFunc {
     BoolAnd,
     /// `bool_or(x)`
     BoolOr,
+    /// `array_agg(x)`
+    ArrayAgg,
+    /// `string_agg(x, delimiter)`
+    StringAgg,
 }
 
 /// A window function.
@@ -204,8 +276,9 @@ pub enum BExpr {
     Exists(SubPlan, bool),
     /// Scalar subquery.
     Scalar(SubPlan),
-    /// `[NOT] LIKE` / `ILIKE`: (expr, pattern, negated, case-insensitive).
-    Like(Box<BExpr>, Box<BExpr>, bool, bool),
+    /// `[NOT] LIKE` / `ILIKE`: (expr, pattern, negated, case-insensitive,
+    /// escape character: `\\` unless `ESCAPE` names another or none).
+    Like(Box<BExpr>, Box<BExpr>, bool, bool, Option<char>),
     /// `CASE`.
     Case {
         /// `CASE x WHEN ...` operand.
@@ -217,9 +290,96 @@ pub enum BExpr {
     },
     /// Scalar function call.
     Func(Func, Vec<BExpr>),
+    /// `ARRAY[...]`.
+    Array(Vec<BExpr>),
+    /// `ARRAY(subquery)`.
+    ArraySub(SubPlan),
+    /// `x op ANY (array)` / `x op ALL (array)` (flag: ALL).
+    AnyAll(CmpOp, Box<BExpr>, Box<BExpr>, bool),
+    /// `array[subscript]`.
+    Subscript(Box<BExpr>, Box<BExpr>),
     /// Bind parameter `$n` of a statement being prepared (never evaluated:
     /// a statement runs with its parameters' values in place).
     Param(usize),
+}
+
+macro_rules! for_each_child {
+    ($e:expr, $f:expr, $($ref:tt)+) => {
+        match $e {
+            BExpr::Const(_)
+            | BExpr::Col { .. }
+            | BExpr::Param(_)
+            | BExpr::Exists(..)
+            | BExpr::Scalar(_)
+            | BExpr::ArraySub(_) => {}
+            BExpr::Cast(a, _)
+            | BExpr::Neg(a)
+            | BExpr::Not(a)
+            | BExpr::IsNull(a, _)
+            | BExpr::IsBool(a, ..)
+            | BExpr::InSet(a, ..)
+            | BExpr::InSub(a, ..) => $f(a),
+            BExpr::Arith(_, a, b)
+            | BExpr::Concat(a, b)
+            | BExpr::Cmp(_, a, b)
+            | BExpr::IsDistinct(a, b, _)
+            | BExpr::Like(a, b, ..)
+            | BExpr::AnyAll(_, a, b, _)
+            | BExpr::Subscript(a, b) => {
+                $f(a);
+                $f(b);
+            }
+            BExpr::InList(a, list, _) => {
+                $f(a);
+                list.$($ref)+().for_each(|x| $f(x));
+            }
+            BExpr::And(items) | BExpr::Or(items) | BExpr::Func(_, items) | BExpr::Array(items) => {
+                items.$($ref)+().for_each(|x| $f(x))
+            }
+            BExpr::Case {
+                operand,
+                whens,
+                otherwise,
+            } => {
+                if let Some(o) = operand {
+                    $f(o);
+                }
+                for (w, t) in whens {
+                    $f(w);
+                    $f(t);
+                }
+                if let Some(o) = otherwise {
+                    $f(o);
+                }
+            }
+        }
+    };
+}
+
+impl BExpr {
+    /// Calls `f` on each direct sub-expression of this level (not inside
+    /// subqueries).
+    pub fn for_each_child(&self, mut f: impl FnMut(&BExpr)) {
+        for_each_child!(self, f, iter);
+    }
+
+    /// Calls `f` on each direct sub-expression, mutably.
+    pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut BExpr)) {
+        for_each_child!(self, f, iter_mut);
+    }
+
+    /// Whether the expression holds a subquery anywhere.
+    pub fn has_subquery(&self) -> bool {
+        if matches!(
+            self,
+            BExpr::InSub(..) | BExpr::Exists(..) | BExpr::Scalar(_) | BExpr::ArraySub(_)
+        ) {
+            return true;
+        }
+        let mut found = false;
+        self.for_each_child(|c| found = found || c.has_subquery());
+        found
+    }
 }
 
 /// A result column.
@@ -280,6 +440,9 @@ pub enum FromPlan {
     Scan(usize),
     /// A subquery, CTE reference or VALUES list.
     Derived(Arc<QueryPlan>),
+    /// A set-returning function in FROM (`generate_series(1, 3) AS s`):
+    /// one column, its arguments over the enclosing queries' rows only.
+    Function(SetCall),
     /// A join of two inputs.
     Join {
         /// Left input.
@@ -304,8 +467,8 @@ pub enum FromPlan {
 pub struct AggPlan {
     /// GROUP BY expressions over FROM rows.
     pub group: Vec<BExpr>,
-    /// Aggregate calls (function, argument over FROM rows, DISTINCT).
-    pub calls: Vec<(AggFunc, Option<BExpr>, bool)>,
+    /// Aggregate calls.
+    pub calls: Vec<AggCall>,
 }
 
 /// A single SELECT.
@@ -323,6 +486,9 @@ pub struct SelectPlan {
     /// Window function calls, computed over the filtered rows before the
     /// projection; each appends one column to the row.
     pub windows: Vec<WindowCall>,
+    /// Set-returning calls of the select list, run after grouping and
+    /// windows; each appends one column to the row.
+    pub set_calls: Vec<SetCall>,
     /// Output expressions (visible columns, then hidden sort keys).
     pub projection: Vec<BExpr>,
     /// SELECT DISTINCT.

@@ -117,7 +117,7 @@ async fn attach_batch() {
         .collect();
     assert_eq!(pk.len(), 1);
     assert_eq!(pk[0][1], Datum::Text("ducklake_snapshot".into()));
-    assert_eq!(pk[0][11], Datum::Int2Array(vec![1]));
+    assert_eq!(pk[0][11], Datum::array(vec![Datum::Int2(1)]));
     let dec = rows
         .iter()
         .find(|r| r[3] == Datum::Text("c".into()))

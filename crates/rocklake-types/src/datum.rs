@@ -69,8 +69,18 @@ pub enum PgType {
     RegClass,
     /// `regtype` (OID 2206): a type's oid, shown as its name.
     RegType,
-    /// `smallint[]` (OID 1005).
-    Int2Array,
+    /// `json` (OID 114), kept as its text.
+    Json,
+    /// `aclitem` (OID 1033), an access privilege, kept as its text
+    /// (`grantee=privileges/grantor`).
+    AclItem,
+    /// `int2vector` (OID 22): `pg_index.indkey`; 0-based, printed space-separated.
+    Int2Vector,
+    /// `oidvector` (OID 30): `pg_index.indclass`, like [`PgType::Int2Vector`].
+    OidVector,
+    /// A one-dimensional array of the element type (`smallint[]`, `text[]`, ...),
+    /// whose OID is the element's `typarray`.
+    Array(Box<PgType>),
 }
 
 impl PgType {
@@ -100,26 +110,53 @@ impl PgType {
             PgType::Uuid => 2950,
             PgType::RegClass => 2205,
             PgType::RegType => 2206,
-            PgType::Int2Array => 1005,
+            PgType::Json => 114,
+            PgType::AclItem => 1033,
+            PgType::Int2Vector => 22,
+            PgType::OidVector => 30,
+            PgType::Array(element) => element.array_oid(),
         }
+    }
+
+    /// `smallint[]`, `text[]`, ...: the array type of `element`.
+    pub fn array_of(element: PgType) -> PgType {
+        PgType::Array(Box::new(element))
+    }
+
+    /// The element type of an array or vector type.
+    pub fn element_type(&self) -> Option<PgType> {
+        match self {
+            PgType::Array(element) => Some((**element).clone()),
+            PgType::Int2Vector => Some(PgType::Int2),
+            PgType::OidVector => Some(PgType::Oid),
+            _ => None,
+        }
+    }
+
+    /// Whether values of this type are arrays (arrays and vectors).
+    pub fn is_array(&self) -> bool {
+        self.element_type().is_some()
     }
 
     /// Every type RockLake has (`numeric` unconstrained), in the order
     /// `pg_type` lists them.
-    pub const ALL: [PgType; 24] = [
+    pub const ALL: [PgType; 27] = [
         PgType::Bool,
         PgType::Bytea,
         PgType::Char,
         PgType::Name,
         PgType::Int8,
         PgType::Int2,
-        PgType::Int2Array,
+        PgType::Int2Vector,
         PgType::Int4,
         PgType::RegClass,
         PgType::RegType,
         PgType::Text,
         PgType::Oid,
         PgType::Tid,
+        PgType::OidVector,
+        PgType::Json,
+        PgType::AclItem,
         PgType::Float4,
         PgType::Float8,
         PgType::Varchar,
@@ -133,9 +170,18 @@ impl PgType {
         PgType::Uuid,
     ];
 
-    /// The type with this OID, if RockLake has it (`numeric` unconstrained).
+    /// The type with this OID, if RockLake has it (`numeric` unconstrained;
+    /// the array types of [`PgType::ALL`] too).
     pub fn from_oid(oid: u32) -> Option<PgType> {
-        PgType::ALL.into_iter().find(|t| t.oid() == oid)
+        PgType::ALL
+            .into_iter()
+            .find(|t| t.oid() == oid)
+            .or_else(|| {
+                PgType::ALL
+                    .into_iter()
+                    .find(|t| t.array_oid() == oid)
+                    .map(PgType::array_of)
+            })
     }
 
     /// The OID of PostgreSQL's array type of this type (`pg_type.typarray`;
@@ -165,7 +211,11 @@ impl PgType {
             PgType::Uuid => 2951,
             PgType::RegClass => 2210,
             PgType::RegType => 2211,
-            PgType::Int2Array => 0,
+            PgType::Json => 199,
+            PgType::AclItem => 1034,
+            PgType::Int2Vector => 1006,
+            PgType::OidVector => 1013,
+            PgType::Array(_) => 0,
         }
     }
 
@@ -195,7 +245,11 @@ impl PgType {
             PgType::Uuid => "uuid",
             PgType::RegClass => "regclass",
             PgType::RegType => "regtype",
-            PgType::Int2Array => "_int2",
+            PgType::Json => "json",
+            PgType::AclItem => "aclitem",
+            PgType::Int2Vector => "int2vector",
+            PgType::OidVector => "oidvector",
+            PgType::Array(element) => array_type_name(element),
         }
     }
 
@@ -215,7 +269,7 @@ impl PgType {
             PgType::Time => "time without time zone",
             PgType::TimeTz => "time with time zone",
             PgType::Char => "\"char\"",
-            PgType::Int2Array => "smallint[]",
+            PgType::Array(element) => array_display_name(element),
             other => other.type_name(),
         }
     }
@@ -238,6 +292,11 @@ impl PgType {
                 | PgType::Float8
                 | PgType::Numeric(_)
         )
+    }
+
+    /// Whether values of this type are held as their text ([`Datum::Text`]).
+    pub fn is_textual(&self) -> bool {
+        self.is_string() || matches!(self, PgType::Json | PgType::AclItem)
     }
 
     /// Whether this is a string type (`text`, `varchar`, `name`, `"char"`).
@@ -304,8 +363,21 @@ impl PgType {
             "uuid" => PgType::Uuid,
             "regclass" => PgType::RegClass,
             "regtype" => PgType::RegType,
-            "int2[]" | "smallint[]" | "_int2" => PgType::Int2Array,
-            _ => return None,
+            "json" => PgType::Json,
+            "aclitem" => PgType::AclItem,
+            "int2vector" => PgType::Int2Vector,
+            "oidvector" => PgType::OidVector,
+            array => {
+                let element = match array.strip_suffix("[]") {
+                    Some(element) => element,
+                    None => array.strip_prefix('_')?,
+                };
+                let element = PgType::from_sql_name(element)?;
+                if element.is_array() {
+                    return None;
+                }
+                return Some(PgType::array_of(element));
+            }
         })
     }
 
@@ -323,8 +395,77 @@ impl PgType {
             PgType::Varchar => "VARCHAR".to_string(),
             PgType::TimestampTz => "TIMESTAMP WITH TIME ZONE".to_string(),
             PgType::TimeTz => "TIME WITH TIME ZONE".to_string(),
+            PgType::Array(element) => format!("{}[]", element.sql_name()),
             other => other.type_name().to_ascii_uppercase(),
         }
+    }
+}
+
+/// `pg_type.typname` of the array type of `element` (`_int4`, ...).
+fn array_type_name(element: &PgType) -> &'static str {
+    match element {
+        PgType::Bool => "_bool",
+        PgType::Bytea => "_bytea",
+        PgType::Char => "_char",
+        PgType::Name => "_name",
+        PgType::Int8 => "_int8",
+        PgType::Int2 => "_int2",
+        PgType::Int4 => "_int4",
+        PgType::Text => "_text",
+        PgType::Oid => "_oid",
+        PgType::Tid => "_tid",
+        PgType::Float4 => "_float4",
+        PgType::Float8 => "_float8",
+        PgType::Varchar => "_varchar",
+        PgType::Date => "_date",
+        PgType::Time => "_time",
+        PgType::Timestamp => "_timestamp",
+        PgType::TimestampTz => "_timestamptz",
+        PgType::Interval => "_interval",
+        PgType::TimeTz => "_timetz",
+        PgType::Numeric(_) => "_numeric",
+        PgType::Uuid => "_uuid",
+        PgType::RegClass => "_regclass",
+        PgType::RegType => "_regtype",
+        PgType::Json => "_json",
+        PgType::AclItem => "_aclitem",
+        PgType::Int2Vector => "_int2vector",
+        PgType::OidVector => "_oidvector",
+        PgType::Array(_) => "_array",
+    }
+}
+
+/// The `format_type` name of the array type of `element` (`integer[]`, ...).
+fn array_display_name(element: &PgType) -> &'static str {
+    match element {
+        PgType::Bool => "boolean[]",
+        PgType::Bytea => "bytea[]",
+        PgType::Char => "\"char\"[]",
+        PgType::Name => "name[]",
+        PgType::Int8 => "bigint[]",
+        PgType::Int2 => "smallint[]",
+        PgType::Int4 => "integer[]",
+        PgType::Text => "text[]",
+        PgType::Oid => "oid[]",
+        PgType::Tid => "tid[]",
+        PgType::Float4 => "real[]",
+        PgType::Float8 => "double precision[]",
+        PgType::Varchar => "character varying[]",
+        PgType::Date => "date[]",
+        PgType::Time => "time without time zone[]",
+        PgType::Timestamp => "timestamp without time zone[]",
+        PgType::TimestampTz => "timestamp with time zone[]",
+        PgType::Interval => "interval[]",
+        PgType::TimeTz => "time with time zone[]",
+        PgType::Numeric(_) => "numeric[]",
+        PgType::Uuid => "uuid[]",
+        PgType::RegClass => "regclass[]",
+        PgType::RegType => "regtype[]",
+        PgType::Json => "json[]",
+        PgType::AclItem => "aclitem[]",
+        PgType::Int2Vector => "int2vector[]",
+        PgType::OidVector => "oidvector[]",
+        PgType::Array(_) => "anyarray",
     }
 }
 
@@ -396,8 +537,12 @@ pub enum Datum {
         /// Item offset within the block (1-based in PostgreSQL).
         offset: u16,
     },
-    /// `smallint[]`.
-    Int2Array(Vec<i16>),
+    /// An array (of any element type; the column's type names it), its
+    /// elements from subscript 1.
+    Array(Arc<[Datum]>),
+    /// An `int2vector` / `oidvector`: an array from subscript 0, printed
+    /// space-separated.
+    Vector(Arc<[Datum]>),
 }
 
 impl Datum {
@@ -420,6 +565,19 @@ impl Datum {
     /// A [`Datum::Text`] from any string.
     pub fn text(s: impl Into<Arc<str>>) -> Datum {
         Datum::Text(s.into())
+    }
+
+    /// An array of these elements.
+    pub fn array(elements: impl Into<Arc<[Datum]>>) -> Datum {
+        Datum::Array(elements.into())
+    }
+
+    /// The elements of an array or vector value.
+    pub fn elements(&self) -> Option<&[Datum]> {
+        match self {
+            Datum::Array(items) | Datum::Vector(items) => Some(items),
+            _ => None,
+        }
     }
 
     /// The value as a string slice when it is [`Datum::Text`].

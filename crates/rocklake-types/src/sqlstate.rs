@@ -63,6 +63,10 @@ sqlstates! {
     INVALID_ROW_COUNT_IN_LIMIT_CLAUSE = "2201W";
     /// `2201X invalid_row_count_in_result_offset_clause`.
     INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE = "2201X";
+    /// `22004 null_value_not_allowed`.
+    NULL_VALUE_NOT_ALLOWED = "22004";
+    /// `22025 invalid_escape_sequence`.
+    INVALID_ESCAPE_SEQUENCE = "22025";
     /// `2201B invalid_regular_expression`.
     INVALID_REGULAR_EXPRESSION = "2201B";
     /// `22P02 invalid_text_representation`: bad text input for a type.
@@ -147,6 +151,8 @@ sqlstates! {
     INVALID_COLUMN_REFERENCE = "42P10";
     /// `42P16 invalid_table_definition`.
     INVALID_TABLE_DEFINITION = "42P16";
+    /// `42P18 indeterminate_datatype`.
+    INDETERMINATE_DATATYPE = "42P18";
     /// `53200 out_of_memory`: a statement went over its memory limit.
     OUT_OF_MEMORY = "53200";
     /// `53300 too_many_connections`.

@@ -152,7 +152,7 @@ fn pg_type(name: &str) -> PgType {
         "numeric" => PgType::Numeric(None),
         "bytea" => PgType::Bytea,
         "uuid" => PgType::Uuid,
-        "int2[]" => PgType::Int2Array,
+        "int2[]" => PgType::array_of(PgType::Int2),
         "tid" => PgType::Tid,
         "bool" => PgType::Bool,
         "oid" => PgType::Oid,

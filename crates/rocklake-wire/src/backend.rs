@@ -135,9 +135,15 @@ pub fn type_size(ty: &PgType) -> i16 {
         PgType::TimeTz => 12,
         PgType::Interval | PgType::Uuid => 16,
         PgType::Name => 64,
-        PgType::Bytea | PgType::Text | PgType::Varchar | PgType::Numeric(_) | PgType::Int2Array => {
-            -1
-        }
+        PgType::Bytea
+        | PgType::Text
+        | PgType::Varchar
+        | PgType::Numeric(_)
+        | PgType::Json
+        | PgType::AclItem
+        | PgType::Int2Vector
+        | PgType::OidVector
+        | PgType::Array(_) => -1,
     }
 }
 

@@ -267,9 +267,27 @@ fn datum_for(ty: &PgType) -> BoxedStrategy<Datum> {
         PgType::Tid => (any::<u32>(), any::<u16>())
             .prop_map(|(block, offset)| Datum::Tid { block, offset })
             .boxed(),
-        PgType::Int2Array => prop::collection::vec(any::<i16>(), 0..6)
-            .prop_map(Datum::Int2Array)
+        PgType::Array(element) => prop::collection::vec(datum_for(element), 0..6)
+            .prop_map(Datum::array)
             .boxed(),
+        // Vectors hold no NULLs.
+        PgType::Int2Vector => prop::collection::vec(any::<i16>(), 0..6)
+            .prop_map(|items| {
+                Datum::Vector(
+                    items
+                        .into_iter()
+                        .map(Datum::Int2)
+                        .collect::<Vec<_>>()
+                        .into(),
+                )
+            })
+            .boxed(),
+        PgType::OidVector => prop::collection::vec(any::<u32>(), 0..6)
+            .prop_map(|items| {
+                Datum::Vector(items.into_iter().map(Datum::Oid).collect::<Vec<_>>().into())
+            })
+            .boxed(),
+        PgType::Json | PgType::AclItem => "[a-z{}:\"]{0,12}".prop_map(Datum::text).boxed(),
     };
     prop_oneof![1 => Just(Datum::Null), 6 => value].boxed()
 }
@@ -321,7 +339,12 @@ fn any_type() -> impl Strategy<Value = PgType> {
         Just(PgType::Numeric(None)),
         Just(PgType::Uuid),
         Just(PgType::RegClass),
-        Just(PgType::Int2Array),
+        Just(PgType::array_of(PgType::Int2)),
+        Just(PgType::array_of(PgType::Text)),
+        Just(PgType::array_of(PgType::Numeric(None))),
+        Just(PgType::Int2Vector),
+        Just(PgType::OidVector),
+        Just(PgType::Json),
     ]
 }
 

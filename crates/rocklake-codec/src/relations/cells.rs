@@ -43,8 +43,8 @@ pub fn datum_to_cell(datum: &Datum) -> pb::Cell {
             block: *block,
             offset: u32::from(*offset),
         }),
-        Datum::Int2Array(values) => V::Int2ArrayValue(pb::Int2Array {
-            values: values.iter().map(|v| i32::from(*v)).collect(),
+        Datum::Array(items) | Datum::Vector(items) => V::ArrayValue(pb::CellArray {
+            elements: items.iter().map(datum_to_cell).collect(),
         }),
     };
     pb::Cell { value: Some(value) }
@@ -97,12 +97,28 @@ pub fn cell_to_datum(cell: pb::Cell, pg_type: &PgType) -> Result<Datum, String> 
             block: t.block,
             offset: u16::try_from(t.offset).map_err(|e| e.to_string())?,
         },
-        (PgType::Int2Array, V::Int2ArrayValue(a)) => Datum::Int2Array(
-            a.values
+        (PgType::Array(element), V::Int2ArrayValue(a)) if **element == PgType::Int2 => {
+            Datum::array(
+                a.values
+                    .into_iter()
+                    .map(|v| i16::try_from(v).map(Datum::Int2).map_err(|e| e.to_string()))
+                    .collect::<Result<Vec<_>, _>>()?,
+            )
+        }
+        (PgType::Array(_) | PgType::Int2Vector | PgType::OidVector, V::ArrayValue(a)) => {
+            let element = pg_type.element_type().unwrap_or(PgType::Text);
+            let items = a
+                .elements
                 .into_iter()
-                .map(|v| i16::try_from(v).map_err(|e| e.to_string()))
-                .collect::<Result<_, _>>()?,
-        ),
+                .map(|cell| cell_to_datum(cell, &element))
+                .collect::<Result<Vec<_>, _>>()?;
+            if matches!(pg_type, PgType::Array(_)) {
+                Datum::array(items)
+            } else {
+                Datum::Vector(items.into())
+            }
+        }
+        (PgType::Json | PgType::AclItem, V::TextValue(s)) => Datum::Text(s.into()),
         (_, other) => return Err(mismatch(&other)),
     })
 }

@@ -408,15 +408,15 @@ impl Binder<'_> {
                 any: false,
                 expr,
                 pattern,
-                escape_char: None,
-            } => self.bind_like(expr, pattern, *negated, false),
+                escape_char,
+            } => self.bind_like(expr, pattern, *negated, false, escape_char.as_deref()),
             Expr::ILike {
                 negated,
                 any: false,
                 expr,
                 pattern,
-                escape_char: None,
-            } => self.bind_like(expr, pattern, *negated, true),
+                escape_char,
+            } => self.bind_like(expr, pattern, *negated, true, escape_char.as_deref()),
             Expr::Like { .. } | Expr::ILike { .. } => {
                 Err(SqlError::unsupported(format!("unsupported LIKE form: {e}")))
             }
@@ -444,6 +444,10 @@ impl Binder<'_> {
                 ..
             } => self.bind_substring(expr, substring_from.as_deref(), substring_for.as_deref()),
             Expr::Function(f) => self.bind_function(f),
+            Expr::Array(array) => self.bind_array_constructor(array),
+            Expr::CompoundFieldAccess { root, access_chain } => {
+                self.bind_subscripts(root, access_chain)
+            }
             Expr::AnyOp {
                 left,
                 compare_op,
@@ -475,10 +479,9 @@ impl Binder<'_> {
     ) -> Result<(BExpr, Ty), SqlError> {
         use sqlparser::ast::BinaryOperator as Op;
         let Expr::Array(array) = right else {
-            return Err(SqlError::unsupported(format!(
-                "{} is supported over ARRAY[...] only: {whole}",
-                if any { "ANY" } else { "ALL" }
-            )));
+            let op = super::arrays::comparison(op)
+                .ok_or_else(|| SqlError::unsupported(format!("unsupported operator in {whole}")))?;
+            return self.bind_any_all(left, op, right, !any);
         };
         match (op, any) {
             (Op::Eq, true) | (Op::NotEq, false) => self.bind_in_list(left, &array.elem, !any),
@@ -524,6 +527,12 @@ impl Binder<'_> {
     /// `regclass` constant is resolved now.
     fn bind_cast(&mut self, expr: &Expr, data_type: &DataType) -> Result<(BExpr, Ty), SqlError> {
         let to = pg_type_of(data_type)?;
+        // `ARRAY[]::int[]`: an empty constructor takes the cast's type.
+        if let (Expr::Array(array), true) = (expr, to.is_array()) {
+            if array.elem.is_empty() {
+                return Ok((BExpr::Const(Datum::array(Vec::new())), Some(to)));
+            }
+        }
         let (b, t) = self.bind_expr(expr)?;
         if to == PgType::RegClass {
             if let BExpr::Const(Datum::Text(s)) = &b {

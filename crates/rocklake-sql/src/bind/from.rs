@@ -256,13 +256,53 @@ impl Binder<'_> {
     fn bind_factor(&mut self, tf: &TableFactor) -> Result<FromPlan, SqlError> {
         match tf {
             TableFactor::Table {
-                name, alias, args, ..
+                name,
+                alias,
+                args: Some(args),
+                with_ordinality: false,
+                ..
             } => {
-                if args.is_some() {
-                    return Err(SqlError::unsupported(format!(
-                        "table functions are not supported: {name}"
-                    )));
+                let mut exprs = Vec::with_capacity(args.args.len());
+                for arg in &args.args {
+                    match arg {
+                        sqlparser::ast::FunctionArg::Unnamed(
+                            sqlparser::ast::FunctionArgExpr::Expr(e),
+                        ) => exprs.push(e),
+                        other => {
+                            return Err(SqlError::unsupported(format!(
+                                "unsupported argument {other} of {name}"
+                            )))
+                        }
+                    }
                 }
+                let parts = name_parts(name)?;
+                let function = match parts.as_slice() {
+                    [n] => n.clone(),
+                    [s, n] if s == "pg_catalog" => n.clone(),
+                    _ => {
+                        return Err(SqlError::new(
+                            SqlState::UNDEFINED_FUNCTION,
+                            format!("function {} does not exist", parts.join(".")),
+                        ))
+                    }
+                };
+                self.bind_from_function(&function, &exprs, alias.as_ref())
+            }
+            TableFactor::UNNEST {
+                alias,
+                array_exprs,
+                with_offset: false,
+                with_ordinality: false,
+                ..
+            } if array_exprs.len() == 1 => {
+                self.bind_from_function("unnest", &[&array_exprs[0]], alias.as_ref())
+            }
+            TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } => {
                 let parts = name_parts(name)?;
                 let (plan, cols, ctid, schema) = self.resolve_table(&parts)?;
                 let tname = parts.last().cloned().unwrap_or_default();
@@ -314,6 +354,17 @@ impl Binder<'_> {
                 "unsupported FROM item: {other}"
             ))),
         }
+    }
+
+    /// Adds a FROM function's columns to the scope.
+    pub(super) fn add_function_entry(
+        &mut self,
+        alias: Option<&sqlparser::ast::TableAlias>,
+        name: String,
+        cols: Vec<(String, Ty)>,
+    ) {
+        // Never fails without a stored scan.
+        let _ = self.add_entry(alias, name, None, cols, None);
     }
 
     fn add_entry(
@@ -531,43 +582,14 @@ impl Binder<'_> {
                     && !agg
                         .calls
                         .iter()
-                        .filter_map(|(_, arg, _)| arg.as_ref())
+                        .flat_map(|call| call.args.iter().chain(call.filter.iter()))
                         .any(has_subquery)
             })
     }
 }
 
-/// Whether an expression contains a subquery anywhere.
 fn has_subquery(e: &BExpr) -> bool {
-    match e {
-        BExpr::InSub(..) | BExpr::Exists(..) | BExpr::Scalar(_) => true,
-        BExpr::Const(_) | BExpr::Col { .. } | BExpr::Param(_) => false,
-        BExpr::Cast(a, _)
-        | BExpr::Neg(a)
-        | BExpr::Not(a)
-        | BExpr::IsNull(a, _)
-        | BExpr::IsBool(a, ..) => has_subquery(a),
-        BExpr::Arith(_, a, b)
-        | BExpr::Concat(a, b)
-        | BExpr::Cmp(_, a, b)
-        | BExpr::IsDistinct(a, b, _)
-        | BExpr::Like(a, b, ..) => has_subquery(a) || has_subquery(b),
-        BExpr::InList(a, list, _) => has_subquery(a) || list.iter().any(has_subquery),
-        BExpr::InSet(a, _, _) => has_subquery(a),
-        BExpr::And(items) | BExpr::Or(items) => items.iter().any(has_subquery),
-        BExpr::Case {
-            operand,
-            whens,
-            otherwise,
-        } => {
-            operand.as_deref().is_some_and(has_subquery)
-                || whens
-                    .iter()
-                    .any(|(w, t)| has_subquery(w) || has_subquery(t))
-                || otherwise.as_deref().is_some_and(has_subquery)
-        }
-        BExpr::Func(_, args) => args.iter().any(has_subquery),
-    }
+    e.has_subquery()
 }
 
 fn flip(op: CmpOp) -> CmpOp {

@@ -3,11 +3,12 @@
 
 use rocklake_types::datum::{Datum, PgType};
 use sqlparser::ast::{
-    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectNamePart,
+    Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentClause, FunctionArguments,
+    ObjectNamePart, OrderByExpr,
 };
 
 use crate::bind::{fold, Binder};
-use crate::plan::{common_type, AggFunc, BExpr, Func, ScanReq, ScanSource, Ty};
+use crate::plan::{common_type, AggCall, AggFunc, BExpr, Func, ScanReq, ScanSource, Ty};
 use crate::storage::ScanFilter;
 
 /// PostgreSQL's number of the UTF8 encoding (`pg_database.encoding`).
@@ -30,17 +31,26 @@ impl Binder<'_> {
     /// function.
     pub(crate) fn bind_function(&mut self, f: &Function) -> Result<(BExpr, Ty), SqlError> {
         let name = function_name(f)?;
-        if f.filter.is_some() || !f.within_group.is_empty() {
+        if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
+            return self.bind_array_subquery(q);
+        }
+        if !f.within_group.is_empty() {
             return Err(SqlError::unsupported(format!(
-                "FILTER and WITHIN GROUP clauses are not supported: {f}"
+                "WITHIN GROUP clauses are not supported: {f}"
             )));
         }
         let CallArguments {
             args,
             distinct,
             star,
+            order_by,
         } = call_arguments(f)?;
         if f.over.is_some() {
+            if !order_by.is_empty() {
+                return Err(SqlError::unsupported(format!(
+                    "ORDER BY inside window function calls is not supported: {f}"
+                )));
+            }
             return self.bind_window_call(f, &name, &args, star, distinct);
         }
         let agg = match name.as_str() {
@@ -52,10 +62,24 @@ impl Binder<'_> {
             "avg" => Some(AggFunc::Avg),
             "bool_and" | "every" => Some(AggFunc::BoolAnd),
             "bool_or" => Some(AggFunc::BoolOr),
+            "array_agg" => Some(AggFunc::ArrayAgg),
+            "string_agg" => Some(AggFunc::StringAgg),
             _ => None,
         };
+        let modifiers = AggModifiers {
+            distinct,
+            order_by: &order_by,
+            filter: f.filter.as_deref(),
+        };
         match agg {
-            Some(func) => self.bind_aggregate(func, &args, distinct),
+            Some(func) => self.bind_aggregate(func, &args, modifiers),
+            None if f.filter.is_some() || distinct || !order_by.is_empty() => {
+                Err(SqlError::new(
+                    SqlState::WRONG_OBJECT_TYPE,
+                    format!("DISTINCT, ORDER BY or FILTER specified, but {name} is not an aggregate function"),
+                ))
+            }
+            None if super::arrays::is_set_function(&name) => self.bind_set_call(&name, &args),
             None => self.bind_scalar_function(&name, &args),
         }
     }
@@ -127,13 +151,71 @@ impl Binder<'_> {
                 let a = self.bind_typed_arg(args[0], &PgType::Int8)?;
                 Ok((BExpr::Func(Func::SizePretty, vec![a]), Some(PgType::Text)))
             }
-            ("array_to_string", 2) => {
-                let (array, _) = self.bind_expr(args[0])?;
-                let delimiter = self.bind_text_arg(args[1])?;
+            ("array_to_string", 2 | 3) => {
+                let (array, _) = self.bind_array_arg(name, args[0])?;
+                let mut bound = vec![array];
+                for a in &args[1..] {
+                    bound.push(self.bind_text_arg(a)?);
+                }
+                Ok((BExpr::Func(Func::ArrayToString, bound), Some(PgType::Text)))
+            }
+            ("array_lower" | "array_upper" | "array_length", 2) => {
+                let (array, _) = self.bind_array_arg(name, args[0])?;
+                let dimension = self.bind_typed_arg(args[1], &PgType::Int4)?;
+                let func = match name {
+                    "array_lower" => Func::ArrayLower,
+                    "array_upper" => Func::ArrayUpper,
+                    _ => Func::ArrayLength,
+                };
                 Ok((
-                    BExpr::Func(Func::ArrayToString, vec![array, delimiter]),
-                    Some(PgType::Text),
+                    BExpr::Func(func, vec![array, dimension]),
+                    Some(PgType::Int4),
                 ))
+            }
+            ("cardinality", 1) => {
+                let (array, _) = self.bind_array_arg(name, args[0])?;
+                Ok((
+                    BExpr::Func(Func::Cardinality, vec![array]),
+                    Some(PgType::Int4),
+                ))
+            }
+            ("json_build_object", _) => {
+                let mut bound = Vec::with_capacity(argc);
+                for (i, a) in args.iter().enumerate() {
+                    let (b, t) = self.bind_expr(a)?;
+                    // Keys and untyped literals are text.
+                    let target = match (&t, i % 2) {
+                        (Some(t), 1) => t.clone(),
+                        _ => PgType::Text,
+                    };
+                    bound.push(self.coerce(b, &t, &target, name)?);
+                }
+                Ok((
+                    BExpr::Func(Func::JsonBuildObject, bound),
+                    Some(PgType::Json),
+                ))
+            }
+            ("quote_ident" | "quote_literal", 1) => {
+                let a = self.bind_text_arg(args[0])?;
+                let func = if name == "quote_ident" {
+                    Func::QuoteIdent
+                } else {
+                    Func::QuoteLiteral
+                };
+                Ok((BExpr::Func(func, vec![a]), Some(PgType::Text)))
+            }
+            ("pg_type_is_visible", 1) => {
+                let a = self.bind_typed_arg(args[0], &PgType::Oid)?;
+                Ok((
+                    BExpr::Func(Func::TypeIsVisible, vec![a]),
+                    Some(PgType::Bool),
+                ))
+            }
+            // No column is backed by a sequence.
+            ("pg_get_serial_sequence", 2) => {
+                self.bind_text_arg(args[0])?;
+                self.bind_text_arg(args[1])?;
+                konst(Datum::Null, PgType::Text)
             }
             ("pg_get_userbyid", 1) => {
                 let a = self.bind_typed_arg(args[0], &PgType::Oid)?;
@@ -267,6 +349,22 @@ impl Binder<'_> {
         }
     }
 
+    /// An argument that must be an array (or vector).
+    fn bind_array_arg(&mut self, name: &str, e: &Expr) -> Result<(BExpr, PgType), SqlError> {
+        let (b, t) = self.bind_expr(e)?;
+        match t {
+            Some(t) if t.is_array() => Ok((b, t)),
+            other => Err(SqlError::new(
+                SqlState::UNDEFINED_FUNCTION,
+                format!(
+                    "function {name}({}) does not exist",
+                    other.as_ref().map_or("unknown", PgType::display_name)
+                ),
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")),
+        }
+    }
+
     fn bind_common_args(
         &mut self,
         func: Func,
@@ -292,7 +390,7 @@ impl Binder<'_> {
         &mut self,
         func: AggFunc,
         args: &[&Expr],
-        distinct: bool,
+        modifiers: AggModifiers<'_>,
     ) -> Result<(BExpr, Ty), SqlError> {
         if self.agg.is_none() {
             return Err(SqlError::new(
@@ -300,22 +398,63 @@ impl Binder<'_> {
                 "aggregate functions are not allowed here",
             ));
         }
+        // Arguments, ORDER BY and FILTER are over the FROM rows, and may not
+        // hold aggregates of this level themselves.
         let saved = self.agg.take();
-        let arg = match (func, args) {
-            (AggFunc::CountStar, []) => Ok(None),
-            (_, [a]) => self.bind_expr(a).map(Some),
-            _ => Err(SqlError::new(
+        let bound = self.bind_aggregate_inputs(func, args, &modifiers);
+        self.agg = saved;
+        let (args, order, filter, ty) = bound?;
+        let state = self.agg.as_mut().expect("agg state");
+        let idx = state.group_asts.len() + state.calls.len();
+        state.calls.push(AggCall {
+            func,
+            args,
+            distinct: modifiers.distinct,
+            order,
+            filter,
+        });
+        state.call_types.push(Some(ty.clone()));
+        Ok((BExpr::Col { up: 0, idx }, Some(ty)))
+    }
+
+    /// The bound arguments, ORDER BY keys and FILTER of an aggregate call,
+    /// and its result type.
+    #[allow(clippy::type_complexity)]
+    fn bind_aggregate_inputs(
+        &mut self,
+        func: AggFunc,
+        args: &[&Expr],
+        modifiers: &AggModifiers<'_>,
+    ) -> Result<(Vec<BExpr>, Vec<(BExpr, bool, bool)>, Option<BExpr>, PgType), SqlError> {
+        let arity = match func {
+            AggFunc::CountStar => 0,
+            AggFunc::StringAgg => 2,
+            _ => 1,
+        };
+        if args.len() != arity {
+            return Err(SqlError::new(
                 SqlState::UNDEFINED_FUNCTION,
                 "aggregate called with wrong number of arguments",
-            )),
-        };
-        self.agg = saved;
-        let arg = arg?;
-        let at = arg.as_ref().and_then(|(_, t)| t.clone());
+            ));
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        for a in args {
+            bound.push(self.bind_expr(a)?);
+        }
+        let at = bound.first().and_then(|(_, t)| t.clone());
         let ty = match func {
             AggFunc::CountStar | AggFunc::Count => PgType::Int8,
             AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
             AggFunc::Min | AggFunc::Max => at.clone().unwrap_or(PgType::Text),
+            AggFunc::StringAgg => PgType::Text,
+            AggFunc::ArrayAgg => match at.clone().unwrap_or(PgType::Text) {
+                t if t.is_array() => {
+                    return Err(SqlError::unsupported(
+                        "array_agg over arrays (multidimensional arrays) is not supported",
+                    ))
+                }
+                t => PgType::array_of(t),
+            },
             AggFunc::Sum => match at {
                 Some(PgType::Int2 | PgType::Int4) => PgType::Int8,
                 Some(PgType::Float4) => PgType::Float4,
@@ -331,22 +470,42 @@ impl Binder<'_> {
                 Some(other) => return Err(agg_type_err("avg", &other)),
             },
         };
-        let arg = match arg {
-            Some((b, t)) => {
-                let target = match func {
-                    AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
-                    _ => t.clone().unwrap_or(PgType::Text),
-                };
-                Some(self.coerce(b, &t, &target, "aggregate")?)
-            }
+        let mut out = Vec::with_capacity(bound.len());
+        for (i, (b, t)) in bound.into_iter().enumerate() {
+            let target = match func {
+                AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
+                AggFunc::StringAgg if t.as_ref().is_some_and(|t| *t == PgType::Bytea) && i == 0 => {
+                    return Err(SqlError::unsupported(
+                        "string_agg over bytea is not supported",
+                    ))
+                }
+                AggFunc::StringAgg => PgType::Text,
+                _ => t.clone().unwrap_or(PgType::Text),
+            };
+            out.push(self.coerce(b, &t, &target, "aggregate")?);
+        }
+        let mut order = Vec::with_capacity(modifiers.order_by.len());
+        for o in modifiers.order_by {
+            let desc = matches!(o.options.sort, Some(sqlparser::ast::OrderBySort::Desc));
+            let nulls_first = o.options.nulls_first.unwrap_or(desc);
+            order.push((self.bind_expr(&o.expr)?.0, desc, nulls_first));
+        }
+        let filter = match modifiers.filter {
+            Some(f) => Some(self.bind_bool(f, "FILTER")?),
             None => None,
         };
-        let state = self.agg.as_mut().expect("agg state");
-        let idx = state.group_asts.len() + state.calls.len();
-        state.calls.push((func, arg, distinct));
-        state.call_types.push(Some(ty.clone()));
-        Ok((BExpr::Col { up: 0, idx }, Some(ty)))
+        Ok((out, order, filter, ty))
     }
+}
+
+/// What may accompany an aggregate's arguments.
+pub(super) struct AggModifiers<'a> {
+    /// `DISTINCT` before the arguments.
+    distinct: bool,
+    /// `ORDER BY` after them.
+    order_by: &'a [OrderByExpr],
+    /// `FILTER (WHERE ...)`.
+    filter: Option<&'a Expr>,
 }
 
 fn agg_type_err(name: &str, t: &PgType) -> SqlError {
@@ -385,6 +544,8 @@ struct CallArguments<'a> {
     distinct: bool,
     /// A `*` argument (`count(*)`).
     star: bool,
+    /// `ORDER BY` after the arguments (aggregates).
+    order_by: Vec<OrderByExpr>,
 }
 
 fn call_arguments(f: &Function) -> Result<CallArguments<'_>, SqlError> {
@@ -394,6 +555,7 @@ fn call_arguments(f: &Function) -> Result<CallArguments<'_>, SqlError> {
                 args: Vec::new(),
                 distinct: false,
                 star: false,
+                order_by: Vec::new(),
             })
         }
         FunctionArguments::Subquery(_) => {
@@ -401,8 +563,12 @@ fn call_arguments(f: &Function) -> Result<CallArguments<'_>, SqlError> {
         }
         FunctionArguments::List(l) => l,
     };
-    if !list.clauses.is_empty() {
-        return Err(SqlError::unsupported(format!("unsupported call {f}")));
+    let mut order_by = Vec::new();
+    for clause in &list.clauses {
+        match clause {
+            FunctionArgumentClause::OrderBy(keys) => order_by.extend(keys.iter().cloned()),
+            _ => return Err(SqlError::unsupported(format!("unsupported call {f}"))),
+        }
     }
     let distinct = matches!(
         list.duplicate_treatment,
@@ -425,6 +591,7 @@ fn call_arguments(f: &Function) -> Result<CallArguments<'_>, SqlError> {
         args,
         distinct,
         star,
+        order_by,
     })
 }
 

@@ -2,6 +2,7 @@
 //! names like PostgreSQL (unquoted identifiers fold to lower case; unqualified
 //! relations resolve in `public`, then `pg_catalog`).
 
+mod arrays;
 pub(crate) mod expr;
 mod from;
 mod func;
@@ -88,7 +89,7 @@ pub struct AggState {
     /// Their types.
     pub group_types: Vec<Ty>,
     /// Collected aggregate calls.
-    pub calls: Vec<(AggFunc, Option<BExpr>, bool)>,
+    pub calls: Vec<crate::plan::AggCall>,
     /// Result types of the calls.
     pub call_types: Vec<Ty>,
 }
@@ -129,10 +130,22 @@ pub struct Binder<'c> {
     /// Whether the SELECT being bound groups its rows (window functions over
     /// grouped rows are not supported yet: 0A000 rather than 42P20).
     pub grouped_select: bool,
+    /// Set-returning calls of the select list being bound (`None` where
+    /// they are not allowed).
+    pub set_calls: Option<Vec<crate::plan::SetCall>>,
 }
 
 const AGGREGATES: &[&str] = &[
-    "count", "sum", "min", "max", "avg", "bool_and", "bool_or", "every",
+    "count",
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "bool_and",
+    "bool_or",
+    "every",
+    "array_agg",
+    "string_agg",
 ];
 
 /// Whether an expression contains an aggregate call at this query level.
@@ -205,6 +218,7 @@ impl<'c> Binder<'c> {
             params: None,
             windows: None,
             grouped_select: false,
+            set_calls: None,
         }
     }
 
@@ -412,6 +426,7 @@ impl<'c> Binder<'c> {
             agg: None,
             having: None,
             windows: Vec::new(),
+            set_calls: Vec::new(),
             projection: (0..width).map(|idx| BExpr::Col { up: 0, idx }).collect(),
             distinct: false,
         }))
@@ -533,12 +548,25 @@ impl<'c> Binder<'c> {
             false => self.windows.replace((width, Vec::new())),
         };
         let outer_grouped = std::mem::replace(&mut self.grouped_select, is_agg);
+        let outer_set_calls = self.set_calls.replace(Vec::new());
         let bound = self.bind_select_list(sel, is_agg, order_by, &projection_asts);
         self.grouped_select = outer_grouped;
+        let set_calls = std::mem::replace(&mut self.set_calls, outer_set_calls).unwrap_or_default();
         let windows = std::mem::replace(&mut self.windows, outer_windows)
             .map(|(_, calls)| calls)
             .unwrap_or_default();
-        let (projection, cols, having, order) = bound?;
+        let (mut projection, cols, having, order) = bound?;
+        if !set_calls.is_empty() {
+            // Set-returning calls add their columns after every other
+            // column of the rows the projection reads.
+            let width = match &self.agg {
+                Some(state) if is_agg => state.group_asts.len() + state.calls.len(),
+                _ => width + windows.len(),
+            };
+            for e in &mut projection {
+                arrays::place_set_calls(e, width);
+            }
+        }
         let distinct = match &sel.distinct {
             None | Some(Distinct::All) => false,
             Some(Distinct::Distinct) => true,
@@ -570,6 +598,7 @@ impl<'c> Binder<'c> {
             agg,
             having,
             windows,
+            set_calls,
             projection,
             distinct,
         };
@@ -589,9 +618,11 @@ impl<'c> Binder<'c> {
         let (mut projection, cols) = self.bind_projection(sel, is_agg)?;
         // Window functions are not allowed in HAVING (42P20).
         let windows = self.windows.take();
+        let set_calls = self.set_calls.take();
         let grouped = std::mem::replace(&mut self.grouped_select, false);
         let having = sel.having.as_ref().map(|h| self.bind_bool(h, "HAVING"));
         self.windows = windows;
+        self.set_calls = set_calls;
         self.grouped_select = grouped;
         let having = having.transpose()?;
         let order = self.bind_order_by(order_by, &cols, projection_asts, &mut projection)?;
@@ -781,12 +812,13 @@ impl<'c> Binder<'c> {
 /// row of its scan that the statement needs (see `ScanFilter::extreme`).
 fn single_extreme(agg: &AggPlan) -> Option<Extreme> {
     match (agg.group.as_slice(), agg.calls.as_slice()) {
-        ([], [(func @ (AggFunc::Max | AggFunc::Min), Some(BExpr::Col { up: 0, idx }), _)]) => {
-            Some(Extreme {
+        ([], [call]) if call.filter.is_none() => match (call.func, call.args.as_slice()) {
+            (func @ (AggFunc::Max | AggFunc::Min), [BExpr::Col { up: 0, idx }]) => Some(Extreme {
                 column: *idx,
-                largest: *func == AggFunc::Max,
-            })
-        }
+                largest: func == AggFunc::Max,
+            }),
+            _ => None,
+        },
         _ => None,
     }
 }

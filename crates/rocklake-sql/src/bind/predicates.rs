@@ -281,13 +281,45 @@ impl Binder<'_> {
         pattern: &Expr,
         negated: bool,
         case_insensitive: bool,
+        escape_char: Option<&Expr>,
     ) -> Result<(BExpr, Ty), SqlError> {
+        let escape = match escape_char {
+            None => Some('\\'),
+            Some(escape) => {
+                let text = match self.bind_expr(escape)? {
+                    (BExpr::Const(Datum::Text(text)), _) => text,
+                    _ => {
+                        return Err(SqlError::unsupported(format!(
+                            "LIKE ... ESCAPE {escape}: the escape must be a constant string"
+                        )))
+                    }
+                };
+                let mut chars = text.chars();
+                match (chars.next(), chars.next()) {
+                    (None, _) => None,
+                    (Some(c), None) => Some(c),
+                    _ => {
+                        return Err(SqlError::new(
+                            SqlState::INVALID_ESCAPE_SEQUENCE,
+                            "invalid escape string",
+                        )
+                        .with_hint("Escape string must be empty or one character."))
+                    }
+                }
+            }
+        };
         let (xb, xt) = self.bind_expr(expr)?;
         let xb = self.coerce(xb, &xt, &xt.clone().unwrap_or(PgType::Text), "LIKE")?;
         let (pb, pt) = self.bind_expr(pattern)?;
         let pb = self.coerce(pb, &pt, &PgType::Text, "LIKE")?;
         Ok((
-            BExpr::Like(Box::new(xb), Box::new(pb), negated, case_insensitive),
+            BExpr::Like(
+                Box::new(xb),
+                Box::new(pb),
+                negated,
+                case_insensitive,
+                escape,
+            ),
             Some(PgType::Bool),
         ))
     }

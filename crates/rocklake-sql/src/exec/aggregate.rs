@@ -12,14 +12,16 @@ use rocklake_types::datum::{Datum, Row};
 use rocklake_types::value::numeric;
 use rocklake_types::{SqlError, SqlState};
 
+use crate::exec::cast::text_of;
 use crate::exec::compare::{compare, numeric_text};
-use crate::exec::eval::eval;
+use crate::exec::eval::{eval, eval_pred};
 use crate::exec::memory::{row_bytes, Reservation};
 use crate::exec::operators::arith;
 use crate::exec::select::{hash_key, row_key};
+use crate::exec::sort::order_rows;
 use crate::exec::stream::{Buffered, RowCow, RowStream, Stream};
 use crate::exec::{ExecCtx, Scope};
-use crate::plan::{AggFunc, AggPlan};
+use crate::plan::{AggCall, AggFunc, AggPlan, SortKey};
 
 /// The running state of one aggregate call over one group.
 #[derive(Clone)]
@@ -33,6 +35,11 @@ pub(crate) struct Accumulator {
     truth: Option<bool>,
     /// Values seen, for `DISTINCT` aggregates.
     seen: Option<HashSet<String>>,
+    /// The inputs of the aggregates that keep them (`array_agg`,
+    /// `string_agg`): the call's ORDER BY keys, the value, the delimiter.
+    items: Vec<(Row, Datum, Datum)>,
+    /// The call's ORDER BY as sort keys over the items' keys.
+    order: Vec<SortKey>,
 }
 
 impl Accumulator {
@@ -43,11 +50,40 @@ impl Accumulator {
             value: None,
             truth: None,
             seen: distinct.then(HashSet::new),
+            items: Vec::new(),
+            order: Vec::new(),
         }
+    }
+
+    /// The accumulator of one call: its function, DISTINCT and ORDER BY.
+    pub(crate) fn for_call(call: &AggCall) -> Self {
+        let mut accumulator = Accumulator::new(call.func, call.distinct);
+        accumulator.order = call
+            .order
+            .iter()
+            .enumerate()
+            .map(|(idx, (_, desc, nulls_first))| SortKey {
+                idx,
+                desc: *desc,
+                nulls_first: *nulls_first,
+            })
+            .collect();
+        accumulator
     }
 
     /// Adds one input value; returns the bytes it now holds more.
     pub(crate) fn add(&mut self, value: Datum) -> Result<usize, SqlError> {
+        self.add_item(value, Datum::Null, Vec::new())
+    }
+
+    /// Adds one input value with its delimiter (`string_agg`) and ORDER BY
+    /// keys; returns the bytes it now holds more.
+    pub(crate) fn add_item(
+        &mut self,
+        value: Datum,
+        delimiter: Datum,
+        keys: Row,
+    ) -> Result<usize, SqlError> {
         let mut held = 0;
         if let Some(seen) = &mut self.seen {
             let key = hash_key(&value);
@@ -61,12 +97,17 @@ impl Accumulator {
             self.count += 1;
             return Ok(held);
         }
+        if self.func == AggFunc::ArrayAgg || (self.func == AggFunc::StringAgg && !value.is_null()) {
+            held += row_bytes(&keys) + row_bytes(std::slice::from_ref(&value)) + 32;
+            self.items.push((keys, value, delimiter));
+            return Ok(held);
+        }
         if value.is_null() {
             return Ok(held);
         }
         self.count += 1;
         match self.func {
-            AggFunc::CountStar | AggFunc::Count => {}
+            AggFunc::CountStar | AggFunc::Count | AggFunc::ArrayAgg | AggFunc::StringAgg => {}
             AggFunc::Min | AggFunc::Max => {
                 let want = if self.func == AggFunc::Max {
                     Ordering::Greater
@@ -111,8 +152,30 @@ impl Accumulator {
     }
 
     /// The aggregate's result.
-    pub(crate) fn finish(self) -> Result<Datum, SqlError> {
+    pub(crate) fn finish(mut self) -> Result<Datum, SqlError> {
+        if !self.order.is_empty() {
+            let order = std::mem::take(&mut self.order);
+            self.items.sort_by(|a, b| order_rows(&a.0, &b.0, &order));
+        }
         Ok(match self.func {
+            AggFunc::ArrayAgg if self.items.is_empty() => Datum::Null,
+            AggFunc::ArrayAgg => Datum::array(
+                self.items
+                    .into_iter()
+                    .map(|(_, v, _)| v)
+                    .collect::<Vec<_>>(),
+            ),
+            AggFunc::StringAgg if self.items.is_empty() => Datum::Null,
+            AggFunc::StringAgg => {
+                let mut out = String::new();
+                for (i, (_, value, delimiter)) in self.items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(&text_of(delimiter).unwrap_or_default());
+                    }
+                    out.push_str(&text_of(value).unwrap_or_default());
+                }
+                Datum::text(out)
+            }
             AggFunc::CountStar | AggFunc::Count => Datum::Int8(self.count),
             AggFunc::Min | AggFunc::Max | AggFunc::Sum => self.value.unwrap_or(Datum::Null),
             AggFunc::BoolAnd | AggFunc::BoolOr => {
@@ -181,35 +244,38 @@ impl<'a> Aggregate<'a> {
                 Some(&at) => at,
                 None => {
                     held.grow(row_bytes(&key) + 2 * text.len() + 64 * self.plan.calls.len())?;
-                    let accumulators = self
-                        .plan
-                        .calls
-                        .iter()
-                        .map(|(func, _, distinct)| Accumulator::new(*func, *distinct))
-                        .collect();
+                    let accumulators = self.plan.calls.iter().map(Accumulator::for_call).collect();
                     groups.push((key, accumulators));
                     index.insert(text, groups.len() - 1);
                     groups.len() - 1
                 }
             };
-            for (accumulator, (_, arg, _)) in groups[at].1.iter_mut().zip(&self.plan.calls) {
-                let value = match arg {
+            for (accumulator, call) in groups[at].1.iter_mut().zip(&self.plan.calls) {
+                if let Some(filter) = &call.filter {
+                    if eval_pred(filter, self.ctx, scope)? != Some(true) {
+                        continue;
+                    }
+                }
+                let value = match call.args.first() {
                     Some(x) => eval(x, self.ctx, scope)?,
                     None => Datum::Bool(true),
                 };
-                let more = accumulator.add(value)?;
+                let delimiter = match call.args.get(1) {
+                    Some(x) => eval(x, self.ctx, scope)?,
+                    None => Datum::Null,
+                };
+                let mut keys = Vec::with_capacity(call.order.len());
+                for (key, _, _) in &call.order {
+                    keys.push(eval(key, self.ctx, scope)?);
+                }
+                let more = accumulator.add_item(value, delimiter, keys)?;
                 if more > 0 {
                     held.grow(more)?;
                 }
             }
         }
         if self.plan.group.is_empty() && groups.is_empty() {
-            let accumulators = self
-                .plan
-                .calls
-                .iter()
-                .map(|(func, _, distinct)| Accumulator::new(*func, *distinct))
-                .collect();
+            let accumulators = self.plan.calls.iter().map(Accumulator::for_call).collect();
             groups.push((Vec::new(), accumulators));
         }
         let mut rows = Vec::with_capacity(groups.len());

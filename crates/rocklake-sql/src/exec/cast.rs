@@ -52,6 +52,20 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
                 .take(1)
                 .collect::<String>(),
         )),
+        (
+            D::Array(items) | D::Vector(items),
+            PgType::Array(_) | PgType::Int2Vector | PgType::OidVector,
+        ) => {
+            let element = to.element_type().unwrap_or(PgType::Text);
+            let items = items
+                .iter()
+                .map(|item| cast_datum(item.clone(), &element))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(match to {
+                PgType::Array(_) => D::array(items),
+                _ => D::Vector(items.into()),
+            })
+        }
         (D::Text(s), _) => parse_text(s, to),
         (D::Int2(_) | D::Int4(_) | D::Int8(_) | D::Oid(_), _) => {
             int_to(d.as_i64().unwrap_or(0), to)
@@ -105,7 +119,6 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
                     | (D::TimeTz { .. }, PgType::TimeTz)
                     | (D::Interval { .. }, PgType::Interval)
                     | (D::Tid { .. }, PgType::Tid)
-                    | (D::Int2Array(_), PgType::Int2Array)
             );
             if same {
                 return Ok(d);

@@ -7,6 +7,16 @@ use rocklake_types::value::numeric;
 use rocklake_types::value::text::format_text;
 use rocklake_types::Datum;
 
+/// Orders two arrays as PostgreSQL's `array_cmp` does: element by element
+/// (NULL elements above all others), then the shorter first.
+fn compare_elements(x: &[Datum], y: &[Datum]) -> Ordering {
+    x.iter()
+        .zip(y)
+        .map(|(a, b)| compare(a, b))
+        .find(|o| o.is_ne())
+        .unwrap_or_else(|| x.len().cmp(&y.len()))
+}
+
 /// Orders two non-NULL datums (PostgreSQL btree order: NaN sorts above every
 /// number). Datums of unrelated kinds compare by their text forms.
 pub fn compare(a: &Datum, b: &Datum) -> Ordering {
@@ -43,7 +53,7 @@ pub fn compare(a: &Datum, b: &Datum) -> Ordering {
                 offset: o2,
             },
         ) => (b1, o1).cmp(&(b2, o2)),
-        (Int2Array(x), Int2Array(y)) => x.cmp(y),
+        (Array(x) | Vector(x), Array(y) | Vector(y)) => compare_elements(x, y),
         _ => {
             if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
                 return x.cmp(&y);

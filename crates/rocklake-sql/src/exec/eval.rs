@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use rocklake_types::datum::Datum;
 use rocklake_types::{SqlError, SqlState};
 
+use crate::exec::arrays::{any_all, subscript};
 use crate::exec::cast::{cast_datum, text_of};
 use crate::exec::compare::compare;
 use crate::exec::functions::{call, like};
@@ -128,20 +129,22 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlErro
             Datum::Bool(run_subquery(sub, ctx, &scope.nested())?.is_empty() == *neg)
         }
         BExpr::Scalar(sub) => scalar(sub, ctx, scope)?,
-        BExpr::Like(x, pat, neg, ci) => match (eval(x, ctx, scope)?, eval(pat, ctx, scope)?) {
-            (Datum::Null, _) | (_, Datum::Null) => Datum::Null,
-            (a, b) => {
-                let (mut s, mut p) = (
-                    text_of(&a).unwrap_or_default(),
-                    text_of(&b).unwrap_or_default(),
-                );
-                if *ci {
-                    s = s.to_lowercase();
-                    p = p.to_lowercase();
+        BExpr::Like(x, pat, neg, ci, escape) => {
+            match (eval(x, ctx, scope)?, eval(pat, ctx, scope)?) {
+                (Datum::Null, _) | (_, Datum::Null) => Datum::Null,
+                (a, b) => {
+                    let (mut s, mut p) = (
+                        text_of(&a).unwrap_or_default(),
+                        text_of(&b).unwrap_or_default(),
+                    );
+                    if *ci {
+                        s = s.to_lowercase();
+                        p = p.to_lowercase();
+                    }
+                    Datum::Bool(like(&s, &p, *escape) != *neg)
                 }
-                Datum::Bool(like(&s, &p) != *neg)
             }
-        },
+        }
         BExpr::Case {
             operand,
             whens,
@@ -165,6 +168,24 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlErro
                 Some(o) => eval(o, ctx, scope)?,
                 None => Datum::Null,
             }
+        }
+        BExpr::Array(items) => {
+            let mut values = Vec::with_capacity(items.len());
+            for item in items {
+                values.push(eval(item, ctx, scope)?);
+            }
+            Datum::array(values)
+        }
+        BExpr::ArraySub(sub) => {
+            let rows = run_subquery(sub, ctx, &scope.nested())?;
+            Datum::array(rows.iter().map(|r| r[0].clone()).collect::<Vec<_>>())
+        }
+        BExpr::AnyAll(op, x, array, all) => {
+            let (v, a) = (eval_ref(x, ctx, scope)?, eval(array, ctx, scope)?);
+            any_all(*op, &v, &a, *all)
+        }
+        BExpr::Subscript(array, index) => {
+            subscript(&eval(array, ctx, scope)?, &eval(index, ctx, scope)?)
         }
         BExpr::Func(f, args) => {
             let mut vals = Vec::with_capacity(args.len());

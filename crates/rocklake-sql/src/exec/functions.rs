@@ -3,6 +3,7 @@
 use std::cmp::Ordering;
 
 use rocklake_types::datum::{Datum, PgType};
+use rocklake_types::value::text::format_text;
 use rocklake_types::{SqlError, SqlState};
 
 use crate::catalog::Catalog;
@@ -17,7 +18,12 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
     let int = |i: usize| vals.get(i).and_then(|d| d.as_i64());
     if !matches!(
         f,
-        Func::Coalesce | Func::Greatest | Func::Least | Func::Concat
+        Func::Coalesce
+            | Func::Greatest
+            | Func::Least
+            | Func::Concat
+            | Func::JsonBuildObject
+            | Func::ArrayToString
     ) && vals.iter().any(|v| v.is_null())
     {
         return Ok(Datum::Null);
@@ -48,6 +54,23 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             }
             best.unwrap_or(Datum::Null)
         }
+        Func::ArrayLower | Func::ArrayUpper | Func::ArrayLength | Func::Cardinality => {
+            crate::exec::arrays::array_function(f, &vals)?
+        }
+        Func::JsonBuildObject => crate::exec::arrays::json_build_object(&vals)?,
+        Func::QuoteIdent => Datum::text(crate::exec::quoting::quote_ident(
+            &text(0).unwrap_or_default(),
+        )),
+        Func::QuoteLiteral => Datum::text(crate::exec::quoting::quote_literal(
+            &text(0).unwrap_or_default(),
+        )),
+        Func::TypeIsVisible => match vals[0].as_i64().and_then(|oid| u32::try_from(oid).ok()) {
+            Some(oid) => match PgType::from_oid(oid) {
+                Some(_) => Datum::Bool(true),
+                None => Datum::Null,
+            },
+            None => Datum::Null,
+        },
         Func::Lower => Datum::text(text(0).unwrap_or_default().to_lowercase()),
         Func::Upper => Datum::text(text(0).unwrap_or_default().to_uppercase()),
         Func::Length => Datum::Int4(text(0).unwrap_or_default().chars().count() as i32),
@@ -137,13 +160,16 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             _ => Datum::Null,
         },
         Func::ArrayToString => match (&vals[0], text(1)) {
-            (Datum::Int2Array(items), Some(delimiter)) => Datum::text(
-                items
-                    .iter()
-                    .map(i16::to_string)
-                    .collect::<Vec<_>>()
-                    .join(&delimiter),
-            ),
+            (Datum::Array(items) | Datum::Vector(items), Some(delimiter)) => {
+                let null_text = vals.get(2).and_then(format_text);
+                Datum::text(
+                    items
+                        .iter()
+                        .filter_map(|item| format_text(item).or_else(|| null_text.clone()))
+                        .collect::<Vec<_>>()
+                        .join(&delimiter),
+                )
+            }
             (Datum::Null, _) | (_, None) => Datum::Null,
             (other, _) => {
                 return Err(SqlError::new(
@@ -275,19 +301,89 @@ pub(crate) fn size_pretty(bytes: i64) -> String {
 }
 
 /// SQL LIKE with `%`, `_` and backslash escapes.
-pub fn like(s: &str, p: &str) -> bool {
+pub fn like(s: &str, p: &str, escape: Option<char>) -> bool {
+    enum Token {
+        AnyRun,
+        AnyOne,
+        Literal(char),
+    }
+    let mut tokens = Vec::new();
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        tokens.push(match c {
+            c if Some(c) == escape => Token::Literal(chars.next().unwrap_or(c)),
+            '%' => Token::AnyRun,
+            '_' => Token::AnyOne,
+            c => Token::Literal(c),
+        });
+    }
     let s: Vec<char> = s.chars().collect();
-    let p: Vec<char> = p.chars().collect();
-    fn go(s: &[char], p: &[char]) -> bool {
-        match p.first() {
-            None => s.is_empty(),
-            Some('%') => (0..=s.len()).any(|i| go(&s[i..], &p[1..])),
-            Some('_') => !s.is_empty() && go(&s[1..], &p[1..]),
-            Some('\\') if p.len() > 1 => s.first() == Some(&p[1]) && go(&s[1..], &p[2..]),
-            Some(c) => s.first() == Some(c) && go(&s[1..], &p[1..]),
+    // Greedy matching that backtracks only to the last `%`: O(len(s) * len(p))
+    // at worst, whatever the pattern.
+    let (mut si, mut ti) = (0, 0);
+    let mut resume: Option<(usize, usize)> = None;
+    while si < s.len() {
+        match tokens.get(ti) {
+            Some(Token::AnyRun) => {
+                ti += 1;
+                resume = Some((ti, si));
+                continue;
+            }
+            Some(Token::AnyOne) => {
+                si += 1;
+                ti += 1;
+                continue;
+            }
+            Some(Token::Literal(c)) if *c == s[si] => {
+                si += 1;
+                ti += 1;
+                continue;
+            }
+            _ => {}
+        }
+        match resume {
+            Some((after_run, from)) => {
+                ti = after_run;
+                si = from + 1;
+                resume = Some((after_run, from + 1));
+            }
+            None => return false,
         }
     }
-    go(&s, &p)
+    tokens[ti..].iter().all(|t| matches!(t, Token::AnyRun))
+}
+
+#[cfg(test)]
+mod like_tests {
+    use super::like;
+
+    #[test]
+    fn like_patterns_match_as_postgresql_matches_them() {
+        let backslash = Some('\\');
+        for (s, p, escape, expected) in [
+            ("abc", "a%", backslash, true),
+            ("abc", "%c", backslash, true),
+            ("abc", "_b_", backslash, true),
+            ("abc", "a_", backslash, false),
+            ("", "%", backslash, true),
+            ("a%c", "a\\%c", backslash, true),
+            ("abc", "a\\%c", backslash, false),
+            ("pg_toast", "pg/_%", Some('/'), true),
+            ("pgxtoast", "pg/_%", Some('/'), false),
+            ("a\\b", "a\\b", None, true),
+            ("mississippi", "%iss%ppi", backslash, true),
+            ("mississippi", "%iss%ppx", backslash, false),
+        ] {
+            assert_eq!(like(s, p, escape), expected, "{s:?} LIKE {p:?}");
+        }
+    }
+
+    #[test]
+    fn pathological_patterns_finish_quickly() {
+        let s = "a".repeat(5_000);
+        let p = format!("{}b", "%a".repeat(2_000));
+        assert!(!like(&s, &p, Some('\\')));
+    }
 }
 
 #[cfg(test)]

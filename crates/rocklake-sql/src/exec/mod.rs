@@ -13,6 +13,7 @@
 //! [`Interrupt`] (cancel, statement timeout, shutdown, client gone).
 
 pub(crate) mod aggregate;
+pub(crate) mod arrays;
 pub(crate) mod cast;
 pub(crate) mod compare;
 pub(crate) mod eval;
@@ -22,8 +23,10 @@ pub(crate) mod join;
 pub mod memory;
 pub(crate) mod operators;
 pub(crate) mod pick;
+pub(crate) mod quoting;
 pub(crate) mod scan_data;
 pub(crate) mod select;
+pub(crate) mod set_calls;
 pub(crate) mod sort;
 pub(crate) mod stream;
 pub(crate) mod window;

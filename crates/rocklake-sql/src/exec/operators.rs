@@ -154,8 +154,8 @@ mod tests {
             arith('*', &Datum::Int2(3), &Datum::Int8(4)).unwrap(),
             Datum::Int8(12)
         );
-        assert!(like("rds_x", "rds%"));
-        assert!(!like("server_version", "rds%"));
-        assert!(like("a_c", "a\\_c"));
+        assert!(like("rds_x", "rds%", Some('\\')));
+        assert!(!like("server_version", "rds%", Some('\\')));
+        assert!(like("a_c", "a\\_c", Some('\\')));
     }
 }

@@ -147,9 +147,10 @@ pub(crate) fn select_stream<'a>(
     ctx: &'a ExecCtx<'a>,
     outer: Vec<&'a [Datum]>,
 ) -> Result<Stream<'a>, SqlError> {
-    // Window columns are appended after the full FROM row (hidden ctid
-    // columns included), where the binder put them.
-    let mut stream = from_stream(&sp.from, ctx, &outer, !sp.windows.is_empty())?;
+    // Window and set-returning columns are appended after the full FROM row
+    // (hidden ctid columns included), where the binder put them.
+    let full = !sp.windows.is_empty() || (!sp.set_calls.is_empty() && sp.agg.is_none());
+    let mut stream = from_stream(&sp.from, ctx, &outer, full)?;
     if let Some(filter) = &sp.filter {
         stream = Box::new(Filter::new(stream, filter, outer.clone(), ctx));
     }
@@ -166,6 +167,14 @@ pub(crate) fn select_stream<'a>(
         if let Some(having) = &sp.having {
             stream = Box::new(Filter::new(stream, having, outer.clone(), ctx));
         }
+    }
+    if !sp.set_calls.is_empty() {
+        stream = Box::new(crate::exec::set_calls::SetCalls::new(
+            stream,
+            &sp.set_calls,
+            outer.clone(),
+            ctx,
+        ));
     }
     stream = Box::new(Project::new(stream, &sp.projection, outer, ctx));
     if sp.distinct {
@@ -188,6 +197,11 @@ pub(crate) fn from_stream<'a>(
             Some(data) => Box::new(ScanStream::new(data, full, ctx)),
             None => Box::new(Nothing),
         },
+        FromPlan::Function(call) => Box::new(crate::exec::set_calls::FunctionScan::new(
+            call,
+            outer.to_vec(),
+            ctx,
+        )?),
         FromPlan::Derived(q) => {
             let mut nested = outer.to_vec();
             nested.push(&[]);

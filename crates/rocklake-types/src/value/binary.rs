@@ -9,9 +9,6 @@ use crate::datum::{Datum, PgType};
 use crate::error::SqlError;
 use crate::sqlstate::SqlState;
 
-/// Element type OID written into `int2[]` values.
-const INT2_OID: i32 = 21;
-
 fn mismatch(ty: &PgType, datum: &Datum) -> SqlError {
     SqlError::internal(format!(
         "cannot send {datum:?} as a value of type {}",
@@ -98,22 +95,10 @@ pub fn put_value(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
             buf.put_u32(*block);
             buf.put_u16(*offset);
         }
-        (PgType::Int2Array, Datum::Int2Array(values)) => {
-            if values.is_empty() {
-                buf.put_i32(0); // ndim
-                buf.put_i32(0); // has nulls
-                buf.put_i32(INT2_OID);
-            } else {
-                buf.put_i32(1);
-                buf.put_i32(0);
-                buf.put_i32(INT2_OID);
-                buf.put_i32(values.len() as i32); // dimension size
-                buf.put_i32(1); // lower bound
-                for v in values {
-                    buf.put_i32(2);
-                    buf.put_i16(*v);
-                }
-            }
+        (PgType::Json | PgType::AclItem, Datum::Text(s)) => buf.put_slice(s.as_bytes()),
+        (PgType::Array(_) | PgType::Int2Vector | PgType::OidVector, Datum::Array(items))
+        | (PgType::Array(_) | PgType::Int2Vector | PgType::OidVector, Datum::Vector(items)) => {
+            put_array(buf, ty, items)?
         }
         _ => return Err(mismatch(ty, datum)),
     }
@@ -200,59 +185,103 @@ pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
                 offset: u16::from_be_bytes([b[4], b[5]]),
             }
         }
-        PgType::Int2Array => Datum::Int2Array(read_int2_array(bytes)?),
+        PgType::Json | PgType::AclItem => read_value(&PgType::Text, bytes)?,
+        PgType::Array(_) | PgType::Int2Vector | PgType::OidVector => read_array(ty, bytes)?,
     })
 }
 
-fn read_int2_array(bytes: &[u8]) -> Result<Vec<i16>, SqlError> {
+/// `array_send`: dimensions (0 for an empty array, else 1), a has-NULLs flag,
+/// the element type's OID, the length and lower bound (0 for vectors), then
+/// each element length-prefixed (-1 for NULL).
+fn put_array(buf: &mut BytesMut, ty: &PgType, items: &[Datum]) -> Result<(), SqlError> {
+    let element = ty.element_type().unwrap_or(PgType::Text);
+    let lower_bound = i32::from(!matches!(ty, PgType::Int2Vector | PgType::OidVector));
+    let has_nulls = items.iter().any(Datum::is_null);
+    buf.put_i32(i32::from(!items.is_empty()));
+    buf.put_i32(i32::from(has_nulls));
+    buf.put_u32(element.oid());
+    if items.is_empty() {
+        return Ok(());
+    }
+    buf.put_i32(items.len() as i32);
+    buf.put_i32(lower_bound);
+    for item in items {
+        if item.is_null() {
+            buf.put_i32(-1);
+            continue;
+        }
+        let length_at = buf.len();
+        buf.put_i32(0);
+        put_value(buf, &element, item)?;
+        let length = (buf.len() - length_at - 4) as i32;
+        buf[length_at..length_at + 4].copy_from_slice(&length.to_be_bytes());
+    }
+    Ok(())
+}
+
+/// `array_recv` for one-dimensional arrays of `ty`'s element type.
+fn read_array(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
+    let element = ty.element_type().unwrap_or(PgType::Text);
+    let name = ty.type_name();
     if bytes.len() < 12 {
         return Err(bad(format!(
-            "int2[] value needs a 12-byte header, got {} bytes",
+            "{name} value needs a 12-byte header, got {} bytes",
             bytes.len()
         )));
     }
     let ndim = be_i32(bytes, 0);
-    let element_type = be_i32(bytes, 8);
-    if element_type != INT2_OID {
+    let element_oid = be_i32(bytes, 8) as u32;
+    if element_oid != element.oid() {
         return Err(bad(format!(
-            "wrong element type {element_type} in int2[] value (expected {INT2_OID})"
+            "wrong element type {element_oid} in {name} value (expected {})",
+            element.oid()
         )));
     }
+    let wrap = |items: Vec<Datum>| match ty {
+        PgType::Int2Vector | PgType::OidVector => Datum::Vector(items.into()),
+        _ => Datum::array(items),
+    };
     match ndim {
-        0 if bytes.len() == 12 => return Ok(Vec::new()),
-        0 => return Err(bad("trailing bytes after empty int2[] value".to_string())),
+        0 if bytes.len() == 12 => return Ok(wrap(Vec::new())),
+        0 => return Err(bad(format!("trailing bytes after empty {name} value"))),
         1 => {}
         n => {
-            return Err(bad(format!(
-                "int2[] values with {n} dimensions are not supported"
+            return Err(SqlError::unsupported(format!(
+                "{name} values with {n} dimensions are not supported"
             )))
         }
     }
     if bytes.len() < 20 {
-        return Err(bad("int2[] value is missing its dimension".to_string()));
+        return Err(bad(format!("{name} value is missing its dimension")));
     }
     let count = be_i32(bytes, 12);
-    if count < 0 || bytes.len() != 20 + 6 * count as usize {
-        return Err(bad(format!(
-            "int2[] value of {count} elements cannot be {} bytes",
-            bytes.len()
-        )));
+    if count < 0 {
+        return Err(bad(format!("{name} value has {count} elements")));
     }
-    let mut values = Vec::with_capacity(count as usize);
-    for i in 0..count as usize {
-        let at = 20 + 6 * i;
-        match be_i32(bytes, at) {
-            2 => values.push(i16::from_be_bytes([bytes[at + 4], bytes[at + 5]])),
-            -1 => return Err(bad("NULL elements in int2[] are not supported".to_string())),
-            n => {
-                return Err(bad(format!(
-                    "int2[] element {} has length {n}, expected 2",
-                    i + 1
-                )))
-            }
+    let mut at = 20;
+    let mut items = Vec::with_capacity((count as usize).min(bytes.len() / 4));
+    for i in 0..count {
+        if bytes.len() < at + 4 {
+            return Err(bad(format!("{name} value ends inside element {}", i + 1)));
         }
+        let length = be_i32(bytes, at);
+        at += 4;
+        if length == -1 {
+            items.push(Datum::Null);
+            continue;
+        }
+        let end = usize::try_from(length)
+            .ok()
+            .and_then(|l| at.checked_add(l))
+            .filter(|&end| end <= bytes.len())
+            .ok_or_else(|| bad(format!("{name} element {} has length {length}", i + 1)))?;
+        items.push(read_value(&element, &bytes[at..end])?);
+        at = end;
     }
-    Ok(values)
+    if at != bytes.len() {
+        return Err(bad(format!("trailing bytes after {name} value")));
+    }
+    Ok(wrap(items))
 }
 
 #[cfg(test)]
@@ -304,14 +333,17 @@ mod tests {
             [0, 0, 0, 0, 0, 0, 0, 1, 0xFF, 0xFF, 0xE3, 0xE0]
         );
         assert_eq!(
-            send(PgType::Int2Array, Datum::Int2Array(vec![1, 2])),
+            send(
+                PgType::array_of(PgType::Int2),
+                Datum::array(vec![Datum::Int2(1), Datum::Int2(2)])
+            ),
             [
                 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 21, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0, 1, 0,
                 0, 0, 2, 0, 2
             ]
         );
         assert_eq!(
-            send(PgType::Int2Array, Datum::Int2Array(vec![])),
+            send(PgType::array_of(PgType::Int2), Datum::array(vec![])),
             [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 21]
         );
     }
@@ -338,7 +370,16 @@ mod tests {
         assert!(read_value(&PgType::Tid, &[0; 4]).is_err());
         let err = read_value(&PgType::Varchar, &[0xFF, 0xFE]).unwrap_err();
         assert_eq!(err.code, SqlState::CHARACTER_NOT_IN_REPERTOIRE);
-        assert!(read_value(&PgType::Int2Array, &[0; 11]).is_err());
+        assert!(read_value(&PgType::array_of(PgType::Int2), &[0; 11]).is_err());
+        let ints = PgType::array_of(PgType::Int4);
+        let value = Datum::array(vec![Datum::Int4(7), Datum::Null]);
+        assert_eq!(
+            read_value(&ints, &send(ints.clone(), value.clone())).unwrap(),
+            value
+        );
+        let mut truncated = send(ints.clone(), value);
+        truncated.pop();
+        assert!(read_value(&ints, &truncated).is_err());
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //!   and PostgreSQL's base-10000 binary form;
 //! - [`binary`]: each type's `*send` / `*recv`.
 
+pub mod array;
 pub mod binary;
 pub mod datetime;
 pub mod numeric;

@@ -53,16 +53,8 @@ pub fn format_text(datum: &Datum) -> Option<String> {
             micros,
         } => out = format_interval(*months, *days, *micros),
         Datum::Tid { block, offset } => out = format!("({block},{offset})"),
-        Datum::Int2Array(values) => {
-            out.push('{');
-            for (i, v) in values.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                let _ = write!(out, "{v}");
-            }
-            out.push('}');
-        }
+        Datum::Array(elements) => out = super::array::format_array(elements),
+        Datum::Vector(elements) => out = super::array::format_vector(elements),
     }
     Some(out)
 }
@@ -280,21 +272,11 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
                 micros,
             }
         }
-        PgType::Int2Array => {
-            let inner = s.trim().strip_prefix('{').and_then(|x| x.strip_suffix('}'));
-            let inner = inner.ok_or_else(|| {
-                SqlError::new(
-                    SqlState::INVALID_TEXT_REPRESENTATION,
-                    format!("malformed array literal: \"{s}\""),
-                )
-            })?;
-            let mut out = Vec::new();
-            for part in inner.split(',').filter(|p| !p.trim().is_empty()) {
-                let v = parse_int(part, &PgType::Int2)?;
-                out.push(i16::try_from(v).map_err(|_| out_of_range(part, "smallint"))?);
-            }
-            Datum::Int2Array(out)
+        PgType::Json | PgType::AclItem => Datum::text(s.to_string()),
+        PgType::Int2Vector | PgType::OidVector => {
+            super::array::parse_vector(s, &ty.element_type().unwrap_or(PgType::Int2))?
         }
+        PgType::Array(element) => super::array::parse_array(s, element)?,
     })
 }
 
@@ -420,7 +402,10 @@ mod tests {
         );
         assert_eq!(format_text(&Datum::Float8(1.5)).unwrap(), "1.5");
         assert_eq!(format_text(&Datum::Float8(1e300)).unwrap(), "1e+300");
-        assert_eq!(format_text(&Datum::Int2Array(vec![1, 2])).unwrap(), "{1,2}");
+        assert_eq!(
+            format_text(&Datum::array(vec![Datum::Int2(1), Datum::Int2(2)])).unwrap(),
+            "{1,2}"
+        );
         assert!(
             matches!(parse_text("nan", &PgType::Float4).unwrap(), Datum::Float4(v) if v.is_nan())
         );
@@ -450,8 +435,11 @@ mod tests {
             }),
             "(0,1)"
         );
-        assert_eq!(text(Datum::Int2Array(vec![1, -2])), "{1,-2}");
-        assert_eq!(text(Datum::Int2Array(vec![])), "{}");
+        assert_eq!(
+            text(Datum::array(vec![Datum::Int2(1), Datum::Int2(-2)])),
+            "{1,-2}"
+        );
+        assert_eq!(text(Datum::array(vec![])), "{}");
         assert_eq!(text(Datum::Numeric("-12.340".into())), "-12.340");
         assert_eq!(
             text(Datum::Uuid([

@@ -74,7 +74,7 @@ pub fn type_columns() -> Vec<ColumnDef> {
         ColumnDef::new("t", PgType::Text),
         ColumnDef::new("f8", PgType::Float8),
         ColumnDef::new("by", PgType::Bytea),
-        ColumnDef::new("k", PgType::Int2Array),
+        ColumnDef::new("k", PgType::array_of(PgType::Int2)),
         ColumnDef::new("n", PgType::Numeric(Some((9, 2)))),
         ColumnDef::new("nothing", PgType::Text),
     ]
@@ -89,7 +89,7 @@ pub fn type_row() -> Row {
         Datum::Text("hi".into()),
         Datum::Float8(0.1),
         Datum::Bytea(vec![0xDE, 0xAD]),
-        Datum::Int2Array(vec![1, 2]),
+        Datum::array(vec![Datum::Int2(1), Datum::Int2(2)]),
         Datum::Numeric("-12.34".into()),
         Datum::Null,
     ]

@@ -70,7 +70,7 @@ pub(super) fn columns_rows(cat: &Catalog) -> Vec<Row> {
                 _ => (Datum::Null, Datum::Null),
             };
             let nullable = !(c.not_null || r.primary_key.contains(&i));
-            let data_type = if c.pg_type == PgType::Int2Array {
+            let data_type = if c.pg_type.is_array() {
                 "ARRAY"
             } else {
                 c.pg_type.display_name()

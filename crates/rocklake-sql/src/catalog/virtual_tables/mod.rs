@@ -3,6 +3,7 @@
 //! [`TableDef`]: its name, OID, columns and row generator, the last two side
 //! by side in [`pg_catalog`] or [`information_schema`].
 
+mod indexes;
 mod information_schema;
 mod pg_catalog;
 
@@ -41,6 +42,10 @@ pub enum VirtualTable {
     Collation,
     /// `pg_index`
     Index,
+    /// `pg_opclass`
+    Opclass,
+    /// `pg_sequence`
+    Sequence,
     /// `information_schema.schemata`
     Schemata,
     /// `information_schema.tables`
@@ -121,8 +126,8 @@ static TABLES: &[TableDef] = &[
         schema: "pg_catalog",
         name: "pg_indexes",
         oid: 12_001,
-        columns: pg_catalog::pg_indexes_columns,
-        rows: pg_catalog::pg_indexes_rows,
+        columns: indexes::pg_indexes_columns,
+        rows: indexes::pg_indexes_rows,
     },
     TableDef {
         table: VirtualTable::Description,
@@ -177,8 +182,24 @@ static TABLES: &[TableDef] = &[
         schema: "pg_catalog",
         name: "pg_index",
         oid: 2610,
-        columns: pg_catalog::pg_index_columns,
-        rows: pg_catalog::pg_index_rows,
+        columns: indexes::pg_index_columns,
+        rows: indexes::pg_index_rows,
+    },
+    TableDef {
+        table: VirtualTable::Opclass,
+        schema: "pg_catalog",
+        name: "pg_opclass",
+        oid: 2616,
+        columns: indexes::pg_opclass_columns,
+        rows: indexes::pg_opclass_rows,
+    },
+    TableDef {
+        table: VirtualTable::Sequence,
+        schema: "pg_catalog",
+        name: "pg_sequence",
+        oid: 2224,
+        columns: pg_catalog::pg_sequence_columns,
+        rows: pg_catalog::pg_sequence_rows,
     },
     TableDef {
         table: VirtualTable::Schemata,
@@ -221,7 +242,7 @@ fn type_len(t: &PgType) -> i16 {
         | PgType::Date => 4,
         PgType::Int8 | PgType::Float8 | PgType::Time | PgType::Timestamp | PgType::TimestampTz => 8,
         PgType::Tid => 6,
-        PgType::TimeTz => 12,
+        PgType::TimeTz | PgType::AclItem => 12,
         PgType::Interval | PgType::Uuid => 16,
         _ => -1,
     }

@@ -3,11 +3,12 @@
 
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
+use super::indexes::{key_columns, BTREE_AM_OID};
 use super::{
     col, default_expression, schema_names, text, type_collation, type_len, BUILTIN_TYPES, OWNER,
 };
 use crate::catalog::{Catalog, PG_CATALOG_OID};
-use rocklake_types::datum::PgType::{Bool, Char, Float4, Int2, Int2Array, Int4, Name, Oid, Text};
+use rocklake_types::datum::PgType::{Bool, Char, Float4, Int2, Int4, Name, Oid, Text};
 
 pub(super) fn pg_namespace_columns() -> Vec<ColumnDef> {
     vec![col("oid", Oid), col("nspname", Name), col("nspowner", Oid)]
@@ -57,11 +58,9 @@ pub(super) fn pg_class_columns() -> Vec<ColumnDef> {
         col("reltoastrelid", Oid),
         // pg_node_tree in PostgreSQL; never set here.
         col("relpartbound", Text),
+        col("reloptions", PgType::array_of(Text)),
     ]
 }
-
-/// `pg_am.oid` of `btree`, the access method of every primary-key index.
-const BTREE_AM_OID: u32 = 403;
 
 /// Tables (`relkind` `r`), and the index (`i`) of each primary key.
 pub(super) fn pg_class_rows(cat: &Catalog) -> Vec<Row> {
@@ -133,6 +132,7 @@ fn class_row(row: ClassRow<'_>) -> Row {
         text("d"),
         Datum::Oid(0),
         Datum::Null,
+        Datum::Null,
     ]
 }
 
@@ -181,7 +181,7 @@ pub(super) fn pg_attribute_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Oid(c.pg_type.oid()),
                 Datum::Int2(type_len(&c.pg_type)),
                 Datum::Int2(i as i16 + 1),
-                Datum::Int4(i32::from(c.pg_type == PgType::Int2Array)),
+                Datum::Int4(i32::from(matches!(c.pg_type, PgType::Array(_)))),
                 Datum::Int4(c.pg_type.type_modifier()),
                 Datum::Bool(c.not_null || pk),
                 Datum::Bool(c.default.is_some()),
@@ -211,18 +211,22 @@ pub(super) fn pg_type_columns() -> Vec<ColumnDef> {
         col("typnotnull", Bool),
         col("typdelim", Char),
         col("typcollation", Oid),
+        col("typdefault", Text),
     ]
 }
 
 pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
+    let arrays = BUILTIN_TYPES
+        .iter()
+        .filter(|t| t.array_oid() != 0)
+        .map(|t| PgType::array_of(t.clone()));
     let mut out: Vec<Row> = BUILTIN_TYPES
         .iter()
+        .cloned()
+        .chain(arrays)
         .map(|t| {
-            let elem = if *t == PgType::Int2Array {
-                PgType::Int2.oid()
-            } else {
-                0
-            };
+            let t = &t;
+            let elem = t.element_type().map_or(0, |e| e.oid());
             let array = t.array_oid();
             vec![
                 Datum::Oid(t.oid()),
@@ -239,6 +243,7 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Bool(false),
                 text(","),
                 Datum::Oid(type_collation(t)),
+                Datum::Null,
             ]
         })
         .collect();
@@ -258,6 +263,7 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
             Datum::Bool(false),
             text(","),
             Datum::Oid(0),
+            Datum::Null,
         ]);
     }
     out
@@ -271,10 +277,17 @@ pub(super) fn pg_constraint_columns() -> Vec<ColumnDef> {
         col("contype", Char),
         col("conrelid", Oid),
         col("conindid", Oid),
-        col("conkey", Int2Array),
+        col("conkey", PgType::array_of(Int2)),
         col("condeferrable", Bool),
         col("condeferred", Bool),
         col("convalidated", Bool),
+        col("contypid", Oid),
+        col("conparentid", Oid),
+        col("confrelid", Oid),
+        col("confkey", PgType::array_of(Int2)),
+        col("conislocal", Bool),
+        col("coninhcount", Int2),
+        col("connoinherit", Bool),
     ]
 }
 
@@ -290,9 +303,16 @@ pub(super) fn pg_constraint_rows(cat: &Catalog) -> Vec<Row> {
                 text("p"),
                 Datum::Oid(Catalog::rel_oid(r)),
                 Datum::Oid(Catalog::pkey_index_oid(r)),
-                Datum::Int2Array(r.primary_key.iter().map(|&i| i as i16 + 1).collect()),
+                key_columns(r, Datum::array),
                 Datum::Bool(false),
                 Datum::Bool(false),
+                Datum::Bool(true),
+                Datum::Oid(0),
+                Datum::Oid(0),
+                Datum::Oid(0),
+                Datum::Null,
+                Datum::Bool(true),
+                Datum::Int2(0),
                 Datum::Bool(true),
             ]
         })
@@ -310,82 +330,6 @@ pub(super) fn pg_enum_columns() -> Vec<ColumnDef> {
 
 pub(super) fn pg_enum_rows(_: &Catalog) -> Vec<Row> {
     Vec::new()
-}
-
-pub(super) fn pg_indexes_columns() -> Vec<ColumnDef> {
-    vec![
-        col("schemaname", Name),
-        col("tablename", Name),
-        col("indexname", Name),
-        col("tablespace", Name),
-        col("indexdef", Text),
-    ]
-}
-
-pub(super) fn pg_indexes_rows(cat: &Catalog) -> Vec<Row> {
-    cat.relations
-        .iter()
-        .filter(|r| !r.primary_key.is_empty())
-        .map(|r| {
-            vec![
-                text(&r.schema),
-                text(&r.name),
-                text(&r.primary_key_name()),
-                Datum::Null,
-                text(&Catalog::primary_key_index_def(
-                    r,
-                    &format!("{}.{}", r.schema, r.name),
-                )),
-            ]
-        })
-        .collect()
-}
-
-/// The index of each primary key.
-pub(super) fn pg_index_columns() -> Vec<ColumnDef> {
-    vec![
-        col("indexrelid", Oid),
-        col("indrelid", Oid),
-        col("indnatts", Int2),
-        col("indnkeyatts", Int2),
-        col("indisunique", Bool),
-        col("indisprimary", Bool),
-        col("indisexclusion", Bool),
-        col("indimmediate", Bool),
-        col("indisclustered", Bool),
-        col("indisvalid", Bool),
-        col("indisready", Bool),
-        col("indislive", Bool),
-        col("indisreplident", Bool),
-        // int2vector in PostgreSQL.
-        col("indkey", Int2Array),
-    ]
-}
-
-pub(super) fn pg_index_rows(cat: &Catalog) -> Vec<Row> {
-    cat.relations
-        .iter()
-        .filter(|r| !r.primary_key.is_empty())
-        .map(|r| {
-            let keys = r.primary_key.len() as i16;
-            vec![
-                Datum::Oid(Catalog::pkey_index_oid(r)),
-                Datum::Oid(Catalog::rel_oid(r)),
-                Datum::Int2(keys),
-                Datum::Int2(keys),
-                Datum::Bool(true),
-                Datum::Bool(true),
-                Datum::Bool(false),
-                Datum::Bool(true),
-                Datum::Bool(false),
-                Datum::Bool(true),
-                Datum::Bool(true),
-                Datum::Bool(true),
-                Datum::Bool(false),
-                Datum::Int2Array(r.primary_key.iter().map(|&i| i as i16 + 1).collect()),
-            ]
-        })
-        .collect()
 }
 
 pub(super) fn pg_description_columns() -> Vec<ColumnDef> {
@@ -430,7 +374,7 @@ pub(super) fn pg_database_columns() -> Vec<ColumnDef> {
         col("datctype", Text),
         col("daticulocale", Text),
         // aclitem[] in PostgreSQL; NULL (default privileges) here.
-        col("datacl", Text),
+        col("datacl", PgType::array_of(PgType::AclItem)),
     ]
 }
 
@@ -528,4 +472,22 @@ pub(super) fn pg_collation_rows(_: &Catalog) -> Vec<Row> {
             ]
         })
         .collect()
+}
+
+/// Sequences: none (DuckLake's catalog tables have no serial columns).
+pub(super) fn pg_sequence_columns() -> Vec<ColumnDef> {
+    vec![
+        col("seqrelid", Oid),
+        col("seqtypid", Oid),
+        col("seqstart", PgType::Int8),
+        col("seqincrement", PgType::Int8),
+        col("seqmax", PgType::Int8),
+        col("seqmin", PgType::Int8),
+        col("seqcache", PgType::Int8),
+        col("seqcycle", Bool),
+    ]
+}
+
+pub(super) fn pg_sequence_rows(_: &Catalog) -> Vec<Row> {
+    Vec::new()
 }

@@ -1,0 +1,241 @@
+//! Array values in expressions: constructors, subscripts, `op ANY/ALL
+//! (array)`, the array functions, and `json_build_object`.
+
+use rocklake_types::datum::Datum;
+use rocklake_types::value::text::format_text;
+use rocklake_types::{SqlError, SqlState};
+
+use crate::exec::compare::compare;
+use crate::exec::eval::cmp_holds;
+use crate::plan::{CmpOp, Func};
+
+/// The subscript of an array's first element: 1, or 0 for the vectors
+/// (`int2vector`, `oidvector`).
+pub(crate) fn lower_bound(array: &Datum) -> i64 {
+    match array {
+        Datum::Vector(_) => 0,
+        _ => 1,
+    }
+}
+
+/// `array[index]`: the element, NULL outside the array.
+pub(crate) fn subscript(array: &Datum, index: &Datum) -> Datum {
+    let (Some(items), Some(index)) = (array.elements(), index.as_i64()) else {
+        return Datum::Null;
+    };
+    usize::try_from(index - lower_bound(array))
+        .ok()
+        .and_then(|at| items.get(at))
+        .cloned()
+        .unwrap_or(Datum::Null)
+}
+
+/// `x op ANY (array)` (`all` false) or `x op ALL (array)`, with SQL's
+/// three-valued logic over the elements.
+pub(crate) fn any_all(op: CmpOp, value: &Datum, array: &Datum, all: bool) -> Datum {
+    let Some(items) = array.elements() else {
+        return Datum::Null;
+    };
+    let mut saw_null = false;
+    for item in items {
+        if value.is_null() || item.is_null() {
+            saw_null = true;
+            continue;
+        }
+        let holds = cmp_holds(op, compare(value, item));
+        if holds != all {
+            return Datum::Bool(!all);
+        }
+    }
+    if saw_null {
+        Datum::Null
+    } else {
+        Datum::Bool(all)
+    }
+}
+
+/// The array functions of [`Func`] (arguments not NULL).
+pub(crate) fn array_function(f: Func, vals: &[Datum]) -> Result<Datum, SqlError> {
+    let items = vals[0].elements().ok_or_else(|| not_an_array(&vals[0]))?;
+    if f == Func::Cardinality {
+        return Ok(Datum::Int4(items.len() as i32));
+    }
+    // One-dimensional arrays only: other dimensions, and empty arrays, have
+    // no bounds.
+    if vals.get(1).and_then(Datum::as_i64) != Some(1) || items.is_empty() {
+        return Ok(Datum::Null);
+    }
+    let lower = lower_bound(&vals[0]);
+    let length = items.len() as i64;
+    Ok(Datum::Int4(match f {
+        Func::ArrayLower => lower,
+        Func::ArrayUpper => lower + length - 1,
+        _ => length,
+    } as i32))
+}
+
+fn not_an_array(d: &Datum) -> SqlError {
+    SqlError::new(
+        SqlState::DATATYPE_MISMATCH,
+        format!("argument {d:?} is not an array"),
+    )
+}
+
+/// `json_build_object(k1, v1, ...)` in PostgreSQL's `json` text layout:
+/// `{"k1" : v1, "k2" : v2}`.
+pub(crate) fn json_build_object(vals: &[Datum]) -> Result<Datum, SqlError> {
+    if !vals.len().is_multiple_of(2) {
+        return Err(SqlError::new(
+            SqlState::INVALID_PARAMETER_VALUE,
+            "argument list must have even number of elements",
+        )
+        .with_hint(
+            "The arguments of json_build_object() must consist of alternating keys and values.",
+        ));
+    }
+    let mut out = String::from("{");
+    for (i, pair) in vals.chunks(2).enumerate() {
+        if pair[0].is_null() {
+            return Err(SqlError::new(
+                SqlState::NULL_VALUE_NOT_ALLOWED,
+                "null value not allowed for object key",
+            ));
+        }
+        if i > 0 {
+            out.push_str(", ");
+        }
+        push_json_string(&mut out, &format_text(&pair[0]).unwrap_or_default());
+        out.push_str(" : ");
+        push_json_value(&mut out, &pair[1]);
+    }
+    out.push('}');
+    Ok(Datum::text(out))
+}
+
+/// A value as JSON: numbers and booleans bare, arrays as JSON arrays, NULL
+/// as `null`, everything else as a string of its text form.
+fn push_json_value(out: &mut String, value: &Datum) {
+    match value {
+        Datum::Null => out.push_str("null"),
+        Datum::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Datum::Int2(_) | Datum::Int4(_) | Datum::Int8(_) | Datum::Oid(_) => {
+            out.push_str(&format_text(value).unwrap_or_default())
+        }
+        Datum::Float4(_) | Datum::Float8(_) | Datum::Numeric(_) => {
+            let text = format_text(value).unwrap_or_default();
+            if text.parse::<f64>().is_ok_and(f64::is_finite) {
+                out.push_str(&text);
+            } else {
+                push_json_string(out, &text);
+            }
+        }
+        Datum::Array(items) | Datum::Vector(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_json_value(out, item);
+            }
+            out.push(']');
+        }
+        other => push_json_string(out, &format_text(other).unwrap_or_default()),
+    }
+}
+
+fn push_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(v: &[Option<i32>]) -> Datum {
+        Datum::array(
+            v.iter()
+                .map(|x| x.map_or(Datum::Null, Datum::Int4))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn any_and_all_follow_three_valued_logic() {
+        let one = Datum::Int4(1);
+        assert_eq!(
+            any_all(CmpOp::Eq, &one, &ints(&[Some(2), Some(1)]), false),
+            Datum::Bool(true)
+        );
+        assert_eq!(
+            any_all(CmpOp::Eq, &one, &ints(&[Some(2), None]), false),
+            Datum::Null
+        );
+        assert_eq!(
+            any_all(CmpOp::Eq, &one, &ints(&[]), false),
+            Datum::Bool(false)
+        );
+        assert_eq!(
+            any_all(CmpOp::Eq, &Datum::Null, &ints(&[]), true),
+            Datum::Bool(true)
+        );
+        assert_eq!(
+            any_all(CmpOp::Lt, &one, &ints(&[Some(2), Some(3)]), true),
+            Datum::Bool(true)
+        );
+        assert_eq!(
+            any_all(CmpOp::Lt, &one, &ints(&[Some(0), None]), true),
+            Datum::Bool(false)
+        );
+        assert_eq!(
+            any_all(CmpOp::Lt, &one, &ints(&[Some(2), None]), true),
+            Datum::Null
+        );
+    }
+
+    #[test]
+    fn subscripts_and_bounds_follow_the_lower_bound() {
+        let array = ints(&[Some(5), Some(6)]);
+        assert_eq!(subscript(&array, &Datum::Int4(1)), Datum::Int4(5));
+        assert_eq!(subscript(&array, &Datum::Int4(0)), Datum::Null);
+        let vector = Datum::Vector(vec![Datum::Int2(5), Datum::Int2(6)].into());
+        assert_eq!(subscript(&vector, &Datum::Int4(0)), Datum::Int2(5));
+        let upper = |a: &Datum| array_function(Func::ArrayUpper, &[a.clone(), Datum::Int4(1)]);
+        assert_eq!(upper(&array).unwrap(), Datum::Int4(2));
+        assert_eq!(upper(&vector).unwrap(), Datum::Int4(1));
+        assert_eq!(upper(&ints(&[])).unwrap(), Datum::Null);
+    }
+
+    #[test]
+    fn json_objects_print_as_postgresql_prints_them() {
+        let object = json_build_object(&[
+            Datum::text("a"),
+            Datum::Int4(1),
+            Datum::text("b"),
+            Datum::text("x\"y"),
+            Datum::text("c"),
+            Datum::Null,
+            Datum::text("d"),
+            Datum::Bool(false),
+        ])
+        .unwrap();
+        assert_eq!(
+            object,
+            Datum::text(r#"{"a" : 1, "b" : "x\"y", "c" : null, "d" : false}"#)
+        );
+        assert!(json_build_object(&[Datum::Null, Datum::Int4(1)]).is_err());
+    }
+}

@@ -1,0 +1,136 @@
+"""Arrays and what works on them, differential against a real PostgreSQL 15
+(ROCKLAKE_PG_REFERENCE=1): array values (constructors, `ARRAY(subquery)`,
+subscripts, casts from and to text), `op ANY/ALL (array)`, set-returning
+functions in the select list (`unnest`, `generate_subscripts`,
+`generate_series`, in lockstep, and in FROM), `array_agg`/`string_agg` with `ORDER BY`,
+`FILTER`, `DISTINCT`, the array functions, `json_build_object`, LIKE with
+ESCAPE, `quote_ident`, and the `pg_catalog` vectors (`int2vector`,
+`oidvector`) that reflection code reads. Each step runs with text and with
+binary results (psycopg decodes arrays by their type OIDs).
+"""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from conftest import PostgresBackend
+
+SETUP = [
+    "DROP TABLE IF EXISTS arr",
+    "CREATE TABLE arr (g text, id bigint PRIMARY KEY, v int, name varchar)",
+    "INSERT INTO arr VALUES ('a', 1, 10, 'x'), ('a', 2, NULL, 'y z'), ('b', 3, 30, NULL), "
+    "('b', 4, 40, 'q\"uote'), ('c', 5, 50, '')",
+]
+
+STEPS = [
+    # Array values.
+    "SELECT ARRAY[1, 2, 3], ARRAY['a', NULL, 'b c', '', 'NULL'], ARRAY[1.5, 2]",
+    "SELECT ARRAY[id, v] FROM arr ORDER BY id",
+    "SELECT (ARRAY[10, 20, 30])[2], (ARRAY[10, 20, 30])[5], (ARRAY['x'])[0]",
+    "SELECT ARRAY(SELECT name FROM arr ORDER BY id), ARRAY(SELECT id FROM arr WHERE false)",
+    "SELECT '{1,2,3}'::int[], '{a,\"b c\",NULL}'::text[], ARRAY[1,2]::text[]",
+    "SELECT ARRAY[1,2]::text, '{1,x}'::int[]",
+    "SELECT ARRAY[]::int[], cardinality(ARRAY[]::int[])",
+    "SELECT ARRAY[]",
+    "SELECT array_lower(ARRAY[5,6,7], 1), array_upper(ARRAY[5,6,7], 1), "
+    "array_length(ARRAY[5,6,7], 1), array_upper(ARRAY[5,6,7], 2), cardinality(ARRAY[5,6,7])",
+    "SELECT array_to_string(ARRAY['a', NULL, 'c'], ','), "
+    "array_to_string(ARRAY['a', NULL, 'c'], ',', '*'), array_to_string(ARRAY[1, 2], '-')",
+    # op ANY / ALL over array values.
+    "SELECT id FROM arr WHERE v = ANY (ARRAY(SELECT v FROM arr WHERE g = 'b')) ORDER BY id",
+    "SELECT id FROM arr WHERE id <> ALL ('{1,2}'::bigint[]) ORDER BY id",
+    "SELECT 1 = ANY (ARRAY[2, NULL]), 1 = ANY (ARRAY[]::int[]), 1 < ALL (ARRAY[]::int[]), "
+    "NULL::int = ANY (ARRAY[1]), 3 > ALL (ARRAY[1, 2])",
+    # Set-returning functions in the select list.
+    "SELECT unnest(ARRAY[3, 1, 2])",
+    "SELECT id, unnest(ARRAY[id, id * 10]) FROM arr WHERE id < 3 ORDER BY 1, 2",
+    "SELECT unnest(ARRAY[1, 2, 3]) AS a, unnest(ARRAY['x', 'y']) AS b",
+    "SELECT generate_subscripts(ARRAY['a', 'b', 'c'], 1), "
+    "generate_subscripts(ARRAY['a', 'b', 'c'], 1, true)",
+    "SELECT generate_series(1, 5), generate_series(10, 1, -3)",
+    "SELECT generate_series(1::bigint, 3), generate_series(5, 1)",
+    "SELECT count(*) FROM (SELECT generate_series(1, 100000)) s",
+    "SELECT generate_series(1, 3, 0)",
+    "SELECT unnest(ARRAY[1, 2]) + 1 AS next ORDER BY next DESC",
+    # ... and in FROM.
+    "SELECT * FROM generate_series(1, 3) s",
+    "SELECT s, s * 2 FROM pg_catalog.generate_series(1, 3) s ORDER BY s DESC",
+    "SELECT x FROM unnest(ARRAY['b', 'a']) AS u(x) ORDER BY x",
+    "SELECT generate_series FROM generate_series(2, 3)",
+    "SELECT a.id, s FROM arr a, generate_series(1, 2) s WHERE a.id < 3 ORDER BY 1, 2",
+    "SELECT id, (SELECT string_agg(s::text, ',') FROM generate_series(1, a.id) s) "
+    "FROM arr a ORDER BY id",
+    "SELECT g, unnest(array_agg(id ORDER BY id DESC)) FROM arr GROUP BY g ORDER BY g, 2",
+    "SELECT id FROM arr WHERE unnest(ARRAY[1]) = 1",
+    # Aggregates with ORDER BY, FILTER, DISTINCT.
+    "SELECT g, array_agg(id ORDER BY id DESC), array_agg(v), string_agg(name, '|' ORDER BY id) "
+    "FROM arr GROUP BY g ORDER BY g",
+    "SELECT array_agg(DISTINCT g ORDER BY g), string_agg(DISTINCT g, ',' ORDER BY g DESC) "
+    "FROM arr",
+    "SELECT count(*) FILTER (WHERE v > 20), sum(v) FILTER (WHERE g = 'a'), "
+    "array_agg(id) FILTER (WHERE v IS NULL), count(*) FROM arr",
+    "SELECT array_agg(id), string_agg(name, ',') FROM arr WHERE false",
+    "SELECT array_agg(v ORDER BY v NULLS FIRST), array_agg(name ORDER BY name DESC NULLS LAST) "
+    "FROM arr",
+    "SELECT string_agg(name, NULL ORDER BY id) FROM arr",
+    "SELECT lower(name) FILTER (WHERE true) FROM arr",
+    # json_build_object, LIKE ... ESCAPE, quote_ident / quote_literal.
+    "SELECT json_build_object('id', id, 'name', name, 'v', v, 'ok', v > 20) FROM arr "
+    "ORDER BY id",
+    "SELECT json_build_object('a', ARRAY[1, 2], 'b', 1.50, 'c', 'q\"uote')",
+    "SELECT json_build_object('a')",
+    "SELECT name FROM arr WHERE name NOT LIKE 'q' || '%' ESCAPE '/' ORDER BY id",
+    "SELECT 'a_c' LIKE 'a/_c' ESCAPE '/', 'abc' LIKE 'a/_c' ESCAPE '/', "
+    "'a\\c' LIKE 'a\\c' ESCAPE '', 'x%' LIKE 'x#%' ESCAPE '#'",
+    "SELECT 'x' LIKE 'x' ESCAPE 'ab'",
+    "SELECT quote_ident('events'), quote_ident('Mixed Case'), quote_ident('select'), "
+    "quote_ident('a\"b'), quote_literal('it''s'), quote_literal(E'a\\\\b')",
+    # The catalog's vectors and arrays, as reflection code reads them.
+    "SELECT indkey, indclass, indoption, indcollation, indkey[0], array_upper(indkey, 1) "
+    "FROM pg_index WHERE indrelid = 'arr'::regclass",
+    "SELECT attname FROM pg_attribute a JOIN pg_index i ON a.attrelid = i.indrelid "
+    "AND a.attnum = ANY (i.indkey) WHERE i.indrelid = 'arr'::regclass",
+    "SELECT unnest(indkey) AS attnum, generate_subscripts(indkey, 1) AS ord, "
+    "unnest(indclass) AS opclass FROM pg_index WHERE indrelid = 'arr'::regclass",
+    "SELECT opcname, opcdefault FROM pg_opclass o JOIN pg_index i ON o.oid = ANY (i.indclass) "
+    "WHERE i.indrelid = 'arr'::regclass",
+    "SELECT conkey, conname FROM pg_constraint WHERE conrelid = 'arr'::regclass",
+    "SELECT typname, typelem::regtype::text FROM pg_type WHERE typname IN ('_int4', '_text') "
+    "ORDER BY 1",
+    "SELECT reloptions FROM pg_class WHERE relname = 'arr'",
+    "SELECT count(*) FROM pg_sequence",
+    "SELECT pg_get_serial_sequence('arr', 'id'), pg_type_is_visible(23)",
+]
+
+
+def run_steps(conn: psycopg.Connection) -> list:
+    """Each step's rows (or SQLSTATE), with text and with binary results."""
+    out = []
+    for sql in SETUP:
+        conn.execute(sql)
+    for sql in STEPS:
+        for binary in (False, True):
+            try:
+                with conn.cursor(binary=binary) as cur:
+                    cur.execute(sql)
+                    out.append((sql, binary, cur.fetchall(),
+                                [d.type_code for d in cur.description]))
+            except psycopg.Error as e:
+                out.append((sql, binary, f"ERROR {e.sqlstate}"))
+    return out
+
+
+@pytest.mark.rocklake
+def test_arrays_and_set_returning_functions_give_what_postgresql_gives(pg_server, rocklake):
+    rocklake.start()
+    reference = PostgresBackend(pg_server)
+    results = {}
+    for name, dsn in (("postgres", pg_server.dsn(reference.db)), ("rocklake", rocklake.dsn())):
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            results[name] = run_steps(conn)
+    expected, actual = results["postgres"], results["rocklake"]
+    assert len(actual) == len(expected)
+    differences = [f"{e[0]} (binary={e[1]}): PostgreSQL gave {e[2:]!r}, RockLake {a[2:]!r}"
+                   for e, a in zip(expected, actual) if a != e]
+    assert not differences, "\n".join(differences)
