@@ -12,9 +12,20 @@ import pytest
 
 from conftest import PostgresBackend
 
-SETUP = ("CREATE SCHEMA s1; CREATE TABLE t1 (a int PRIMARY KEY, b text); "
+SETUP = ("CREATE SCHEMA s1; CREATE TABLE t1 (a int PRIMARY KEY, b text DEFAULT 'x' NOT NULL, "
+         "c numeric(10,2), d boolean DEFAULT true, e timestamptz); "
+         "INSERT INTO t1 VALUES (1, 'one', 1.5, true, '2024-01-02 03:04:05+00'), "
+         "(2, 'a \"quoted\", comma', NULL, NULL, NULL); "
          "CREATE TABLE s1.t2 (x bigint); CREATE TABLE s1.other (y int)")
-COMMANDS = [r"\dt", r"\dn", r"\dv", r"\dt s1.*", r"\dt *.t2", r"\dt t*", r"\dt s1.o*"]
+COMMANDS = [
+    r"\dt", r"\dn", r"\dv", r"\dt s1.*", r"\dt *.t2", r"\dt t*", r"\dt s1.o*",
+    # Describing tables, indexes, schemas, roles, functions, types, privileges.
+    r"\d", r"\d t1", r"\d+ t1", r"\d s1.t2", r"\d t1_pkey", r"\di", r"\dn+", r"\du",
+    r"\dg", r"\df", r"\dT", r"\dp", r"\db", r"\dD", r"\ds",
+    # Expanded output, and \copy out in text and CSV.
+    r"\x \dt", r"\x \d t1",
+    r"\copy t1 to stdout", r"\copy (SELECT a, b FROM t1 ORDER BY a) to stdout with csv header",
+]
 
 
 def psql(dsn: str, command: str) -> subprocess.CompletedProcess:

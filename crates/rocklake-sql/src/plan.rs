@@ -79,8 +79,9 @@ pub enum Func {
     ArrayToString,
     /// `to_regtype(text)`: the type's oid, NULL if there is no such type.
     ToRegtype,
-    /// A `regtype`'s text: the type's name (`format_type`).
-    RegtypeName,
+    /// A cast to `regclass`, `regtype` or `regnamespace`: the object of
+    /// that oid or name.
+    ToReg(crate::catalog::RegKind),
     /// `format_type(type oid, typmod)`: the type's SQL name with its
     /// modifier, e.g. `numeric(10,2)`.
     FormatType,
@@ -96,10 +97,21 @@ pub enum Func {
     ArrayLength,
     /// `cardinality(array)`.
     Cardinality,
+    /// `array || array`, `array_cat`.
+    ArrayCat,
+    /// `array || element`, `array_append`.
+    ArrayAppend,
+    /// `element || array`, `array_prepend`.
+    ArrayPrepend,
     /// `json_build_object(key, value, ...)`.
     JsonBuildObject,
     /// `pg_type_is_visible(oid)`.
     TypeIsVisible,
+    /// `pg_relation_is_publishable(regclass)`: whether the relation is a
+    /// permanent table.
+    RelationIsPublishable,
+    /// `obj_description(oid, catalog)`, `col_description(table oid, column)`.
+    Description,
     /// `quote_ident(text)`.
     QuoteIdent,
     /// `quote_literal(text)`.
@@ -548,7 +560,7 @@ fn int_rank(t: &PgType) -> Option<u8> {
         PgType::Int2 => Some(1),
         PgType::Int4 => Some(2),
         PgType::Int8 => Some(3),
-        PgType::Oid | PgType::RegClass | PgType::RegType => Some(4),
+        PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace => Some(4),
         _ => None,
     }
 }
@@ -583,8 +595,8 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
             PgType::Timestamp | PgType::TimestampTz | PgType::Date,
         ) => Ok(Some(PgType::TimestampTz)),
         (
-            PgType::Oid | PgType::RegClass | PgType::RegType,
-            PgType::Oid | PgType::RegClass | PgType::RegType,
+            PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace,
+            PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace,
         ) => Ok(Some(PgType::Oid)),
         _ => Err(SqlError::new(
             SqlState::DATATYPE_MISMATCH,

@@ -83,7 +83,11 @@ async fn version_probe_and_to_regclass() {
     assert_eq!(shape(&cols), expect(&[("to_regclass", 2205)]));
     assert_eq!(rows, vec![vec![Datum::Null]]);
     let (_, rows) = query(&mut s, "SELECT to_regclass('\"public\".ducklake_snapshot')").await;
-    assert!(matches!(rows[0][0], Datum::Oid(o) if o >= 16384));
+    assert!(
+        matches!(&rows[0][0], Datum::Reg { oid, name } if *oid >= 16384 && &**name == "ducklake_snapshot"),
+        "{:?}",
+        rows[0][0]
+    );
 }
 
 #[tokio::test]

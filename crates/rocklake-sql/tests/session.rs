@@ -824,7 +824,18 @@ async fn group_by_output_alias_and_regclass_of_catalogs() {
         ]
     );
     let (_, r) = rows(&mut s, "SELECT to_regclass('pg_class'), to_regclass('pg_catalog.pg_namespace'), to_regclass('nope')").await;
-    assert_eq!(r[0], vec![Datum::Oid(1259), Datum::Oid(2615), Datum::Null]);
+    let named = |oid, name: &str| Datum::Reg {
+        oid,
+        name: name.into(),
+    };
+    assert_eq!(
+        r[0],
+        vec![
+            named(1259, "pg_class"),
+            named(2615, "pg_namespace"),
+            Datum::Null
+        ]
+    );
 }
 
 #[tokio::test]

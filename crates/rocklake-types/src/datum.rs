@@ -69,6 +69,8 @@ pub enum PgType {
     RegClass,
     /// `regtype` (OID 2206): a type's oid, shown as its name.
     RegType,
+    /// `regnamespace` (OID 4089): a schema's oid, shown as its name.
+    RegNamespace,
     /// `json` (OID 114), kept as its text.
     Json,
     /// `aclitem` (OID 1033), an access privilege, kept as its text
@@ -110,6 +112,7 @@ impl PgType {
             PgType::Uuid => 2950,
             PgType::RegClass => 2205,
             PgType::RegType => 2206,
+            PgType::RegNamespace => 4089,
             PgType::Json => 114,
             PgType::AclItem => 1033,
             PgType::Int2Vector => 22,
@@ -140,7 +143,7 @@ impl PgType {
 
     /// Every type RockLake has (`numeric` unconstrained), in the order
     /// `pg_type` lists them.
-    pub const ALL: [PgType; 27] = [
+    pub const ALL: [PgType; 28] = [
         PgType::Bool,
         PgType::Bytea,
         PgType::Char,
@@ -151,6 +154,7 @@ impl PgType {
         PgType::Int4,
         PgType::RegClass,
         PgType::RegType,
+        PgType::RegNamespace,
         PgType::Text,
         PgType::Oid,
         PgType::Tid,
@@ -211,6 +215,7 @@ impl PgType {
             PgType::Uuid => 2951,
             PgType::RegClass => 2210,
             PgType::RegType => 2211,
+            PgType::RegNamespace => 4090,
             PgType::Json => 199,
             PgType::AclItem => 1034,
             PgType::Int2Vector => 1006,
@@ -245,6 +250,7 @@ impl PgType {
             PgType::Uuid => "uuid",
             PgType::RegClass => "regclass",
             PgType::RegType => "regtype",
+            PgType::RegNamespace => "regnamespace",
             PgType::Json => "json",
             PgType::AclItem => "aclitem",
             PgType::Int2Vector => "int2vector",
@@ -274,10 +280,13 @@ impl PgType {
         }
     }
 
-    /// Whether this is an object-identifier alias (`regclass`, `regtype`),
-    /// stored and compared as an `oid`.
+    /// Whether this is an object-identifier alias (`regclass`, `regtype`,
+    /// `regnamespace`), stored and compared as an `oid`.
     pub fn is_reg(&self) -> bool {
-        matches!(self, PgType::RegClass | PgType::RegType)
+        matches!(
+            self,
+            PgType::RegClass | PgType::RegType | PgType::RegNamespace
+        )
     }
 
     /// Whether this is an integer, floating-point or `numeric` type.
@@ -363,6 +372,7 @@ impl PgType {
             "uuid" => PgType::Uuid,
             "regclass" => PgType::RegClass,
             "regtype" => PgType::RegType,
+            "regnamespace" => PgType::RegNamespace,
             "json" => PgType::Json,
             "aclitem" => PgType::AclItem,
             "int2vector" => PgType::Int2Vector,
@@ -427,6 +437,7 @@ fn array_type_name(element: &PgType) -> &'static str {
         PgType::Uuid => "_uuid",
         PgType::RegClass => "_regclass",
         PgType::RegType => "_regtype",
+        PgType::RegNamespace => "_regnamespace",
         PgType::Json => "_json",
         PgType::AclItem => "_aclitem",
         PgType::Int2Vector => "_int2vector",
@@ -461,6 +472,7 @@ fn array_display_name(element: &PgType) -> &'static str {
         PgType::Uuid => "uuid[]",
         PgType::RegClass => "regclass[]",
         PgType::RegType => "regtype[]",
+        PgType::RegNamespace => "regnamespace[]",
         PgType::Json => "json[]",
         PgType::AclItem => "aclitem[]",
         PgType::Int2Vector => "int2vector[]",
@@ -528,8 +540,16 @@ pub enum Datum {
     },
     /// `numeric`, kept as its canonical decimal text (e.g. `-12.340`, `NaN`).
     Numeric(String),
-    /// `oid` and `regclass`.
+    /// `oid` (and an object-identifier alias whose name is not known).
     Oid(u32),
+    /// A `regclass`, `regtype` or `regnamespace`: the object's oid, which it
+    /// compares as, and the name it prints as.
+    Reg {
+        /// The object's oid.
+        oid: u32,
+        /// Its name, as the type's output function prints it.
+        name: Arc<str>,
+    },
     /// `tid`: (block, offset).
     Tid {
         /// Block number.
@@ -557,7 +577,7 @@ impl Datum {
             Datum::Int2(v) => Some(i64::from(*v)),
             Datum::Int4(v) => Some(i64::from(*v)),
             Datum::Int8(v) => Some(*v),
-            Datum::Oid(v) => Some(i64::from(*v)),
+            Datum::Oid(v) | Datum::Reg { oid: v, .. } => Some(i64::from(*v)),
             _ => None,
         }
     }

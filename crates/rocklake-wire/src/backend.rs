@@ -129,6 +129,7 @@ pub fn type_size(ty: &PgType) -> i16 {
         | PgType::Oid
         | PgType::RegClass
         | PgType::RegType
+        | PgType::RegNamespace
         | PgType::Date => 4,
         PgType::Tid => 6,
         PgType::Int8 | PgType::Float8 | PgType::Time | PgType::Timestamp | PgType::TimestampTz => 8,

@@ -261,7 +261,7 @@ fn datum_for(ty: &PgType) -> BoxedStrategy<Datum> {
             })
             .boxed(),
         PgType::Numeric(_) => numeric_text().prop_map(Datum::Numeric).boxed(),
-        PgType::Oid | PgType::RegClass | PgType::RegType => {
+        PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace => {
             any::<u32>().prop_map(Datum::Oid).boxed()
         }
         PgType::Tid => (any::<u32>(), any::<u16>())

@@ -16,7 +16,7 @@ pub fn datum_to_cell(datum: &Datum) -> pb::Cell {
             V::IntValue(*v)
         }
         Datum::Date(v) => V::IntValue(i64::from(*v)),
-        Datum::Oid(v) => V::IntValue(i64::from(*v)),
+        Datum::Oid(v) | Datum::Reg { oid: v, .. } => V::IntValue(i64::from(*v)),
         Datum::Float4(v) => V::Float4Value(*v),
         Datum::Float8(v) => V::Float8Value(*v),
         Datum::Text(s) => V::TextValue(s.to_string()),
@@ -63,9 +63,10 @@ pub fn cell_to_datum(cell: pb::Cell, pg_type: &PgType) -> Result<Datum, String> 
         (PgType::Int2, V::IntValue(v)) => Datum::Int2(i16::try_from(v).map_err(|e| e.to_string())?),
         (PgType::Int4, V::IntValue(v)) => Datum::Int4(i32::try_from(v).map_err(|e| e.to_string())?),
         (PgType::Int8, V::IntValue(v)) => Datum::Int8(v),
-        (PgType::Oid | PgType::RegClass | PgType::RegType, V::IntValue(v)) => {
-            Datum::Oid(u32::try_from(v).map_err(|e| e.to_string())?)
-        }
+        (
+            PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace,
+            V::IntValue(v),
+        ) => Datum::Oid(u32::try_from(v).map_err(|e| e.to_string())?),
         (PgType::Date, V::IntValue(v)) => Datum::Date(i32::try_from(v).map_err(|e| e.to_string())?),
         (PgType::Time, V::IntValue(v)) => Datum::Time(v),
         (PgType::Timestamp, V::IntValue(v)) => Datum::Timestamp(v),

@@ -7,7 +7,7 @@ use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{AccessExpr, Array, Expr, Query, Subscript};
 
 use crate::bind::Binder;
-use crate::plan::{common_type, BExpr, CmpOp, FromPlan, SetCall, SetFunc, Ty};
+use crate::plan::{common_type, BExpr, CmpOp, FromPlan, Func, SetCall, SetFunc, Ty};
 
 /// Column indexes from here up stand for set-returning calls until the
 /// select list is bound and their real place (after every other column of
@@ -60,6 +60,45 @@ impl Binder<'_> {
             false => BExpr::Array(items),
         };
         Ok((array, Some(PgType::array_of(element))))
+    }
+
+    /// `a || b` where one side is an array: the arrays concatenated, or the
+    /// element appended or prepended.
+    pub(super) fn bind_array_concat(
+        &mut self,
+        (l, lt): (BExpr, Ty),
+        (r, rt): (BExpr, Ty),
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let array_of = |t: &Ty| t.as_ref().filter(|t| t.is_array()).cloned();
+        // An untyped operand beside an array is an array too (`'{1}'`).
+        let (array_type, func) = match (array_of(&lt), array_of(&rt)) {
+            (Some(a), Some(_)) => (a, Func::ArrayCat),
+            (Some(a), None) if rt.is_none() => (a, Func::ArrayCat),
+            (Some(a), None) => (a, Func::ArrayAppend),
+            (None, Some(a)) if lt.is_none() => (a, Func::ArrayCat),
+            (None, Some(a)) => (a, Func::ArrayPrepend),
+            (None, None) => return Err(SqlError::internal("array concatenation without an array")),
+        };
+        // Vectors concatenate as the arrays of their elements.
+        let element = array_type.element_type().unwrap_or(PgType::Text);
+        let array_type = PgType::array_of(element.clone());
+        let (l_to, r_to) = match func {
+            Func::ArrayAppend => (array_type.clone(), element),
+            Func::ArrayPrepend => (element, array_type.clone()),
+            _ => (array_type.clone(), array_type.clone()),
+        };
+        let l = self.coerce_or_cast(l, &lt, &l_to)?;
+        let r = self.coerce_or_cast(r, &rt, &r_to)?;
+        Ok((BExpr::Func(func, vec![l, r]), Some(array_type)))
+    }
+
+    fn coerce_or_cast(&mut self, b: BExpr, from: &Ty, to: &PgType) -> Result<BExpr, SqlError> {
+        match from {
+            Some(t) if t != to && (t.is_array() || to.is_array()) => {
+                Ok(BExpr::Cast(Box::new(b), to.clone()))
+            }
+            _ => self.coerce(b, from, to, "||"),
+        }
     }
 
     /// `ARRAY(subquery)`: the subquery's one column as an array.

@@ -5,6 +5,7 @@ use rocklake_types::datum::{Datum, PgType};
 use sqlparser::ast::{CaseWhen, DataType, Expr, Ident, ObjectNamePart, Query, Value};
 
 use crate::bind::{fold, Binder};
+use crate::catalog::RegKind;
 use crate::exec::cast::cast_datum;
 use crate::plan::{common_type, comparable, BExpr, CmpOp, Func, SubPlan, Ty};
 use rocklake_types::value::numeric;
@@ -534,31 +535,23 @@ impl Binder<'_> {
             }
         }
         let (b, t) = self.bind_expr(expr)?;
-        if to == PgType::RegClass {
-            if let BExpr::Const(Datum::Text(s)) = &b {
-                let oid = self.cat.regclass(s).ok_or_else(|| {
-                    SqlError::new(
-                        SqlState::UNDEFINED_TABLE,
-                        format!("relation \"{s}\" does not exist"),
-                    )
-                })?;
-                return Ok((BExpr::Const(Datum::Oid(oid)), Some(to)));
-            }
-        }
-        if to == PgType::RegType {
-            if let BExpr::Const(Datum::Text(s)) = &b {
-                let pg_type = PgType::from_sql_name(s).ok_or_else(|| {
-                    SqlError::new(
-                        SqlState::UNDEFINED_OBJECT,
-                        format!("type \"{s}\" does not exist"),
-                    )
-                })?;
-                return Ok((BExpr::Const(Datum::Oid(pg_type.oid())), Some(to)));
-            }
-        }
-        if t == Some(PgType::RegType) && matches!(to, PgType::Text | PgType::Varchar | PgType::Name)
-        {
-            return Ok((BExpr::Func(Func::RegtypeName, vec![b]), Some(to)));
+        if let Some(kind) = RegKind::of(&to) {
+            // A name is resolved now (an error if there is no such object);
+            // other values when the row is read.
+            return Ok(match b {
+                BExpr::Const(Datum::Text(name)) => {
+                    (BExpr::Const(self.cat.reg_from_name(kind, &name)?), Some(to))
+                }
+                b => {
+                    let b = match &t {
+                        Some(t) if t.is_string() || t.is_numeric() || t.is_reg() => b,
+                        // A parameter: a name or a number, as text.
+                        None => self.coerce(b, &t, &PgType::Text, "CAST")?,
+                        Some(_) => self.coerce(b, &t, &PgType::Oid, "CAST")?,
+                    };
+                    (BExpr::Func(Func::ToReg(kind), vec![b]), Some(to))
+                }
+            });
         }
         let b = match (&t, b) {
             (Some(_), b) => BExpr::Cast(Box::new(b), to.clone()),

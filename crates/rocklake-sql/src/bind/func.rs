@@ -211,6 +211,67 @@ impl Binder<'_> {
                     Some(PgType::Bool),
                 ))
             }
+            ("pg_relation_is_publishable", 1) => {
+                let a = self.bind_regclass_arg(args[0])?;
+                Ok((
+                    BExpr::Func(Func::RelationIsPublishable, vec![a]),
+                    Some(PgType::Bool),
+                ))
+            }
+            // Comments from pg_description; no function is catalogued; the
+            // only role is a superuser with every privilege.
+            ("obj_description", 2) => {
+                let oid = self.bind_typed_arg(args[0], &PgType::Oid)?;
+                let class = self.bind_text_arg(args[1])?;
+                Ok((
+                    BExpr::Func(Func::Description, vec![oid, class]),
+                    Some(PgType::Text),
+                ))
+            }
+            ("col_description", 2) => {
+                let oid = self.bind_typed_arg(args[0], &PgType::Oid)?;
+                let column = self.bind_typed_arg(args[1], &PgType::Int4)?;
+                Ok((
+                    BExpr::Func(Func::Description, vec![oid, column]),
+                    Some(PgType::Text),
+                ))
+            }
+            ("obj_description", 1)
+            | ("shobj_description", 2)
+            | ("pg_get_function_result", 1)
+            | ("pg_get_function_arguments", 1)
+            | ("pg_get_function_identity_arguments", 1) => {
+                for a in args {
+                    self.bind_expr(a)?;
+                }
+                konst(Datum::Null, PgType::Text)
+            }
+            // Tablespaces have no location of their own.
+            ("pg_tablespace_location", 1) => {
+                self.bind_typed_arg(args[0], &PgType::Oid)?;
+                konst(Datum::text(""), PgType::Text)
+            }
+            ("pg_function_is_visible", 1) => {
+                self.bind_typed_arg(args[0], &PgType::Oid)?;
+                konst(Datum::Null, PgType::Bool)
+            }
+            (
+                "has_database_privilege"
+                | "has_schema_privilege"
+                | "has_table_privilege"
+                | "has_column_privilege",
+                2..=4,
+            ) => {
+                for a in args {
+                    self.bind_expr(a)?;
+                }
+                konst(Datum::Bool(true), PgType::Bool)
+            }
+            // No extended statistics objects exist.
+            ("pg_get_statisticsobjdef_columns", 1) => {
+                self.bind_typed_arg(args[0], &PgType::Oid)?;
+                konst(Datum::Null, PgType::Text)
+            }
             // No column is backed by a sequence.
             ("pg_get_serial_sequence", 2) => {
                 self.bind_text_arg(args[0])?;
@@ -268,12 +329,26 @@ impl Binder<'_> {
                 for extra in &args[1..] {
                     self.bind_expr(extra)?;
                 }
-                let func = if name == "pg_get_indexdef" {
-                    Func::IndexDef
-                } else {
-                    Func::ConstraintDef
-                };
-                Ok((BExpr::Func(func, vec![oid]), Some(PgType::Text)))
+                if name == "pg_get_indexdef" {
+                    let (column, pretty) = match args {
+                        [_, column, pretty] => (
+                            self.bind_typed_arg(column, &PgType::Int4)?,
+                            self.bind_typed_arg(pretty, &PgType::Bool)?,
+                        ),
+                        _ => (
+                            BExpr::Const(Datum::Int4(0)),
+                            BExpr::Const(Datum::Bool(false)),
+                        ),
+                    };
+                    return Ok((
+                        BExpr::Func(Func::IndexDef, vec![oid, column, pretty]),
+                        Some(PgType::Text),
+                    ));
+                }
+                Ok((
+                    BExpr::Func(Func::ConstraintDef, vec![oid]),
+                    Some(PgType::Text),
+                ))
             }
             ("to_regtype", 1) => {
                 let a = self.bind_text_arg(args[0])?;
@@ -601,13 +676,10 @@ impl Binder<'_> {
     fn bind_regclass_arg(&mut self, e: &Expr) -> Result<BExpr, SqlError> {
         let (b, t) = self.bind_expr(e)?;
         if let (BExpr::Const(Datum::Text(name)), None) = (&b, &t) {
-            let oid = self.cat.regclass(name).ok_or_else(|| {
-                SqlError::new(
-                    SqlState::UNDEFINED_TABLE,
-                    format!("relation \"{name}\" does not exist"),
-                )
-            })?;
-            return Ok(BExpr::Const(Datum::Oid(oid)));
+            let value = self
+                .cat
+                .reg_from_name(crate::catalog::RegKind::Class, name)?;
+            return Ok(BExpr::Const(value));
         }
         self.coerce(b, &t, &PgType::RegClass, "regclass argument")
     }

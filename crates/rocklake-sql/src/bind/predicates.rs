@@ -91,6 +91,11 @@ impl Binder<'_> {
             BinaryOperator::StringConcat => {
                 let (l, lt) = self.bind_expr(left)?;
                 let (r, rt) = self.bind_expr(right)?;
+                if lt.as_ref().is_some_and(PgType::is_array)
+                    || rt.as_ref().is_some_and(PgType::is_array)
+                {
+                    return self.bind_array_concat((l, lt), (r, rt));
+                }
                 let l = self.coerce(l, &lt, &lt.clone().unwrap_or(PgType::Text), "||")?;
                 let r = self.coerce(r, &rt, &rt.clone().unwrap_or(PgType::Text), "||")?;
                 Ok((BExpr::Concat(Box::new(l), Box::new(r)), Some(PgType::Text)))

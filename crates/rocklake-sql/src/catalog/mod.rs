@@ -1,7 +1,11 @@
 //! Virtual, read-only `pg_catalog` and `information_schema` tables derived from
 //! the storage's relations and schemas, with stable OIDs.
 
+mod names;
 mod virtual_tables;
+
+pub use names::RegKind;
+pub(crate) use virtual_tables::roles::role_name;
 
 use std::sync::Arc;
 
@@ -124,15 +128,24 @@ impl Catalog {
             .join(", ")
     }
 
-    /// `pg_get_indexdef(index oid)`: the index's definition, `None` for an
-    /// oid that names no index. As in PostgreSQL, the table's name is
-    /// qualified only when the search path does not find it.
-    pub fn index_definition(&self, oid: u32) -> Option<String> {
+    /// `pg_get_indexdef(index oid, column, pretty)`: the index's definition
+    /// (column 0) or the definition of its key column `column` (from 1; empty
+    /// past the last), `None` for an oid that names no index. As in
+    /// PostgreSQL, the table's name is qualified unless `pretty` is asked
+    /// and the search path finds it.
+    pub fn index_definition(&self, oid: u32, column: i64, pretty: bool) -> Option<String> {
         let def = self
             .relations
             .iter()
             .find(|r| !r.primary_key.is_empty() && Self::pkey_index_oid(r) == oid)?;
-        let table = if self.find_in_path(&def.name) == Some(def) {
+        if column != 0 {
+            let key = usize::try_from(column - 1).ok();
+            return Some(match key.and_then(|k| def.primary_key.get(k)) {
+                Some(&i) => crate::exec::quoting::quote_ident(&def.columns[i].name),
+                None => String::new(),
+            });
+        }
+        let table = if pretty && self.find_in_path(&def.name) == Some(def) {
             def.name.clone()
         } else {
             format!("{}.{}", def.schema, def.name)
@@ -155,10 +168,30 @@ impl Catalog {
         if let Some(def) = self.relations.iter().find(|r| Self::rel_oid(r) == oid) {
             return Some(self.find_in_path(&def.name) == Some(def));
         }
+        // A primary key's index: visible when its schema is on the path and
+        // no table there has its name.
+        if let Some(def) = self
+            .relations
+            .iter()
+            .find(|r| !r.primary_key.is_empty() && Self::pkey_index_oid(r) == oid)
+        {
+            let on_path = def.schema == "public" || def.schema == crate::storage::temp::TEMP_SCHEMA;
+            return Some(on_path && self.find_in_path(&def.primary_key_name()).is_none());
+        }
         VirtualTable::by_oid(oid).map(|table| table.schema() == "pg_catalog")
     }
 
-    /// `to_regclass(text)`: resolves a possibly qualified, possibly quoted name.
+    /// `pg_relation_is_publishable(oid)`: whether the relation is a
+    /// permanent table (`None` for an oid that names no relation).
+    pub fn relation_is_publishable(&self, oid: u32) -> Option<bool> {
+        if let Some(def) = self.relations.iter().find(|r| Self::rel_oid(r) == oid) {
+            return Some(def.schema != crate::storage::temp::TEMP_SCHEMA);
+        }
+        VirtualTable::by_oid(oid).map(|_| false)
+    }
+
+    /// `to_regclass(text)`: resolves a possibly qualified, possibly quoted
+    /// name of a relation or a primary key's index.
     pub fn regclass(&self, text: &str) -> Option<u32> {
         let parts: Vec<String> = text
             .split('.')
@@ -177,6 +210,18 @@ impl Catalog {
         };
         if let Some(def) = self.find_opt(schema, name) {
             return Some(Self::rel_oid(def));
+        }
+        // A primary key's index, in the schema named or on the search path.
+        let schemas = match schema {
+            Some(s) => vec![s],
+            None => vec![crate::storage::temp::TEMP_SCHEMA, "public"],
+        };
+        for s in schemas {
+            if let Some(def) = self.relations.iter().find(|r| {
+                r.schema == s && !r.primary_key.is_empty() && r.primary_key_name() == name
+            }) {
+                return Some(Self::pkey_index_oid(def));
+            }
         }
         if schema.is_none() || schema == Some("pg_catalog") {
             return VirtualTable::lookup(Some("pg_catalog"), name).map(VirtualTable::oid);

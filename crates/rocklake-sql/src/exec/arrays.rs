@@ -74,6 +74,31 @@ pub(crate) fn array_function(f: Func, vals: &[Datum]) -> Result<Datum, SqlError>
     } as i32))
 }
 
+/// `array_cat`, `array_append`, `array_prepend` (a NULL array counts as
+/// empty; two NULL arrays give NULL).
+pub(crate) fn concatenate(f: Func, vals: Vec<Datum>) -> Datum {
+    let mut vals = vals.into_iter();
+    let (a, b) = (
+        vals.next().unwrap_or(Datum::Null),
+        vals.next().unwrap_or(Datum::Null),
+    );
+    let items = |d: &Datum| d.elements().map(<[Datum]>::to_vec).unwrap_or_default();
+    match f {
+        Func::ArrayAppend => {
+            let mut v = items(&a);
+            v.push(b);
+            Datum::array(v)
+        }
+        Func::ArrayPrepend => {
+            let mut v = vec![a];
+            v.extend(items(&b));
+            Datum::array(v)
+        }
+        _ if a.is_null() && b.is_null() => Datum::Null,
+        _ => Datum::array([items(&a), items(&b)].concat()),
+    }
+}
+
 fn not_an_array(d: &Datum) -> SqlError {
     SqlError::new(
         SqlState::DATATYPE_MISMATCH,

@@ -26,7 +26,7 @@ pub(crate) fn int_to(v: i64, to: &PgType) -> Result<Datum, SqlError> {
         PgType::Int2 => Datum::Int2(i16::try_from(v).map_err(|_| range_err(to))?),
         PgType::Int4 => Datum::Int4(i32::try_from(v).map_err(|_| range_err(to))?),
         PgType::Int8 => Datum::Int8(v),
-        PgType::Oid | PgType::RegClass | PgType::RegType => {
+        PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace => {
             Datum::Oid(u32::try_from(v).map_err(|_| range_err(to))?)
         }
         PgType::Float4 => Datum::Float4(v as f32),
@@ -67,7 +67,10 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
             })
         }
         (D::Text(s), _) => parse_text(s, to),
-        (D::Int2(_) | D::Int4(_) | D::Int8(_) | D::Oid(_), _) => {
+        // Already named: casts between the object-identifier types keep
+        // the name (the binder names values cast from other types).
+        (D::Reg { .. }, t) if t.is_reg() => Ok(d),
+        (D::Int2(_) | D::Int4(_) | D::Int8(_) | D::Oid(_) | D::Reg { .. }, _) => {
             int_to(d.as_i64().unwrap_or(0), to)
         }
         (D::Float4(_) | D::Float8(_), _) => {
@@ -162,5 +165,9 @@ pub fn already_typed(d: &Datum, t: &PgType) -> bool {
             | (Datum::Date(_), PgType::Date)
             | (Datum::Uuid(_), PgType::Uuid)
             | (Datum::Tid { .. }, PgType::Tid)
+            | (
+                Datum::Reg { .. },
+                PgType::RegClass | PgType::RegType | PgType::RegNamespace
+            )
     )
 }

@@ -6,7 +6,7 @@ use rocklake_types::datum::{Datum, PgType};
 use rocklake_types::value::text::format_text;
 use rocklake_types::{SqlError, SqlState};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, RegKind};
 use crate::exec::cast::text_of;
 use crate::exec::compare::compare;
 use crate::exec::operators::negate;
@@ -24,6 +24,9 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             | Func::Concat
             | Func::JsonBuildObject
             | Func::ArrayToString
+            | Func::ArrayCat
+            | Func::ArrayAppend
+            | Func::ArrayPrepend
     ) && vals.iter().any(|v| v.is_null())
     {
         return Ok(Datum::Null);
@@ -58,6 +61,9 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             crate::exec::arrays::array_function(f, &vals)?
         }
         Func::JsonBuildObject => crate::exec::arrays::json_build_object(&vals)?,
+        Func::ArrayCat | Func::ArrayAppend | Func::ArrayPrepend => {
+            crate::exec::arrays::concatenate(f, vals)
+        }
         Func::QuoteIdent => Datum::text(crate::exec::quoting::quote_ident(
             &text(0).unwrap_or_default(),
         )),
@@ -116,8 +122,15 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             d => d.clone(),
         },
         Func::ToRegclass => match ctx.catalog.regclass(&text(0).unwrap_or_default()) {
-            Some(oid) => Datum::Oid(oid),
+            Some(oid) => ctx.catalog.reg_from_oid(RegKind::Class, oid),
             None => Datum::Null,
+        },
+        Func::ToReg(kind) => match &vals[0] {
+            Datum::Text(name) => ctx.catalog.reg_from_name(kind, name)?,
+            other => match other.as_i64().and_then(|oid| u32::try_from(oid).ok()) {
+                Some(oid) => ctx.catalog.reg_from_oid(kind, oid),
+                None => return Err(SqlError::internal(format!("no oid in {other:?}"))),
+            },
         },
         Func::DatabaseSize(scan) => {
             let database = &ctx.catalog.database;
@@ -141,11 +154,11 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
                 .and_then(|row| row.first().cloned())
                 .unwrap_or(Datum::Null)
         }
-        Func::RelationSize(scan) => match &vals[0] {
-            Datum::Oid(oid) => ctx
+        Func::RelationSize(scan) => match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
+            Some(oid) => ctx
                 .scan_rows(scan)?
                 .iter()
-                .find(|row| row.first() == Some(&Datum::Oid(*oid)))
+                .find(|row| row.first() == Some(&Datum::Oid(oid)))
                 .and_then(|row| row.get(1).cloned())
                 .unwrap_or(Datum::Null),
             _ => Datum::Null,
@@ -179,15 +192,31 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             }
         },
         Func::UserById => match vals[0].as_i64() {
-            Some(oid) if oid == i64::from(crate::catalog::OWNER_OID) => Datum::text("postgres"),
-            Some(oid) if oid == i64::from(crate::catalog::DATABASE_OWNER_OID) => {
-                Datum::text("pg_database_owner")
-            }
-            Some(oid) => Datum::text(format!("unknown (OID={oid})")),
+            Some(oid) => match u32::try_from(oid).ok().and_then(crate::catalog::role_name) {
+                Some(name) => Datum::text(name),
+                None => Datum::text(format!("unknown (OID={oid})")),
+            },
             None => Datum::Null,
         },
         Func::SizePretty => match vals[0].as_i64() {
             Some(bytes) => Datum::text(size_pretty(bytes)),
+            None => Datum::Null,
+        },
+        Func::Description => {
+            let objoid = vals[0].as_i64().and_then(|v| u32::try_from(v).ok());
+            let (class, subid) = match &vals[1] {
+                Datum::Text(class) => (class.to_string(), 0),
+                other => ("pg_class".to_string(), other.as_i64().unwrap_or(0) as i32),
+            };
+            objoid
+                .and_then(|oid| ctx.catalog.description(oid, &class, subid))
+                .map_or(Datum::Null, Datum::text)
+        }
+        Func::RelationIsPublishable => match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
+            Some(oid) => ctx
+                .catalog
+                .relation_is_publishable(oid)
+                .map_or(Datum::Null, Datum::Bool),
             None => Datum::Null,
         },
         Func::TableIsVisible => match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
@@ -198,22 +227,18 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             None => Datum::Null,
         },
         Func::ToRegtype => match text(0).as_deref().and_then(PgType::from_sql_name) {
-            Some(t) => Datum::Oid(t.oid()),
+            Some(t) => ctx.catalog.reg_from_oid(RegKind::Type, t.oid()),
             None => Datum::Null,
-        },
-        Func::RegtypeName => match &vals[0] {
-            Datum::Oid(oid) => Datum::text(
-                PgType::from_oid(*oid)
-                    .map_or_else(|| oid.to_string(), |t| t.display_name().to_string()),
-            ),
-            _ => Datum::Null,
         },
         Func::IndexDef | Func::ConstraintDef => {
             match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
-                Some(oid) if f == Func::IndexDef => ctx
-                    .catalog
-                    .index_definition(oid)
-                    .map_or(Datum::Null, Datum::text),
+                Some(oid) if f == Func::IndexDef => {
+                    let column = vals.get(1).and_then(Datum::as_i64).unwrap_or(0);
+                    let pretty = matches!(vals.get(2), Some(Datum::Bool(true)));
+                    ctx.catalog
+                        .index_definition(oid, column, pretty)
+                        .map_or(Datum::Null, Datum::text)
+                }
                 Some(oid) => ctx
                     .catalog
                     .constraint_definition(oid)

@@ -188,6 +188,7 @@ fn datum_bytes(datum: &Datum) -> usize {
             Datum::Text(s) => s.len(),
             Datum::Bytea(b) => b.len(),
             Datum::Numeric(n) => n.len(),
+            Datum::Reg { name, .. } => name.len(),
             Datum::Array(items) | Datum::Vector(items) => items.iter().map(datum_bytes).sum(),
             _ => 0,
         }

@@ -42,7 +42,7 @@ pub fn put_value(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
         (PgType::Int2, _) => buf.put_i16(int_in_range(ty, datum)?),
         (PgType::Int4, _) => buf.put_i32(int_in_range(ty, datum)?),
         (PgType::Int8, _) => buf.put_i64(int_in_range(ty, datum)?),
-        (PgType::Oid | PgType::RegClass | PgType::RegType, _) => {
+        (PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace, _) => {
             buf.put_u32(int_in_range(ty, datum)?)
         }
         (PgType::Float4, Datum::Float4(v)) => buf.put_f32(*v),
@@ -132,7 +132,7 @@ pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
         PgType::Int2 => Datum::Int2(i16::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Int4 => Datum::Int4(i32::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Int8 => Datum::Int8(i64::from_be_bytes(fixed(ty, bytes)?)),
-        PgType::Oid | PgType::RegClass | PgType::RegType => {
+        PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace => {
             Datum::Oid(u32::from_be_bytes(fixed(ty, bytes)?))
         }
         PgType::Float4 => Datum::Float4(f32::from_be_bytes(fixed(ty, bytes)?)),

@@ -21,6 +21,7 @@ pub fn format_text(datum: &Datum) -> Option<String> {
         Datum::Int4(v) => out = v.to_string(),
         Datum::Int8(v) => out = v.to_string(),
         Datum::Oid(v) => out = v.to_string(),
+        Datum::Reg { name, .. } => out.push_str(name),
         Datum::Float4(v) => out = format_float4(*v),
         Datum::Float8(v) => out = format_float8(*v),
         Datum::Text(s) => {
@@ -226,7 +227,7 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
             Datum::Int4(i32::try_from(v).map_err(|_| out_of_range(s, name))?)
         }
         PgType::Int8 => Datum::Int8(parse_int(s, ty)?),
-        PgType::Oid | PgType::RegClass | PgType::RegType => {
+        PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace => {
             let v = parse_int(s, &PgType::Int8).map_err(|_| bad_input(name, s))?;
             Datum::Oid(u32::try_from(v).map_err(|_| out_of_range(s, name))?)
         }

@@ -3,9 +3,11 @@
 //! [`TableDef`]: its name, OID, columns and row generator, the last two side
 //! by side in [`pg_catalog`] or [`information_schema`].
 
+mod absent;
 mod indexes;
 mod information_schema;
 mod pg_catalog;
+pub(crate) mod roles;
 
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
@@ -46,6 +48,26 @@ pub enum VirtualTable {
     Opclass,
     /// `pg_sequence`
     Sequence,
+    /// `pg_roles`
+    Roles,
+    /// `pg_auth_members`
+    AuthMembers,
+    /// `pg_policy`
+    Policy,
+    /// `pg_statistic_ext`
+    StatisticExt,
+    /// `pg_publication`
+    Publication,
+    /// `pg_publication_namespace`
+    PublicationNamespace,
+    /// `pg_publication_rel`
+    PublicationRel,
+    /// `pg_inherits`
+    Inherits,
+    /// `pg_proc`
+    Proc,
+    /// `pg_tablespace`
+    Tablespace,
     /// `information_schema.schemata`
     Schemata,
     /// `information_schema.tables`
@@ -202,6 +224,86 @@ static TABLES: &[TableDef] = &[
         rows: pg_catalog::pg_sequence_rows,
     },
     TableDef {
+        table: VirtualTable::Roles,
+        schema: "pg_catalog",
+        name: "pg_roles",
+        oid: 12_000,
+        columns: roles::pg_roles_columns,
+        rows: roles::pg_roles_rows,
+    },
+    TableDef {
+        table: VirtualTable::AuthMembers,
+        schema: "pg_catalog",
+        name: "pg_auth_members",
+        oid: 1261,
+        columns: roles::pg_auth_members_columns,
+        rows: absent::no_rows,
+    },
+    TableDef {
+        table: VirtualTable::Policy,
+        schema: "pg_catalog",
+        name: "pg_policy",
+        oid: 3256,
+        columns: absent::pg_policy_columns,
+        rows: absent::no_rows,
+    },
+    TableDef {
+        table: VirtualTable::StatisticExt,
+        schema: "pg_catalog",
+        name: "pg_statistic_ext",
+        oid: 3381,
+        columns: absent::pg_statistic_ext_columns,
+        rows: absent::no_rows,
+    },
+    TableDef {
+        table: VirtualTable::Publication,
+        schema: "pg_catalog",
+        name: "pg_publication",
+        oid: 6104,
+        columns: absent::pg_publication_columns,
+        rows: absent::no_rows,
+    },
+    TableDef {
+        table: VirtualTable::PublicationNamespace,
+        schema: "pg_catalog",
+        name: "pg_publication_namespace",
+        oid: 6237,
+        columns: absent::pg_publication_namespace_columns,
+        rows: absent::no_rows,
+    },
+    TableDef {
+        table: VirtualTable::PublicationRel,
+        schema: "pg_catalog",
+        name: "pg_publication_rel",
+        oid: 6106,
+        columns: absent::pg_publication_rel_columns,
+        rows: absent::no_rows,
+    },
+    TableDef {
+        table: VirtualTable::Inherits,
+        schema: "pg_catalog",
+        name: "pg_inherits",
+        oid: 2611,
+        columns: absent::pg_inherits_columns,
+        rows: absent::no_rows,
+    },
+    TableDef {
+        table: VirtualTable::Proc,
+        schema: "pg_catalog",
+        name: "pg_proc",
+        oid: 1255,
+        columns: absent::pg_proc_columns,
+        rows: absent::no_rows,
+    },
+    TableDef {
+        table: VirtualTable::Tablespace,
+        schema: "pg_catalog",
+        name: "pg_tablespace",
+        oid: 1213,
+        columns: pg_catalog::pg_tablespace_columns,
+        rows: pg_catalog::pg_tablespace_rows,
+    },
+    TableDef {
         table: VirtualTable::Schemata,
         schema: "information_schema",
         name: "schemata",
@@ -238,6 +340,7 @@ fn type_len(t: &PgType) -> i16 {
         | PgType::Oid
         | PgType::RegClass
         | PgType::RegType
+        | PgType::RegNamespace
         | PgType::Float4
         | PgType::Date => 4,
         PgType::Int8 | PgType::Float8 | PgType::Time | PgType::Timestamp | PgType::TimestampTz => 8,
@@ -245,6 +348,18 @@ fn type_len(t: &PgType) -> i16 {
         PgType::TimeTz | PgType::AclItem => 12,
         PgType::Interval | PgType::Uuid => 16,
         _ => -1,
+    }
+}
+
+/// `pg_type.typstorage` (and `pg_attribute.attstorage`): `p`lain for
+/// fixed-length values, `m`ain for numeric, e`x`tended for other
+/// variable-length ones.
+fn type_storage(t: &PgType) -> &'static str {
+    match t {
+        PgType::Numeric(_) => "m",
+        PgType::Name | PgType::AclItem | PgType::Int2Vector | PgType::OidVector => "p",
+        t if type_len(t) > 0 => "p",
+        _ => "x",
     }
 }
 

@@ -5,13 +5,33 @@ use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
 use super::indexes::{key_columns, BTREE_AM_OID};
 use super::{
-    col, default_expression, schema_names, text, type_collation, type_len, BUILTIN_TYPES, OWNER,
+    col, default_expression, schema_names, text, type_collation, type_len, type_storage,
+    BUILTIN_TYPES, OWNER,
 };
 use crate::catalog::{Catalog, PG_CATALOG_OID};
 use rocklake_types::datum::PgType::{Bool, Char, Float4, Int2, Int4, Name, Oid, Text};
 
 pub(super) fn pg_namespace_columns() -> Vec<ColumnDef> {
-    vec![col("oid", Oid), col("nspname", Name), col("nspowner", Oid)]
+    vec![
+        col("oid", Oid),
+        col("nspname", Name),
+        col("nspowner", Oid),
+        col("nspacl", PgType::array_of(PgType::AclItem)),
+    ]
+}
+
+/// The privileges PostgreSQL 15 grants on its own schemas (others have the
+/// owner's default privileges: NULL).
+fn schema_acl(schema: &str) -> Datum {
+    let owner = match schema {
+        "pg_catalog" | "information_schema" => "postgres",
+        "public" => "pg_database_owner",
+        _ => return Datum::Null,
+    };
+    Datum::array(vec![
+        text(&format!("{owner}=UC/{owner}")),
+        text(&format!("=U/{owner}")),
+    ])
 }
 
 pub(super) fn pg_namespace_rows(cat: &Catalog) -> Vec<Row> {
@@ -24,7 +44,12 @@ pub(super) fn pg_namespace_rows(cat: &Catalog) -> Vec<Row> {
                 "public" => Datum::Oid(crate::catalog::DATABASE_OWNER_OID),
                 _ => OWNER,
             };
-            vec![Datum::Oid(Catalog::schema_oid(s)), text(s), owner]
+            vec![
+                Datum::Oid(Catalog::schema_oid(s)),
+                text(s),
+                owner,
+                schema_acl(s),
+            ]
         })
         .collect()
 }
@@ -59,6 +84,7 @@ pub(super) fn pg_class_columns() -> Vec<ColumnDef> {
         // pg_node_tree in PostgreSQL; never set here.
         col("relpartbound", Text),
         col("reloptions", PgType::array_of(Text)),
+        col("relacl", PgType::array_of(PgType::AclItem)),
     ]
 }
 
@@ -133,6 +159,7 @@ fn class_row(row: ClassRow<'_>) -> Row {
         Datum::Oid(0),
         Datum::Null,
         Datum::Null,
+        Datum::Null,
     ]
 }
 
@@ -151,45 +178,83 @@ pub(super) fn pg_attribute_columns() -> Vec<ColumnDef> {
         col("attcollation", Oid),
         col("attidentity", Char),
         col("attgenerated", Char),
+        col("attstorage", Char),
+        col("attcompression", Char),
+        col("attstattarget", Int4),
+        col("attacl", PgType::array_of(PgType::AclItem)),
     ]
 }
 
+/// What differs between `pg_attribute` rows here.
+struct AttributeRow<'a> {
+    relation: u32,
+    name: &'a str,
+    pg_type: &'a PgType,
+    number: i16,
+    not_null: bool,
+    has_default: bool,
+    stats_target: i32,
+}
+
+/// A `pg_attribute` row: never dropped, no identity, not generated, no ACL.
+fn attribute_row(a: AttributeRow<'_>) -> Row {
+    vec![
+        Datum::Oid(a.relation),
+        text(a.name),
+        Datum::Oid(a.pg_type.oid()),
+        Datum::Int2(type_len(a.pg_type)),
+        Datum::Int2(a.number),
+        Datum::Int4(i32::from(matches!(a.pg_type, PgType::Array(_)))),
+        Datum::Int4(a.pg_type.type_modifier()),
+        Datum::Bool(a.not_null),
+        Datum::Bool(a.has_default),
+        Datum::Bool(false),
+        Datum::Oid(type_collation(a.pg_type)),
+        text(""),
+        text(""),
+        text(type_storage(a.pg_type)),
+        text(""),
+        Datum::Int4(a.stats_target),
+        Datum::Null,
+    ]
+}
+
+/// Each table's columns (and its `ctid`), and each primary-key index's.
 pub(super) fn pg_attribute_rows(cat: &Catalog) -> Vec<Row> {
     let mut out = Vec::new();
     for r in cat.relations.iter() {
-        let oid = Datum::Oid(Catalog::rel_oid(r));
-        out.push(vec![
-            oid.clone(),
-            text("ctid"),
-            Datum::Oid(PgType::Tid.oid()),
-            Datum::Int2(6),
-            Datum::Int2(-1),
-            Datum::Int4(0),
-            Datum::Int4(-1),
-            Datum::Bool(true),
-            Datum::Bool(false),
-            Datum::Bool(false),
-            Datum::Oid(0),
-            text(""),
-            text(""),
-        ]);
+        let relation = Catalog::rel_oid(r);
+        out.push(attribute_row(AttributeRow {
+            relation,
+            name: "ctid",
+            pg_type: &PgType::Tid,
+            number: -1,
+            not_null: true,
+            has_default: false,
+            stats_target: 0,
+        }));
         for (i, c) in r.columns.iter().enumerate() {
-            let pk = r.primary_key.contains(&i);
-            out.push(vec![
-                oid.clone(),
-                text(&c.name),
-                Datum::Oid(c.pg_type.oid()),
-                Datum::Int2(type_len(&c.pg_type)),
-                Datum::Int2(i as i16 + 1),
-                Datum::Int4(i32::from(matches!(c.pg_type, PgType::Array(_)))),
-                Datum::Int4(c.pg_type.type_modifier()),
-                Datum::Bool(c.not_null || pk),
-                Datum::Bool(c.default.is_some()),
-                Datum::Bool(false),
-                Datum::Oid(type_collation(&c.pg_type)),
-                text(""),
-                text(""),
-            ]);
+            out.push(attribute_row(AttributeRow {
+                relation,
+                name: &c.name,
+                pg_type: &c.pg_type,
+                number: i as i16 + 1,
+                not_null: c.not_null || r.primary_key.contains(&i),
+                has_default: c.default.is_some(),
+                stats_target: -1,
+            }));
+        }
+        for (k, &i) in r.primary_key.iter().enumerate() {
+            let c = &r.columns[i];
+            out.push(attribute_row(AttributeRow {
+                relation: Catalog::pkey_index_oid(r),
+                name: &c.name,
+                pg_type: &c.pg_type,
+                number: k as i16 + 1,
+                not_null: false,
+                has_default: false,
+                stats_target: -1,
+            }));
         }
     }
     out
@@ -341,8 +406,15 @@ pub(super) fn pg_description_columns() -> Vec<ColumnDef> {
     ]
 }
 
+/// PostgreSQL 15's comment on `public`; RockLake keeps no comments of its
+/// own on catalog objects (DuckLake keeps its tables' comments in its tables).
 pub(super) fn pg_description_rows(_: &Catalog) -> Vec<Row> {
-    Vec::new()
+    vec![vec![
+        Datum::Oid(crate::catalog::PUBLIC_OID),
+        Datum::Oid(super::VirtualTable::Namespace.oid()),
+        Datum::Int4(0),
+        text("standard public schema"),
+    ]]
 }
 
 pub(super) fn pg_settings_columns() -> Vec<ColumnDef> {
@@ -375,7 +447,28 @@ pub(super) fn pg_database_columns() -> Vec<ColumnDef> {
         col("daticulocale", Text),
         // aclitem[] in PostgreSQL; NULL (default privileges) here.
         col("datacl", PgType::array_of(PgType::AclItem)),
+        col("dattablespace", Oid),
     ]
+}
+
+/// `pg_tablespace.oid` of `pg_default`, where every database lives.
+const DEFAULT_TABLESPACE_OID: u32 = 1663;
+
+pub(super) fn pg_tablespace_columns() -> Vec<ColumnDef> {
+    vec![
+        col("oid", Oid),
+        col("spcname", Name),
+        col("spcowner", Oid),
+        col("spcacl", PgType::array_of(PgType::AclItem)),
+        col("spcoptions", PgType::array_of(Text)),
+    ]
+}
+
+pub(super) fn pg_tablespace_rows(_: &Catalog) -> Vec<Row> {
+    [(DEFAULT_TABLESPACE_OID, "pg_default"), (1664, "pg_global")]
+        .into_iter()
+        .map(|(oid, name)| vec![Datum::Oid(oid), text(name), OWNER, Datum::Null, Datum::Null])
+        .collect()
 }
 
 pub(super) fn pg_database_rows(cat: &Catalog) -> Vec<Row> {
@@ -394,6 +487,7 @@ pub(super) fn pg_database_rows(cat: &Catalog) -> Vec<Row> {
                 text("C.UTF-8"),
                 Datum::Null,
                 Datum::Null,
+                Datum::Oid(DEFAULT_TABLESPACE_OID),
             ]
         })
         .collect()

@@ -1,11 +1,13 @@
-"""Arrays and what works on them, differential against a real PostgreSQL 15
-(ROCKLAKE_PG_REFERENCE=1): array values (constructors, `ARRAY(subquery)`,
-subscripts, casts from and to text), `op ANY/ALL (array)`, set-returning
+"""Parts of the SQL surface beyond DuckDB's own statements, differential
+against a real PostgreSQL 15 (ROCKLAKE_PG_REFERENCE=1): array values
+(constructors, `ARRAY(subquery)`, subscripts, `||`, casts from and to text),
+`op ANY/ALL (array)`, set-returning
 functions in the select list (`unnest`, `generate_subscripts`,
 `generate_series`, in lockstep, and in FROM), `array_agg`/`string_agg` with `ORDER BY`,
 `FILTER`, `DISTINCT`, the array functions, `json_build_object`, LIKE with
 ESCAPE, `quote_ident`, and the `pg_catalog` vectors (`int2vector`,
-`oidvector`) that reflection code reads. Each step runs with text and with
+`oidvector`) that reflection code reads, and the object-identifier types
+(`regclass`, `regtype`, `regnamespace`) that print as names. Each step runs with text and with
 binary results (psycopg decodes arrays by their type OIDs).
 """
 
@@ -35,6 +37,8 @@ STEPS = [
     "SELECT ARRAY[]",
     "SELECT array_lower(ARRAY[5,6,7], 1), array_upper(ARRAY[5,6,7], 1), "
     "array_length(ARRAY[5,6,7], 1), array_upper(ARRAY[5,6,7], 2), cardinality(ARRAY[5,6,7])",
+    "SELECT ARRAY[1, 2] || ARRAY[3], ARRAY[1] || 2, 0 || ARRAY[1], NULL::int[] || ARRAY[1], "
+    "ARRAY['a'] || '{b,c}', NULL::int[] || NULL::int[], ARRAY[1] || NULL::int",
     "SELECT array_to_string(ARRAY['a', NULL, 'c'], ','), "
     "array_to_string(ARRAY['a', NULL, 'c'], ',', '*'), array_to_string(ARRAY[1, 2], '-')",
     # op ANY / ALL over array values.
@@ -101,6 +105,24 @@ STEPS = [
     "SELECT reloptions FROM pg_class WHERE relname = 'arr'",
     "SELECT count(*) FROM pg_sequence",
     "SELECT pg_get_serial_sequence('arr', 'id'), pg_type_is_visible(23)",
+    # Object identifiers print as names, compare as numbers.
+    # (as text: the binary form is the oid, which differs between servers)
+    "SELECT 'arr'::regclass::text, 'public.arr'::regclass::text, "
+    "'arr_pkey'::regclass::text, 'pg_class'::regclass, 'pg_class'::regclass::oid",
+    "SELECT c.oid::regclass::text, c.relnamespace::regnamespace, c.reltype <> 0 "
+    "FROM pg_class c WHERE c.relname IN ('arr', 'arr_pkey') ORDER BY 1",
+    "SELECT 'int4'::regtype, 'character varying'::regtype, 23::regtype::text, "
+    "'public'::regnamespace, 11::regnamespace, 1::regclass, to_regclass('nope'), "
+    "to_regclass('arr')::text, to_regtype('bigint')",
+    "SELECT 'nope'::regclass",
+    "SELECT 'nope'::regtype",
+    "SELECT 'nope'::regnamespace",
+    "SELECT relname FROM pg_class WHERE oid = 'arr'::regclass AND 'arr'::regclass = oid",
+    "SELECT attname FROM pg_attribute WHERE attrelid = 'arr_pkey'::regclass",
+    "SELECT pg_get_indexdef('arr_pkey'::regclass, 1, true), "
+    "pg_get_indexdef('arr_pkey'::regclass, 2, true), pg_get_indexdef('arr_pkey'::regclass)",
+    "SELECT obj_description('public'::regnamespace, 'pg_namespace'), "
+    "obj_description('arr'::regclass, 'pg_class'), col_description('arr'::regclass, 1)",
 ]
 
 
