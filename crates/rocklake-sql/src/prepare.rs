@@ -10,6 +10,7 @@ use sqlparser::ast::{
 use crate::bind::{name_parts, Binder};
 use crate::catalog::Catalog;
 use crate::depth;
+use crate::dml::returning::{target_alias, RowExpressions};
 use crate::dml::{resolve_target, target_columns};
 use crate::params::ParamTypes;
 use crate::query::out_columns;
@@ -34,13 +35,67 @@ pub(crate) fn describe(
             SetExpr::Insert(_) | SetExpr::Delete(_) | SetExpr::Update(_) => Ok(Vec::new()),
             _ => query(&mut binder, q),
         },
-        Statement::Insert(insert) => self::insert(&mut binder, insert).map(|()| Vec::new()),
-        Statement::Update(u) => update(&mut binder, u).map(|()| Vec::new()),
-        Statement::Delete(d) => delete(&mut binder, d).map(|()| Vec::new()),
+        Statement::Insert(insert) => self::insert(&mut binder, insert).and_then(|()| {
+            let sqlparser::ast::TableObject::TableName(name) = &insert.table else {
+                return Ok(Vec::new());
+            };
+            returning_columns(
+                cat,
+                now,
+                pid,
+                name,
+                insert.table_alias.as_ref().map(|a| &a.alias),
+                insert.returning.as_deref(),
+            )
+        }),
+        Statement::Update(u) => update(&mut binder, u).and_then(|()| match &u.table.relation {
+            sqlparser::ast::TableFactor::Table { name, alias, .. } => returning_columns(
+                cat,
+                now,
+                pid,
+                name,
+                alias.as_ref().map(|a| &a.name),
+                u.returning.as_deref(),
+            ),
+            _ => Ok(Vec::new()),
+        }),
+        Statement::Delete(d) => delete(&mut binder, d).and_then(|()| {
+            let (FromTable::WithFromKeyword(tables) | FromTable::WithoutKeyword(tables)) = &d.from;
+            match tables.first().map(|t| &t.relation) {
+                Some(sqlparser::ast::TableFactor::Table { name, alias, .. }) => returning_columns(
+                    cat,
+                    now,
+                    pid,
+                    name,
+                    alias.as_ref().map(|a| &a.name),
+                    d.returning.as_deref(),
+                ),
+                _ => Ok(Vec::new()),
+            }
+        }),
         _ => Ok(Vec::new()),
     };
     *params = binder.params.take().unwrap_or_default();
     described
+}
+
+/// The columns of a DML statement's RETURNING list (none without one).
+fn returning_columns(
+    cat: &Catalog,
+    now: i64,
+    pid: i32,
+    table: &sqlparser::ast::ObjectName,
+    alias: Option<&sqlparser::ast::Ident>,
+    items: Option<&[sqlparser::ast::SelectItem]>,
+) -> Result<Vec<ColumnDef>, SqlError> {
+    let Some(items) = items else {
+        return Ok(Vec::new());
+    };
+    let def = resolve_target(cat, table)?;
+    let alias = target_alias(&def, alias);
+    let items: Vec<String> = items.iter().map(ToString::to_string).collect();
+    let bound = RowExpressions::bind(cat, now, pid, &[(&def, &alias)], &items)?;
+    Ok(bound.result_columns())
 }
 
 fn query(binder: &mut Binder, q: &Query) -> Result<Vec<ColumnDef>, SqlError> {

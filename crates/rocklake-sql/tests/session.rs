@@ -419,7 +419,7 @@ async fn unsupported_sql_is_rejected_and_session_survives() {
         "DROP TABLE ducklake_snapshot CASCADE",
         "DROP VIEW ducklake_snapshot",
         "ALTER TABLE ducklake_snapshot ADD COLUMN x INT",
-        "INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0) ON CONFLICT DO NOTHING",
+        "INSERT INTO ducklake_snapshot VALUES (1, NOW(), 0, 0, 0) ON CONFLICT (snapshot_id) WHERE snapshot_id > 0 DO NOTHING",
     ] {
         let e = err(&mut s, sql).await;
         assert_eq!(e.code, "0A000", "{sql}: {e}");

@@ -465,7 +465,9 @@ async fn every_captured_shape_executes() {
                 QueryOutput::Rows { rows, .. } | QueryOutput::CopyOut { rows, .. } => {
                     format!("{} rows", rows.len())
                 }
-                QueryOutput::Command { tag, .. } => tag.clone(),
+                QueryOutput::Command { tag, .. } | QueryOutput::Returning { tag, .. } => {
+                    tag.clone()
+                }
             };
             eprintln!("{}: {sql}\n    => {summary}", sh.line);
         }
@@ -483,7 +485,9 @@ async fn every_captured_shape_executes() {
                     sh.line
                 );
             }
-            QueryOutput::Rows { .. } | QueryOutput::CopyOut { .. } => {}
+            QueryOutput::Rows { .. }
+            | QueryOutput::CopyOut { .. }
+            | QueryOutput::Returning { .. } => {}
         }
         executed += 1;
     }

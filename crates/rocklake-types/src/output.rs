@@ -32,6 +32,16 @@ pub enum QueryOutput {
         /// Result rows.
         rows: ResultRows,
     },
+    /// The rows an INSERT, UPDATE or DELETE returns (`RETURNING`), completed
+    /// with the statement's own tag (`INSERT 0 3`).
+    Returning {
+        /// Result columns.
+        columns: Vec<ColumnDef>,
+        /// Result rows.
+        rows: ResultRows,
+        /// CommandComplete tag.
+        tag: String,
+    },
     /// A command without rows; `tag` is the CommandComplete text (`INSERT 0 3`,
     /// `BEGIN`, `CREATE TABLE`, ...).
     Command {
@@ -235,6 +245,13 @@ impl ResultSink for CollectSink {
 
     async fn complete(&mut self, tag: &str, notices: &[Notice]) -> SinkResult<()> {
         let output = match std::mem::replace(&mut self.current, Collecting::Nothing) {
+            Collecting::Rows(columns, batches) if !tag.starts_with("SELECT ") => {
+                QueryOutput::Returning {
+                    columns,
+                    rows: joined(batches),
+                    tag: tag.to_string(),
+                }
+            }
             Collecting::Rows(columns, batches) => QueryOutput::Rows {
                 columns,
                 rows: joined(batches),
@@ -287,6 +304,11 @@ pub async fn send_results(results: BatchResult, sink: &mut dyn ResultSink) -> Si
                 sink.rows(&rows).await?;
                 sink.complete(&format!("SELECT {}", rows.len()), &[])
                     .await?;
+            }
+            Ok(QueryOutput::Returning { columns, rows, tag }) => {
+                sink.begin_rows(&columns).await?;
+                sink.rows(&rows).await?;
+                sink.complete(&tag, &[]).await?;
             }
             Ok(QueryOutput::CopyOut { columns, rows }) => {
                 sink.begin_copy_out(&columns, &crate::copy::CopyFormat::Binary)

@@ -1,6 +1,9 @@
 //! INSERT, UPDATE and DELETE: bound with the query binder, run by the executor,
 //! then applied through the [`StorageTxn`].
 
+mod conflict;
+pub(crate) mod returning;
+
 use std::collections::HashSet;
 
 use rocklake_types::datum::{Datum, Row};
@@ -23,6 +26,7 @@ use rocklake_types::rows::RowId;
 use rocklake_types::{SqlError, SqlState};
 
 use crate::storage::{RelationDef, StorageTxn};
+use returning::{finish, target_alias, RowExpressions};
 use rocklake_types::value::text::{format_text, parse_text};
 
 /// The stored relation a DML statement targets.
@@ -137,9 +141,10 @@ pub async fn insert(
     env: &StmtEnv<'_>,
     ins: &Insert,
 ) -> Result<QueryOutput, SqlError> {
-    if ins.on.is_some()
-        || ins.returning.is_some()
-        || ins.or.is_some()
+    if matches!(
+        ins.on,
+        Some(sqlparser::ast::OnInsert::DuplicateKeyUpdate(_))
+    ) || ins.or.is_some()
         || ins.ignore
         || ins.overwrite
     {
@@ -154,6 +159,17 @@ pub async fn insert(
     };
     let def = resolve_target(env.cat, name)?;
     let targets = target_columns(&def, &ins.columns)?;
+    let alias = target_alias(&def, ins.table_alias.as_ref().map(|a| &a.alias));
+    let returning = match &ins.returning {
+        Some(items) => Some(RowExpressions::returning(env, &def, &alias, items)?),
+        None => None,
+    };
+    let conflicts = match &ins.on {
+        Some(sqlparser::ast::OnInsert::OnConflict(on)) => {
+            Some(conflict::Conflicts::bind(env, &def, &alias, on)?)
+        }
+        _ => None,
+    };
     let Some(source) = &ins.source else {
         return Err(SqlError::unsupported(
             "INSERT without VALUES or SELECT is not supported",
@@ -224,12 +240,24 @@ pub async fn insert(
         }
     };
     let full = complete_rows(&def, &targets, rows)?;
-    let n = full.len();
-    env.limits.unless_stopped(txn.insert(&def, full)).await?;
-    Ok(QueryOutput::Command {
-        tag: format!("INSERT 0 {n}"),
-        notices: Vec::new(),
-    })
+    let changed = match conflicts {
+        Some(conflicts) => conflicts.apply(txn, env, full).await?.changed,
+        None => {
+            let copy = if returning.is_some() {
+                full.clone()
+            } else {
+                Vec::new()
+            };
+            let n = full.len();
+            env.limits.unless_stopped(txn.insert(&def, full)).await?;
+            if returning.is_none() {
+                return Ok(QueryOutput::command(&format!("INSERT 0 {n}")));
+            }
+            copy
+        }
+    };
+    let tag = format!("INSERT 0 {}", changed.len());
+    finish(txn, env, returning.as_ref(), &changed, tag).await
 }
 
 fn single_table(
@@ -280,11 +308,7 @@ pub async fn update(
     upd: &Update,
     with_query: Option<&Query>,
 ) -> Result<QueryOutput, SqlError> {
-    if upd.returning.is_some()
-        || upd.or.is_some()
-        || upd.limit.is_some()
-        || !upd.order_by.is_empty()
-    {
+    if upd.or.is_some() || upd.limit.is_some() || !upd.order_by.is_empty() {
         return Err(SqlError::unsupported(format!(
             "unsupported UPDATE clause in: {upd}"
         )));
@@ -292,6 +316,13 @@ pub async fn update(
     let name = single_table(std::slice::from_ref(&upd.table), "UPDATE")?;
     let def = resolve_target(env.cat, &name)?;
     let ncols = def.columns.len();
+    let returning = match &upd.returning {
+        Some(items) => {
+            let alias = target_alias(&def, factor_alias(&upd.table.relation));
+            Some(RowExpressions::returning(env, &def, &alias, items)?)
+        }
+        None => None,
+    };
     let mut b = Binder::new(env.cat, env.now, env.pid);
     if let Some(q) = with_query {
         b.push_ctes(q)?;
@@ -311,7 +342,7 @@ pub async fn update(
     };
     let rows = target_rows(txn, env, &b, &plan).await?;
     let mut seen = HashSet::new();
-    let mut n = 0usize;
+    let mut changed = Vec::new();
     for r in rows {
         let id = tid_of(&r[0])?;
         if !seen.insert(id) {
@@ -322,15 +353,25 @@ pub async fn update(
             new_row[ci] = assign(r[ncols + 1 + j].clone(), &def.columns[ci].pg_type)?;
         }
         check_not_null(&def, &new_row)?;
+        if returning.is_some() {
+            changed.push(new_row.clone());
+        }
         env.limits
             .unless_stopped(txn.update(&def, id, new_row))
             .await?;
-        n += 1;
     }
-    Ok(QueryOutput::Command {
-        tag: format!("UPDATE {n}"),
-        notices: Vec::new(),
-    })
+    let tag = format!("UPDATE {}", seen.len());
+    finish(txn, env, returning.as_ref(), &changed, tag).await
+}
+
+/// The alias of a FROM item, if it has one.
+fn factor_alias(factor: &sqlparser::ast::TableFactor) -> Option<&sqlparser::ast::Ident> {
+    match factor {
+        sqlparser::ast::TableFactor::Table {
+            alias: Some(alias), ..
+        } => Some(&alias.name),
+        _ => None,
+    }
 }
 
 /// The rows an UPDATE reads: its target, joined with its FROM items, and
@@ -436,7 +477,6 @@ pub async fn delete(
     del: &Delete,
 ) -> Result<QueryOutput, SqlError> {
     if del.using.is_some()
-        || del.returning.is_some()
         || del.limit.is_some()
         || !del.order_by.is_empty()
         || !del.tables.is_empty()
@@ -450,6 +490,13 @@ pub async fn delete(
     };
     let name = single_table(items, "DELETE")?;
     let def = resolve_target(env.cat, &name)?;
+    let returning = match &del.returning {
+        Some(list) => {
+            let alias = target_alias(&def, items.first().and_then(|t| factor_alias(&t.relation)));
+            Some(RowExpressions::returning(env, &def, &alias, list)?)
+        }
+        None => None,
+    };
     let mut b = Binder::new(env.cat, env.now, env.pid);
     b.scopes.push(Scope::default());
     let from = b.bind_from(items)?;
@@ -460,10 +507,14 @@ pub async fn delete(
     if let (FromPlan::Scan(id), Some(f)) = (&from, &filter) {
         b.push_down(*id, f);
     }
-    let ctid = BExpr::Col {
+    // The ctid, then (for RETURNING) the row's values.
+    let mut projection = vec![BExpr::Col {
         up: 0,
         idx: def.columns.len(),
-    };
+    }];
+    if returning.is_some() {
+        projection.extend((0..def.columns.len()).map(|idx| BExpr::Col { up: 0, idx }));
+    }
     let plan = SelectPlan {
         from,
         filter,
@@ -471,21 +522,23 @@ pub async fn delete(
         having: None,
         windows: Vec::new(),
         set_calls: Vec::new(),
-        projection: vec![ctid],
+        projection,
         distinct: false,
     };
     let rows = target_rows(txn, env, &b, &plan).await?;
     let mut seen = HashSet::new();
-    for r in &rows {
+    let mut deleted = Vec::new();
+    for r in rows {
         let id = tid_of(&r[0])?;
         if seen.insert(id) {
             txn.delete(&def, id).await?;
+            if returning.is_some() {
+                deleted.push(r[1..].to_vec());
+            }
         }
     }
-    Ok(QueryOutput::Command {
-        tag: format!("DELETE {}", seen.len()),
-        notices: Vec::new(),
-    })
+    let tag = format!("DELETE {}", seen.len());
+    finish(txn, env, returning.as_ref(), &deleted, tag).await
 }
 
 /// Column list of `COPY t [(cols)]` as indexes.
