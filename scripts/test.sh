@@ -44,6 +44,15 @@ if [ "$(.tools/bin/s3s-fs --version 2>/dev/null || true)" != "s3s-fs ${S3S_FS_VE
   cargo install --locked --root .tools "s3s-fs@${S3S_FS_VERSION}" --features binary
 fi
 
+if ! command -v node >/dev/null; then
+  step "Node.js, for node-postgres in the end-to-end tests"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+if [ ! -d tests/e2e/node/node_modules/pg ]; then
+  step "node-postgres for the end-to-end tests (npm, tests/e2e/node)"
+  (cd tests/e2e/node && npm ci --no-audit --no-fund --silent)
+fi
+
 step "build the server for the end-to-end tests"
 cargo build -p rocklake
 

@@ -105,6 +105,23 @@ STEPS = [
     "SELECT reloptions FROM pg_class WHERE relname = 'arr'",
     "SELECT count(*) FROM pg_sequence",
     "SELECT pg_get_serial_sequence('arr', 'id'), pg_type_is_visible(23)",
+    # WITH RECURSIVE (UNION and UNION ALL, correlated, nested), settings.
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) "
+    "SELECT n, n * n FROM r ORDER BY n",
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT (n % 3) + 1 FROM r) SELECT * FROM r ORDER BY n",
+    "WITH RECURSIVE r AS (SELECT id, v FROM arr WHERE id = 1 UNION ALL "
+    "SELECT a.id, a.v FROM arr a JOIN r ON a.id = r.id + 1) SELECT * FROM r ORDER BY id",
+    "SELECT id, (WITH RECURSIVE c(k) AS (SELECT a.id UNION ALL SELECT k - 1 FROM c WHERE k > 1) "
+    "SELECT count(*) FROM c) FROM arr a ORDER BY id",
+    "WITH RECURSIVE r(n) AS (SELECT 1::int UNION ALL SELECT 'x'::text FROM r) SELECT * FROM r",
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r ORDER BY 1) SELECT * FROM r",
+    "SELECT current_setting('standard_conforming_strings'), current_setting('jit'), "
+    "current_setting('nope', true)",
+    "SELECT current_setting('nope')",
+    "SELECT set_config('application_name', 'surface', false), "
+    "current_setting('application_name') = 'surface'",
+    "SELECT current_setting('application_name')",
+    "SELECT set_config('nope', 'x', false)",
     # Object identifiers print as names, compare as numbers.
     # (as text: the binary form is the oid, which differs between servers)
     "SELECT 'arr'::regclass::text, 'public.arr'::regclass::text, "

@@ -112,6 +112,10 @@ pub enum Func {
     RelationIsPublishable,
     /// `obj_description(oid, catalog)`, `col_description(table oid, column)`.
     Description,
+    /// `current_setting(name [, missing_ok])`.
+    CurrentSetting,
+    /// `set_config(name, value, is_local)`.
+    SetConfig,
     /// `quote_ident(text)`.
     QuoteIdent,
     /// `quote_literal(text)`.
@@ -507,6 +511,23 @@ pub struct SelectPlan {
     pub distinct: bool,
 }
 
+impl SelectPlan {
+    /// `SELECT projection FROM from [WHERE filter]`: no grouping, windows,
+    /// set-returning calls or DISTINCT.
+    pub fn plain(from: FromPlan, filter: Option<BExpr>, projection: Vec<BExpr>) -> SelectPlan {
+        SelectPlan {
+            from,
+            filter,
+            agg: None,
+            having: None,
+            windows: Vec::new(),
+            set_calls: Vec::new(),
+            projection,
+            distinct: false,
+        }
+    }
+}
+
 /// A set expression: SELECT, VALUES or UNION.
 #[derive(Debug, Clone)]
 pub enum SetPlan {
@@ -514,6 +535,23 @@ pub enum SetPlan {
     Select(Box<SelectPlan>),
     /// A VALUES list (already coerced to the column types).
     Values(Vec<Vec<BExpr>>),
+    /// The rows a recursive CTE's recursive term reads: those the previous
+    /// iteration produced (see [`SetPlan::Recursive`]).
+    WorkTable(usize),
+    /// `WITH RECURSIVE`: `base UNION [ALL] step`, the step run again over
+    /// the rows the last run added until it adds none.
+    Recursive {
+        /// The CTE's id (its [`SetPlan::WorkTable`]).
+        id: usize,
+        /// The non-recursive term.
+        base: Box<SetPlan>,
+        /// The recursive term.
+        step: Box<SetPlan>,
+        /// UNION ALL (no duplicate removal).
+        all: bool,
+        /// Casts of the step's columns to the base's types.
+        step_casts: Vec<Option<PgType>>,
+    },
     /// UNION [ALL] with per-column casts applied to each side.
     Union {
         /// Left input.

@@ -448,7 +448,11 @@ impl Session {
                 if !reads_only(stmt) {
                     self.savepoints.note_change();
                 }
-                return self.run_in_txn(stmt, budget, sink).await;
+                let result = self.run_in_txn(stmt, budget, sink).await;
+                if result.is_ok() {
+                    self.apply_setting_changes()?;
+                }
+                return result;
             }
         };
         send_output(output, sink).await
@@ -611,9 +615,37 @@ impl Session {
                 database,
                 databases,
                 settings,
+                setting_changes: Default::default(),
             });
             ctx.catalog_version = version;
         }
+        Ok(())
+    }
+
+    /// Applies the settings the last statement changed with `set_config()`
+    /// (for the rest of the session, also when asked for the transaction
+    /// only).
+    fn apply_setting_changes(&mut self) -> Result<(), SqlError> {
+        let catalog = match &mut self.state {
+            TxState::Implicit(c) | TxState::Block(c) => c.catalog.as_mut(),
+            _ => None,
+        };
+        let Some(catalog) = catalog else {
+            return Ok(());
+        };
+        let changes = std::mem::take(
+            &mut *catalog
+                .setting_changes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        if changes.is_empty() {
+            return Ok(());
+        }
+        for (name, value) in changes {
+            self.settings.set(&name, value)?;
+        }
+        catalog.settings = self.settings.all();
         Ok(())
     }
 

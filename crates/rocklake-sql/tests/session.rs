@@ -866,7 +866,7 @@ async fn correlated_reference_into_grouped_query_is_rejected() {
 }
 
 #[tokio::test]
-async fn cte_referencing_enclosing_query_is_rejected() {
+async fn cte_referencing_enclosing_query_reads_its_row() {
     let storage = MemoryStorage::new();
     let mut s = session(&storage);
     ok(
@@ -874,9 +874,17 @@ async fn cte_referencing_enclosing_query_is_rejected() {
         "CREATE TABLE t(a INTEGER); INSERT INTO t VALUES (1), (2)",
     )
     .await;
+    let (_, r) = rows(
+        &mut s,
+        "SELECT (WITH x AS (SELECT o.a AS v) SELECT v FROM x) FROM t o ORDER BY 1",
+    )
+    .await;
+    assert_eq!(r, vec![vec![Datum::Int4(1)], vec![Datum::Int4(2)]]);
+    // Read from a deeper level, its enclosing rows would be numbered
+    // differently: refused rather than answered wrongly.
     let e = err(
         &mut s,
-        "SELECT (WITH x AS (SELECT o.a AS v) SELECT v FROM x) FROM t o",
+        "SELECT (WITH x AS (SELECT o.a AS v) SELECT (SELECT v FROM x)) FROM t o",
     )
     .await;
     assert_eq!(e.code, "0A000");

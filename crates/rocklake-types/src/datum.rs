@@ -332,6 +332,10 @@ impl PgType {
     pub fn from_sql_name(name: &str) -> Option<PgType> {
         let lowered = name.trim().to_ascii_lowercase();
         let collapsed: String = lowered.split_whitespace().collect::<Vec<_>>().join(" ");
+        if let Some(element) = collapsed.strip_suffix("[]") {
+            let element = PgType::from_sql_name(element)?;
+            return (!element.is_array()).then(|| PgType::array_of(element));
+        }
         if let Some(args) = collapsed
             .strip_prefix("decimal")
             .or_else(|| collapsed.strip_prefix("numeric"))
@@ -378,11 +382,7 @@ impl PgType {
             "int2vector" => PgType::Int2Vector,
             "oidvector" => PgType::OidVector,
             array => {
-                let element = match array.strip_suffix("[]") {
-                    Some(element) => element,
-                    None => array.strip_prefix('_')?,
-                };
-                let element = PgType::from_sql_name(element)?;
+                let element = PgType::from_sql_name(array.strip_prefix('_')?)?;
                 if element.is_array() {
                     return None;
                 }
@@ -657,6 +657,19 @@ mod tests {
             Some(PgType::Float8)
         );
         assert_eq!(PgType::from_sql_name("TIME_NS"), None);
+        assert_eq!(
+            PgType::from_sql_name("numeric(10,2)[]"),
+            Some(PgType::array_of(PgType::Numeric(Some((10, 2)))))
+        );
+        assert_eq!(
+            PgType::from_sql_name("NUMERIC[]"),
+            Some(PgType::array_of(PgType::Numeric(None)))
+        );
+        assert_eq!(
+            PgType::from_sql_name("_int4"),
+            Some(PgType::array_of(PgType::Int4))
+        );
+        assert_eq!(PgType::from_sql_name("int[][]"), None);
     }
 
     #[test]

@@ -93,6 +93,8 @@ pub const SETTINGS: &[Setting] = &[
     fixed("integer_datetimes", "on", true),
     fixed("IntervalStyle", "postgres", true),
     fixed("is_superuser", "on", true),
+    // Accepted and shown; RockLake has no JIT compiler to turn on or off.
+    fixed("jit", "on", false),
     fixed("max_identifier_length", "63", false),
     fixed("search_path", "\"$user\", public", false),
     fixed("server_encoding", "UTF8", true),

@@ -151,6 +151,8 @@ sqlstates! {
     INVALID_COLUMN_REFERENCE = "42P10";
     /// `42P16 invalid_table_definition`.
     INVALID_TABLE_DEFINITION = "42P16";
+    /// `42P19 invalid_recursion`.
+    INVALID_RECURSION = "42P19";
     /// `42P18 indeterminate_datatype`.
     INDETERMINATE_DATATYPE = "42P18";
     /// `53200 out_of_memory`: a statement went over its memory limit.

@@ -521,6 +521,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             if self.skip_until_sync
                 && !matches!(message, FrontendMessage::Sync | FrontendMessage::Terminate)
             {
+                // The error is already queued: a Flush still sends it (as
+                // PostgreSQL sends errors at once), so a client that waits
+                // after Parse + Describe + Flush (asyncpg) hears of it.
+                if matches!(message, FrontendMessage::Flush) {
+                    self.transport.flush().await?;
+                }
                 continue;
             }
             match message {

@@ -234,7 +234,7 @@ impl Binder<'_> {
         if saved_agg.is_some() {
             self.grouped_levels.pop();
         }
-        let correlated = self.lowest_scope < my_level;
+        let correlated = self.lowest_scope < my_level || self.recursive_terms > 0;
         self.lowest_scope = saved_lowest.min(self.lowest_scope);
         self.agg = saved_agg;
         let plan = plan?;

@@ -419,6 +419,12 @@ impl Binder<'_> {
         if schema.is_none() {
             for level in self.ctes.iter().rev() {
                 if let Some(plan) = level.get(&name) {
+                    let readable_at = self.correlated_ctes.get(&(Arc::as_ptr(plan) as usize));
+                    if readable_at.is_some_and(|&depth| depth != self.scopes.len()) {
+                        return Err(SqlError::unsupported(format!(
+                            "WITH query \"{name}\" reads columns of an enclosing query: it can only be read in the FROM of the query it belongs to"
+                        )));
+                    }
                     let cols = plan
                         .columns
                         .iter()

@@ -204,6 +204,21 @@ impl Binder<'_> {
                 };
                 Ok((BExpr::Func(func, vec![a]), Some(PgType::Text)))
             }
+            ("current_setting", 1 | 2) => {
+                let mut bound = vec![self.bind_text_arg(args[0])?];
+                if let Some(missing_ok) = args.get(1) {
+                    bound.push(self.bind_typed_arg(missing_ok, &PgType::Bool)?);
+                }
+                Ok((BExpr::Func(Func::CurrentSetting, bound), Some(PgType::Text)))
+            }
+            ("set_config", 3) => {
+                let bound = vec![
+                    self.bind_text_arg(args[0])?,
+                    self.bind_text_arg(args[1])?,
+                    self.bind_typed_arg(args[2], &PgType::Bool)?,
+                ];
+                Ok((BExpr::Func(Func::SetConfig, bound), Some(PgType::Text)))
+            }
             ("pg_type_is_visible", 1) => {
                 let a = self.bind_typed_arg(args[0], &PgType::Oid)?;
                 Ok((

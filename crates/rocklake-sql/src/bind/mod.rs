@@ -6,6 +6,7 @@ mod arrays;
 pub(crate) mod expr;
 mod from;
 mod func;
+mod recursive;
 pub(crate) use func::UTF8_ENCODING;
 mod order;
 mod predicates;
@@ -133,6 +134,11 @@ pub struct Binder<'c> {
     /// Set-returning calls of the select list being bound (`None` where
     /// they are not allowed).
     pub set_calls: Option<Vec<crate::plan::SetCall>>,
+    /// How many recursive terms of recursive CTEs are being bound.
+    pub recursive_terms: usize,
+    /// CTEs that read columns of enclosing queries (by plan address), and
+    /// the scope depth from which they may be read.
+    pub correlated_ctes: HashMap<usize, usize>,
 }
 
 const AGGREGATES: &[&str] = &[
@@ -219,6 +225,8 @@ impl<'c> Binder<'c> {
             windows: None,
             grouped_select: false,
             set_calls: None,
+            recursive_terms: 0,
+            correlated_ctes: HashMap::new(),
         }
     }
 
@@ -238,43 +246,56 @@ impl<'c> Binder<'c> {
     /// CTEs each reading the previous one binds in linear time.
     pub fn push_ctes(&mut self, q: &Query) -> Result<(), SqlError> {
         self.ctes.push(HashMap::new());
-        if let Some(with) = &q.with {
-            if with.recursive {
-                return Err(SqlError::unsupported("WITH RECURSIVE is not supported"));
+        let Some(with) = &q.with else {
+            return Ok(());
+        };
+        for cte in &with.cte_tables {
+            let depth = self.scopes.len();
+            // Bound under a placeholder for the level whose FROM reads it,
+            // as derived tables are, so that the enclosing levels are
+            // numbered as they are when it runs there.
+            self.scopes.push(Scope::default());
+            let saved_lowest = std::mem::replace(&mut self.lowest_scope, usize::MAX);
+            let plan = if with.recursive && recursive::is_self_referencing(cte) {
+                self.bind_recursive_cte(cte)
+            } else {
+                self.bind_plain_cte(cte)
+            };
+            let outer_ref = self.lowest_scope < depth;
+            self.lowest_scope = saved_lowest.min(self.lowest_scope);
+            self.scopes.pop();
+            let plan = plan?;
+            if outer_ref {
+                // Readable only from the FROM of the level that defines it.
+                self.correlated_ctes
+                    .insert(Arc::as_ptr(&plan) as usize, depth + 1);
             }
-            for cte in &with.cte_tables {
-                let saved_lowest = std::mem::replace(&mut self.lowest_scope, usize::MAX);
-                let plan = self.bind_query(&cte.query);
-                let outer_ref = self.lowest_scope < self.scopes.len();
-                self.lowest_scope = saved_lowest.min(self.lowest_scope);
-                let mut plan = plan?;
-                if outer_ref {
-                    return Err(SqlError::unsupported(format!(
-                        "WITH query \"{}\" referencing columns of an enclosing query is not supported",
-                        cte.alias.name.value
-                    )));
-                }
-                let available = plan.columns.len();
-                if cte.alias.columns.len() > available {
-                    return Err(SqlError::new(
-                        SqlState::INVALID_COLUMN_REFERENCE,
-                        format!(
-                            "WITH query \"{}\" has {available} columns available but {} columns specified",
-                            cte.alias.name.value,
-                            cte.alias.columns.len()
-                        ),
-                    ));
-                }
-                for (i, c) in cte.alias.columns.iter().enumerate() {
-                    plan.columns[i].name = fold(&c.name);
-                }
-                self.ctes
-                    .last_mut()
-                    .expect("pushed above")
-                    .insert(fold(&cte.alias.name), Arc::new(plan));
-            }
+            self.ctes
+                .last_mut()
+                .expect("pushed above")
+                .insert(fold(&cte.alias.name), plan);
         }
         Ok(())
+    }
+
+    /// A CTE that does not read itself, with its column aliases.
+    fn bind_plain_cte(&mut self, cte: &sqlparser::ast::Cte) -> Result<Arc<QueryPlan>, SqlError> {
+        let mut plan = self.bind_query(&cte.query)?;
+        let available = plan.columns.len();
+        if cte.alias.columns.len() > available {
+            return Err(SqlError::new(
+                SqlState::INVALID_COLUMN_REFERENCE,
+                format!(
+                    "WITH query \"{}\" has {available} columns available but {} columns specified",
+                    cte.alias.name.value,
+                    cte.alias.columns.len()
+                ),
+            ));
+        }
+        for (i, c) in cte.alias.columns.iter().enumerate() {
+            plan.columns[i].name = fold(&c.name);
+        }
+        Ok(Arc::new(plan))
     }
 
     /// Binds a full query.
@@ -824,65 +845,62 @@ fn single_extreme(agg: &AggPlan) -> Option<Extreme> {
 }
 
 /// The output column name PostgreSQL gives an unaliased expression.
-/// Whether PostgreSQL names a column after `e` itself (its
-/// `FigureColname` strength 2: columns, functions, and casts, CASEs or
-/// parentheses of those), rather than after a type or `?column?`.
-fn has_strong_colname(e: &Expr) -> bool {
-    match e {
-        Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Function(_) => true,
-        Expr::Exists { .. } | Expr::Substring { .. } => true,
-        Expr::Nested(inner)
-        | Expr::Collate { expr: inner, .. }
-        | Expr::Cast { expr: inner, .. } => has_strong_colname(inner),
-        Expr::Case { else_result, .. } => else_result.as_deref().is_some_and(has_strong_colname),
-        Expr::Subquery(_) => figure_colname(e) != "?column?",
-        _ => false,
-    }
+pub fn figure_colname(e: &Expr) -> String {
+    colname_and_strength(e).0
 }
 
-pub fn figure_colname(e: &Expr) -> String {
+/// PostgreSQL's `FigureColnameInternal`: a name and how strongly it names
+/// the column (2: a column, function, `array`, ...; 1: a cast's type or
+/// `case`; 0: none, `?column?`). A cast keeps its operand's name unless that
+/// is weaker than a type's.
+fn colname_and_strength(e: &Expr) -> (String, u8) {
     match e {
-        Expr::Identifier(id) => fold(id),
-        Expr::CompoundIdentifier(ids) => ids.last().map(fold).unwrap_or_default(),
-        Expr::Nested(inner) | Expr::Collate { expr: inner, .. } => figure_colname(inner),
-        Expr::Function(f) => f
-            .name
-            .0
-            .last()
-            .map(|p| match p {
-                ObjectNamePart::Identifier(id) => fold(id),
-                other => other.to_string(),
-            })
-            .unwrap_or_default(),
+        Expr::Identifier(id) => (fold(id), 2),
+        Expr::CompoundIdentifier(ids) => (ids.last().map(fold).unwrap_or_default(), 2),
+        Expr::Nested(inner) | Expr::Collate { expr: inner, .. } => colname_and_strength(inner),
+        Expr::Function(f) => (
+            f.name
+                .0
+                .last()
+                .map(|p| match p {
+                    ObjectNamePart::Identifier(id) => fold(id),
+                    other => other.to_string(),
+                })
+                .unwrap_or_default(),
+            2,
+        ),
+        Expr::Array(_) => ("array".into(), 2),
+        Expr::CompoundFieldAccess { root, .. } => colname_and_strength(root),
         Expr::Cast {
             expr, data_type, ..
         } => {
-            let inner = figure_colname(expr);
-            if inner == "?column?" {
-                crate::bind::expr::pg_type_of(data_type)
-                    .map(|t| t.type_name().to_string())
-                    .unwrap_or(inner)
-            } else {
-                inner
+            let (inner, strength) = colname_and_strength(expr);
+            if strength > 1 {
+                return (inner, strength);
+            }
+            match crate::bind::expr::pg_type_of(data_type) {
+                // An array type is named by its element type, as written.
+                Ok(t) => (t.element_type().unwrap_or(t).type_name().to_string(), 1),
+                Err(_) => (inner, strength),
             }
         }
         // As PostgreSQL: the ELSE result's name when it has a real one (a
         // column, a function, a cast of either), else `case`.
         Expr::Case { else_result, .. } => else_result
             .as_deref()
-            .filter(|result| has_strong_colname(result))
-            .map_or_else(|| "case".into(), figure_colname),
-        Expr::Exists { .. } => "exists".into(),
+            .filter(|result| colname_and_strength(result).1 > 1)
+            .map_or_else(|| ("case".into(), 1), colname_and_strength),
+        Expr::Exists { .. } => ("exists".into(), 2),
         Expr::Subquery(q) => match q.body.as_ref() {
             SetExpr::Select(s) => match s.projection.first() {
-                Some(SelectItem::UnnamedExpr(x)) => figure_colname(x),
-                Some(SelectItem::ExprWithAlias { alias, .. }) => fold(alias),
-                _ => "?column?".into(),
+                Some(SelectItem::UnnamedExpr(x)) => colname_and_strength(x),
+                Some(SelectItem::ExprWithAlias { alias, .. }) => (fold(alias), 2),
+                _ => ("?column?".into(), 0),
             },
-            _ => "?column?".into(),
+            _ => ("?column?".into(), 0),
         },
-        Expr::Substring { .. } => "substring".into(),
-        _ => "?column?".into(),
+        Expr::Substring { .. } => ("substring".into(), 2),
+        _ => ("?column?".into(), 0),
     }
 }
 

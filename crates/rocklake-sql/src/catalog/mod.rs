@@ -51,6 +51,9 @@ pub struct Catalog {
     pub databases: Vec<String>,
     /// Session settings (name, value).
     pub settings: Vec<(String, String)>,
+    /// Settings a statement changed with `set_config()` (name, value), which
+    /// the session applies when the statement succeeds.
+    pub setting_changes: Arc<std::sync::Mutex<Vec<(String, String)>>>,
 }
 
 impl Catalog {
@@ -179,6 +182,27 @@ impl Catalog {
             return Some(on_path && self.find_in_path(&def.primary_key_name()).is_none());
         }
         VirtualTable::by_oid(oid).map(|table| table.schema() == "pg_catalog")
+    }
+
+    /// `current_setting(name)`: the value the statement set, else the
+    /// session's; `None` for a setting that does not exist.
+    pub fn setting(&self, name: &str) -> Option<String> {
+        // What this statement set comes first.
+        let changed = self
+            .setting_changes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.clone());
+        if changed.is_some() {
+            return changed;
+        }
+        self.settings
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.clone())
     }
 
     /// `pg_relation_is_publishable(oid)`: whether the relation is a

@@ -87,6 +87,8 @@ impl Catalog {
     /// object exists, the bare number otherwise (as PostgreSQL prints it).
     pub fn reg_from_oid(&self, kind: RegKind, oid: u32) -> Datum {
         let name = match kind {
+            // The invalid oid prints as `-`.
+            _ if oid == 0 => Some("-".to_string()),
             RegKind::Class => self.relation_name(oid),
             RegKind::Type => PgType::from_oid(oid).map(|t| t.display_name().to_string()),
             RegKind::Namespace => self.namespace_name(oid),

@@ -330,16 +330,7 @@ pub async fn update(
     b.scopes.push(Scope::default());
     let (from, filter) = bind_update_source(&mut b, upd, ncols)?;
     let (projection, set_cols) = bind_assignments(&mut b, upd, &def)?;
-    let plan = SelectPlan {
-        from,
-        filter,
-        agg: None,
-        having: None,
-        windows: Vec::new(),
-        set_calls: Vec::new(),
-        projection,
-        distinct: false,
-    };
+    let plan = SelectPlan::plain(from, filter, projection);
     let rows = target_rows(txn, env, &b, &plan).await?;
     let mut seen = HashSet::new();
     let mut changed = Vec::new();
@@ -515,16 +506,7 @@ pub async fn delete(
     if returning.is_some() {
         projection.extend((0..def.columns.len()).map(|idx| BExpr::Col { up: 0, idx }));
     }
-    let plan = SelectPlan {
-        from,
-        filter,
-        agg: None,
-        having: None,
-        windows: Vec::new(),
-        set_calls: Vec::new(),
-        projection,
-        distinct: false,
-    };
+    let plan = SelectPlan::plain(from, filter, projection);
     let rows = target_rows(txn, env, &b, &plan).await?;
     let mut seen = HashSet::new();
     let mut deleted = Vec::new();

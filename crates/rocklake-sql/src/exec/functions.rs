@@ -25,6 +25,7 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             | Func::JsonBuildObject
             | Func::ArrayToString
             | Func::ArrayCat
+            | Func::CurrentSetting
             | Func::ArrayAppend
             | Func::ArrayPrepend
     ) && vals.iter().any(|v| v.is_null())
@@ -202,6 +203,37 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             Some(bytes) => Datum::text(size_pretty(bytes)),
             None => Datum::Null,
         },
+        Func::CurrentSetting => {
+            let Some(name) = text(0) else {
+                return Ok(Datum::Null);
+            };
+            match ctx.catalog.setting(&name) {
+                Some(value) => Datum::text(value),
+                None if matches!(vals.get(1), Some(Datum::Bool(true))) => Datum::Null,
+                None => {
+                    return Err(SqlError::new(
+                        SqlState::UNDEFINED_OBJECT,
+                        format!("unrecognized configuration parameter \"{name}\""),
+                    ))
+                }
+            }
+        }
+        Func::SetConfig => {
+            let (name, value) = (text(0).unwrap_or_default(), text(1).unwrap_or_default());
+            // Custom settings (`prefix.name`) may be invented, as in PostgreSQL.
+            if ctx.catalog.setting(&name).is_none() && !name.contains('.') {
+                return Err(SqlError::new(
+                    SqlState::UNDEFINED_OBJECT,
+                    format!("unrecognized configuration parameter \"{name}\""),
+                ));
+            }
+            ctx.catalog
+                .setting_changes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((name, value.clone()));
+            Datum::text(value)
+        }
         Func::Description => {
             let objoid = vals[0].as_i64().and_then(|v| u32::try_from(v).ok());
             let (class, subid) = match &vals[1] {

@@ -24,6 +24,7 @@ pub mod memory;
 pub(crate) mod operators;
 pub(crate) mod pick;
 pub(crate) mod quoting;
+pub(crate) mod recursive;
 pub(crate) mod scan_data;
 pub(crate) mod select;
 pub(crate) mod set_calls;
@@ -102,6 +103,8 @@ pub struct ExecCtx<'a> {
     pub limits: Limits<'a>,
     /// Results of uncorrelated subqueries, by subquery id.
     cache: Mutex<HashMap<usize, Arc<Vec<Row>>>>,
+    /// The rows each recursive CTE's last iteration produced, by CTE id.
+    work_tables: Mutex<HashMap<usize, Arc<Vec<Row>>>>,
     ticks: AtomicU32,
 }
 
@@ -113,6 +116,7 @@ impl<'a> ExecCtx<'a> {
             catalog,
             limits,
             cache: Mutex::new(HashMap::new()),
+            work_tables: Mutex::new(HashMap::new()),
             ticks: AtomicU32::new(0),
         }
     }
@@ -151,6 +155,24 @@ impl<'a> ExecCtx<'a> {
             .unwrap_or_else(|e| e.into_inner())
             .get(&id)
             .cloned()
+    }
+
+    /// Makes `rows` the working table of the recursive CTE `id`.
+    pub(crate) fn set_work_table(&self, id: usize, rows: Arc<Vec<Row>>) {
+        self.work_tables
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, rows);
+    }
+
+    /// The working table of the recursive CTE `id`.
+    pub(crate) fn work_table(&self, id: usize) -> Arc<Vec<Row>> {
+        self.work_tables
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .cloned()
+            .unwrap_or_default()
     }
 
     fn keep(&self, id: usize, rows: Arc<Vec<Row>>) {

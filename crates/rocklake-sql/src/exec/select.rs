@@ -112,7 +112,7 @@ pub(crate) fn query_stream<'a>(
 }
 
 /// The rows of a set expression: a SELECT, VALUES or UNION.
-fn set_stream<'a>(
+pub(crate) fn set_stream<'a>(
     plan: &'a SetPlan,
     ctx: &'a ExecCtx<'a>,
     outer: Vec<&'a [Datum]>,
@@ -120,6 +120,16 @@ fn set_stream<'a>(
     Ok(match plan {
         SetPlan::Select(s) => select_stream(s, ctx, outer)?,
         SetPlan::Values(rows) => Box::new(Values::new(rows, outer, ctx)),
+        SetPlan::WorkTable(id) => Box::new(crate::exec::recursive::WorkTableScan::new(*id, ctx)),
+        SetPlan::Recursive {
+            id,
+            base,
+            step,
+            all,
+            step_casts,
+        } => Box::new(crate::exec::recursive::RecursiveUnion::new(
+            *id, base, step, *all, step_casts, outer, ctx,
+        )),
         SetPlan::Union {
             left,
             right,

@@ -96,6 +96,17 @@ pub(super) fn pg_publication_rel_columns() -> Vec<ColumnDef> {
     ]
 }
 
+/// Range types: none.
+pub(super) fn pg_range_columns() -> Vec<ColumnDef> {
+    vec![
+        col("rngtypid", Oid),
+        col("rngsubtype", Oid),
+        col("rngmultitypid", Oid),
+        col("rngcollation", Oid),
+        col("rngsubopc", Oid),
+    ]
+}
+
 pub(super) fn pg_inherits_columns() -> Vec<ColumnDef> {
     vec![
         col("inhrelid", Oid),

@@ -68,6 +68,8 @@ pub enum VirtualTable {
     Proc,
     /// `pg_tablespace`
     Tablespace,
+    /// `pg_range`
+    Range,
     /// `information_schema.schemata`
     Schemata,
     /// `information_schema.tables`
@@ -302,6 +304,14 @@ static TABLES: &[TableDef] = &[
         oid: 1213,
         columns: pg_catalog::pg_tablespace_columns,
         rows: pg_catalog::pg_tablespace_rows,
+    },
+    TableDef {
+        table: VirtualTable::Range,
+        schema: "pg_catalog",
+        name: "pg_range",
+        oid: 3541,
+        columns: absent::pg_range_columns,
+        rows: absent::no_rows,
     },
     TableDef {
         table: VirtualTable::Schemata,
