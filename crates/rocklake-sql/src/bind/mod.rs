@@ -394,15 +394,7 @@ impl<'c> Binder<'c> {
                 if *op != SetOperator::Union {
                     return Err(SqlError::unsupported(format!("{op} is not supported")));
                 }
-                let all = match set_quantifier {
-                    SetQuantifier::All => true,
-                    SetQuantifier::Distinct | SetQuantifier::None => false,
-                    other => {
-                        return Err(SqlError::unsupported(format!(
-                            "UNION {other} is not supported"
-                        )))
-                    }
-                };
+                let all = union_all(set_quantifier)?;
                 let (lp, lc) = self.bind_set_expr(left)?;
                 let (rp, rc) = self.bind_set_expr(right)?;
                 if lc.len() != rc.len() {
@@ -841,6 +833,17 @@ fn single_extreme(agg: &AggPlan) -> Option<Extreme> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// Whether a UNION keeps duplicates (`ALL`) or drops them.
+pub(crate) fn union_all(quantifier: &SetQuantifier) -> Result<bool, SqlError> {
+    match quantifier {
+        SetQuantifier::All => Ok(true),
+        SetQuantifier::Distinct | SetQuantifier::None => Ok(false),
+        other => Err(SqlError::unsupported(format!(
+            "UNION {other} is not supported"
+        ))),
     }
 }
 

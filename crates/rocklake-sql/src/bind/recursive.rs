@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rocklake_types::datum::PgType;
 use rocklake_types::{SqlError, SqlState};
-use sqlparser::ast::{Cte, SetExpr, SetOperator, SetQuantifier};
+use sqlparser::ast::{Cte, SetExpr, SetOperator};
 
 use crate::bind::{fold, Binder};
 use crate::plan::{QueryPlan, SetPlan};
@@ -59,15 +59,7 @@ impl Binder<'_> {
         else {
             return Err(not_recursive_form(&name));
         };
-        let all = match set_quantifier {
-            SetQuantifier::All => true,
-            SetQuantifier::Distinct | SetQuantifier::None => false,
-            other => {
-                return Err(SqlError::unsupported(format!(
-                    "UNION {other} is not supported"
-                )))
-            }
-        };
+        let all = super::union_all(set_quantifier)?;
         let (base, mut columns) = self.bind_set_expr(left)?;
         if cte.alias.columns.len() > columns.len() {
             return Err(SqlError::new(
