@@ -616,6 +616,7 @@ impl Session {
                 databases,
                 settings,
                 setting_changes: Default::default(),
+                oid_index: Default::default(),
             });
             ctx.catalog_version = version;
         }

@@ -7,6 +7,7 @@ mod virtual_tables;
 pub use names::RegKind;
 pub(crate) use virtual_tables::roles::role_name;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::storage::RelationDef;
@@ -54,9 +55,42 @@ pub struct Catalog {
     /// Settings a statement changed with `set_config()` (name, value), which
     /// the session applies when the statement succeeds.
     pub setting_changes: Arc<std::sync::Mutex<Vec<(String, String)>>>,
+    /// The relations' objects by oid, built on first use (lookups by oid
+    /// run once per catalog row: `oid::regclass`, `pg_table_is_visible`).
+    pub oid_index: std::sync::OnceLock<HashMap<u32, OidTarget>>,
+}
+
+/// What an oid of a stored relation's objects names (by relation index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OidTarget {
+    /// The table.
+    Table(usize),
+    /// Its primary key's index.
+    PrimaryKeyIndex(usize),
+    /// Its primary key constraint.
+    PrimaryKey(usize),
 }
 
 impl Catalog {
+    /// The stored relation's object with this oid.
+    pub fn by_oid(&self, oid: u32) -> Option<(OidTarget, &RelationDef)> {
+        let index = self.oid_index.get_or_init(|| {
+            let mut index = HashMap::new();
+            for (i, def) in self.relations.iter().enumerate() {
+                index.insert(Self::rel_oid(def), OidTarget::Table(i));
+                if !def.primary_key.is_empty() {
+                    index.insert(Self::pkey_index_oid(def), OidTarget::PrimaryKeyIndex(i));
+                    index.insert(Self::pkey_oid(def), OidTarget::PrimaryKey(i));
+                }
+            }
+            index
+        });
+        let target = *index.get(&oid)?;
+        let (OidTarget::Table(i) | OidTarget::PrimaryKeyIndex(i) | OidTarget::PrimaryKey(i)) =
+            target;
+        Some((target, &self.relations[i]))
+    }
+
     /// The relation `schema.name`.
     pub fn find(&self, schema: &str, name: &str) -> Option<&RelationDef> {
         self.relations
@@ -137,10 +171,9 @@ impl Catalog {
     /// PostgreSQL, the table's name is qualified unless `pretty` is asked
     /// and the search path finds it.
     pub fn index_definition(&self, oid: u32, column: i64, pretty: bool) -> Option<String> {
-        let def = self
-            .relations
-            .iter()
-            .find(|r| !r.primary_key.is_empty() && Self::pkey_index_oid(r) == oid)?;
+        let (OidTarget::PrimaryKeyIndex(_), def) = self.by_oid(oid)? else {
+            return None;
+        };
         if column != 0 {
             let key = usize::try_from(column - 1).ok();
             return Some(match key.and_then(|k| def.primary_key.get(k)) {
@@ -158,30 +191,30 @@ impl Catalog {
 
     /// `pg_get_constraintdef(constraint oid)`: e.g. `PRIMARY KEY (a)`.
     pub fn constraint_definition(&self, oid: u32) -> Option<String> {
-        self.relations
-            .iter()
-            .find(|r| !r.primary_key.is_empty() && Self::pkey_oid(r) == oid)
-            .map(|r| format!("PRIMARY KEY ({})", Self::primary_key_columns(r)))
+        match self.by_oid(oid)? {
+            (OidTarget::PrimaryKey(_), r) => {
+                Some(format!("PRIMARY KEY ({})", Self::primary_key_columns(r)))
+            }
+            _ => None,
+        }
     }
 
     /// `pg_table_is_visible(oid)`: whether the relation is found by its bare
     /// name on the search path (`pg_temp`, `public`, `pg_catalog`); `None`
     /// for an oid that names no relation.
     pub fn table_is_visible(&self, oid: u32) -> Option<bool> {
-        if let Some(def) = self.relations.iter().find(|r| Self::rel_oid(r) == oid) {
-            return Some(self.find_in_path(&def.name) == Some(def));
+        match self.by_oid(oid) {
+            Some((OidTarget::Table(_), def)) => Some(self.find_in_path(&def.name) == Some(def)),
+            // A primary key's index: visible when its schema is on the path
+            // and no table there has its name.
+            Some((OidTarget::PrimaryKeyIndex(_), def)) => {
+                let on_path =
+                    def.schema == "public" || def.schema == crate::storage::temp::TEMP_SCHEMA;
+                Some(on_path && self.find_in_path(&def.primary_key_name()).is_none())
+            }
+            Some((OidTarget::PrimaryKey(_), _)) => None,
+            None => VirtualTable::by_oid(oid).map(|table| table.schema() == "pg_catalog"),
         }
-        // A primary key's index: visible when its schema is on the path and
-        // no table there has its name.
-        if let Some(def) = self
-            .relations
-            .iter()
-            .find(|r| !r.primary_key.is_empty() && Self::pkey_index_oid(r) == oid)
-        {
-            let on_path = def.schema == "public" || def.schema == crate::storage::temp::TEMP_SCHEMA;
-            return Some(on_path && self.find_in_path(&def.primary_key_name()).is_none());
-        }
-        VirtualTable::by_oid(oid).map(|table| table.schema() == "pg_catalog")
     }
 
     /// `current_setting(name)`: the value the statement set, else the
@@ -208,10 +241,13 @@ impl Catalog {
     /// `pg_relation_is_publishable(oid)`: whether the relation is a
     /// permanent table (`None` for an oid that names no relation).
     pub fn relation_is_publishable(&self, oid: u32) -> Option<bool> {
-        if let Some(def) = self.relations.iter().find(|r| Self::rel_oid(r) == oid) {
-            return Some(def.schema != crate::storage::temp::TEMP_SCHEMA);
+        match self.by_oid(oid) {
+            Some((OidTarget::Table(_), def)) => {
+                Some(def.schema != crate::storage::temp::TEMP_SCHEMA)
+            }
+            Some(_) => None,
+            None => VirtualTable::by_oid(oid).map(|_| false),
         }
-        VirtualTable::by_oid(oid).map(|_| false)
     }
 
     /// `to_regclass(text)`: resolves a possibly qualified, possibly quoted

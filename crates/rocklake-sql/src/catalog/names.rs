@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rocklake_types::datum::{Datum, PgType};
 use rocklake_types::{SqlError, SqlState};
 
-use super::{Catalog, VirtualTable};
+use super::{Catalog, OidTarget, VirtualTable};
 use crate::exec::quoting::quote_ident;
 
 /// Which object-identifier type a value is.
@@ -37,13 +37,11 @@ impl Catalog {
     /// oid: its name, schema-qualified when the search path does not find
     /// it; `None` for an oid that names no relation.
     pub fn relation_name(&self, oid: u32) -> Option<String> {
-        for def in self.relations.iter() {
-            let name = if Self::rel_oid(def) == oid {
-                def.name.clone()
-            } else if !def.primary_key.is_empty() && Self::pkey_index_oid(def) == oid {
-                def.primary_key_name()
-            } else {
-                continue;
+        if let Some((target, def)) = self.by_oid(oid) {
+            let name = match target {
+                OidTarget::Table(_) => def.name.clone(),
+                OidTarget::PrimaryKeyIndex(_) => def.primary_key_name(),
+                OidTarget::PrimaryKey(_) => return None,
             };
             let visible = self.find_in_path(&def.name) == Some(def);
             return Some(match visible {

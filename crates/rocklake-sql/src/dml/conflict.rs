@@ -13,10 +13,11 @@ use rocklake_types::rows::RowId;
 use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{AssignmentTarget, ConflictTarget, OnConflict, OnConflictAction};
 
-use super::returning::{holds, RowExpressions};
+use super::returning::RowExpressions;
 use super::{check_not_null, name_parts};
 use crate::exec::cast::assign;
 use crate::exec::compare::compare;
+use crate::exec::scan_data::ScanData;
 use crate::exec::select::row_key;
 use crate::exec::StmtEnv;
 use crate::storage::{ColumnBound, RelationDef, ScanFilter, StorageTxn};
@@ -115,6 +116,11 @@ impl<'a> Conflicts<'a> {
                 .map(|&i| row[i].clone())
                 .collect()
         };
+        // What DO UPDATE's subqueries read, read once for the statement.
+        let data = match &self.action {
+            Action::Update { values, .. } => values.prefetch(txn, env).await?,
+            Action::Nothing => Vec::new(),
+        };
         let mut proposed: HashSet<String> = HashSet::new();
         let mut inserts = Vec::new();
         let mut changed = Vec::new();
@@ -139,7 +145,8 @@ impl<'a> Conflicts<'a> {
                 }
                 Some(_) if matches!(self.action, Action::Nothing) => {}
                 Some((id, existing)) => {
-                    if let Some(updated) = self.update(txn, env, id, existing, row).await? {
+                    let update = self.update(txn, env, &data, id, existing, row);
+                    if let Some(updated) = update.await? {
                         changed.push(updated);
                     }
                 }
@@ -189,6 +196,7 @@ impl<'a> Conflicts<'a> {
         &self,
         txn: &mut dyn StorageTxn,
         env: &StmtEnv<'_>,
+        data: &[ScanData],
         id: RowId,
         existing: Row,
         excluded: Row,
@@ -204,11 +212,10 @@ impl<'a> Conflicts<'a> {
         let mut both = existing.clone();
         both.extend(excluded);
         let mut computed = values
-            .evaluate(txn, env, std::slice::from_ref(&both))
-            .await?
+            .evaluate_over(data, env, std::slice::from_ref(&both))?
             .pop()
             .unwrap_or_default();
-        if *has_condition && !computed.pop().as_ref().is_some_and(holds) {
+        if *has_condition && !matches!(computed.pop(), Some(Datum::Bool(true))) {
             return Ok(None);
         }
         let mut new_row = existing;

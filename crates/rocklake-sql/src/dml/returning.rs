@@ -4,7 +4,7 @@
 //! as VALUES, so they have PostgreSQL's name resolution (an unqualified name
 //! both rows have is ambiguous) and every expression the engine has.
 
-use rocklake_types::datum::{ColumnDef, Datum, Row};
+use rocklake_types::datum::{ColumnDef, Row};
 use rocklake_types::output::QueryOutput;
 use rocklake_types::rows::ResultRows;
 use rocklake_types::{SqlError, SqlState};
@@ -15,6 +15,7 @@ use crate::catalog::Catalog;
 use crate::exec::eval::eval;
 use crate::exec::fetch::prefetch;
 use crate::exec::quoting::quote_ident;
+use crate::exec::scan_data::ScanData;
 use crate::exec::{ExecCtx, Scope, StmtEnv};
 use crate::plan::{BExpr, FromPlan, OutCol, ScanReq, SetPlan};
 use crate::query::out_columns;
@@ -118,8 +119,28 @@ impl RowExpressions {
         env: &StmtEnv<'_>,
         rows: &[Row],
     ) -> Result<Vec<Row>, SqlError> {
-        let data = prefetch(txn, env.cat, &self.scans, false, env.limits).await?;
-        let ctx = ExecCtx::new(&data, env.cat, env.limits);
+        let data = self.prefetch(txn, env).await?;
+        self.evaluate_over(&data, env, rows)
+    }
+
+    /// Reads what the expressions' subqueries read (once per statement: they
+    /// see the statement's snapshot, as in PostgreSQL).
+    pub(crate) async fn prefetch(
+        &self,
+        txn: &mut dyn StorageTxn,
+        env: &StmtEnv<'_>,
+    ) -> Result<Vec<ScanData>, SqlError> {
+        prefetch(txn, env.cat, &self.scans, false, env.limits).await
+    }
+
+    /// The values of the expressions for each row, over prefetched `data`.
+    pub(crate) fn evaluate_over(
+        &self,
+        data: &[ScanData],
+        env: &StmtEnv<'_>,
+        rows: &[Row],
+    ) -> Result<Vec<Row>, SqlError> {
+        let ctx = ExecCtx::new(data, env.cat, env.limits);
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             ctx.tick()?;
@@ -146,12 +167,6 @@ impl RowExpressions {
     pub(crate) fn result_columns(&self) -> Vec<ColumnDef> {
         out_columns(&self.columns)
     }
-}
-
-/// The first value of a row of expressions that is a condition: `true` only
-/// when it holds.
-pub(crate) fn holds(value: &Datum) -> bool {
-    matches!(value, Datum::Bool(true))
 }
 
 /// The name a DML target goes by: its alias, else its table name.

@@ -21,9 +21,9 @@ pub(crate) struct SetCalls<'a> {
     calls: &'a [SetCall],
     outer: Vec<&'a [Datum]>,
     ctx: &'a ExecCtx<'a>,
-    /// The input row being expanded, its calls' values, and the next row's
-    /// position among them.
-    current: Option<(Row, Vec<SetValues>, usize)>,
+    /// The input row being expanded, its calls' values, how many rows it
+    /// expands to, and the next row's position among them.
+    current: Option<(Row, Vec<SetValues>, usize, usize)>,
 }
 
 impl<'a> SetCalls<'a> {
@@ -63,9 +63,8 @@ impl<'a> SetCalls<'a> {
 impl<'a> RowStream<'a> for SetCalls<'a> {
     fn next(&mut self) -> Result<Option<RowCow<'a>>, SqlError> {
         loop {
-            if let Some((row, results, at)) = &mut self.current {
-                let rows = results.iter().map(SetValues::len).max().unwrap_or(0);
-                if *at < rows {
+            if let Some((row, results, rows, at)) = &mut self.current {
+                if *at < *rows {
                     self.ctx.tick()?;
                     let mut expanded = Vec::with_capacity(row.len() + results.len());
                     expanded.extend_from_slice(row);
@@ -78,7 +77,8 @@ impl<'a> RowStream<'a> for SetCalls<'a> {
                 return Ok(None);
             };
             let results = self.call_values(&row)?;
-            self.current = Some((row.into_owned(), results, 0));
+            let rows = results.iter().map(SetValues::len).max().unwrap_or(0);
+            self.current = Some((row.into_owned(), results, rows, 0));
         }
     }
 }
