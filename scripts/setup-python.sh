@@ -4,7 +4,8 @@
 # Creates <repo>/.venv, installs the pinned DuckDB wheels (DuckDB cannot
 # download extensions at run time, so the extensions come from PyPI wheels),
 # the SQLite scanner, pytest, pytz and the PostgreSQL clients the tests
-# drive (psycopg, psycopg2, SQLAlchemy, pandas, ducklakepy, asyncpg), then lays the
+# drive (psycopg, psycopg2, SQLAlchemy, pandas, ducklakepy, asyncpg,
+# ducklake-dataframe), then lays the
 # extensions out as a DuckDB extension directory at
 # <repo>/.venv/duckdb-ext/v1.5.5/linux_amd64/.
 #
@@ -105,8 +106,9 @@ PY
 
 # The PostgreSQL clients the end-to-end tests drive besides DuckDB:
 # SQLAlchemy (with both psycopg drivers), pandas, ducklakepy (a DuckLake
-# implementation over SQLAlchemy) and asyncpg.
+# implementation over SQLAlchemy), asyncpg and ducklake-dataframe (another,
+# used through its pandas front end, so without Polars).
 setup_venv "${REPO_ROOT}/.venv" 1.5.5 "pytest==9.2.0" "psycopg[binary]==3.3.9" \
   "psycopg2-binary==2.9.13" "SQLAlchemy==2.0.58" "pandas==3.1.1" "pyarrow==26.0.1" \
-  "ducklakepy==0.1.0.dev0" "asyncpg==0.32.0"
+  "ducklakepy==0.1.0.dev0" "asyncpg==0.32.0" "ducklake-dataframe==1.0.0"
 setup_venv "${REPO_ROOT}/.venv-duckdb-1.4.4" 1.4.4

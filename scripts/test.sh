@@ -53,6 +53,11 @@ if [ ! -d tests/e2e/node/node_modules/pg ]; then
   (cd tests/e2e/node && npm ci --no-audit --no-fund --silent)
 fi
 
+if ! command -v javac >/dev/null || [ ! -f /usr/share/java/postgresql.jar ]; then
+  step "a JDK and pgJDBC, for the JDBC client in the end-to-end tests"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jdk-headless libpostgresql-jdbc-java >/dev/null
+fi
+
 step "build the server for the end-to-end tests"
 cargo build -p rocklake
 

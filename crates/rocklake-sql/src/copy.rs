@@ -4,8 +4,19 @@
 use rocklake_types::copy::csv::{CsvCopyFormat, ForceQuote};
 use rocklake_types::copy::text::TextCopyFormat;
 use rocklake_types::copy::CopyFormat;
+use rocklake_types::datum::ColumnDef;
+use rocklake_types::output::ResultSink;
 use rocklake_types::{SqlError, SqlState};
-use sqlparser::ast::{CopyLegacyCsvOption, CopyLegacyOption, CopyOption};
+use sqlparser::ast::{
+    CopyLegacyCsvOption, CopyLegacyOption, CopyOption, CopySource, CopyTarget, Statement,
+};
+
+use crate::depth;
+use crate::dml::{complete_rows, copy_targets, resolve_target};
+use crate::exec::StmtEnv;
+use crate::query::shared_results::CatalogResults;
+use crate::query::{self, Destination, Failure};
+use crate::storage::{RelationDef, StorageTxn};
 
 /// The format of a COPY in either direction: binary, text or CSV with their
 /// options (`FORMAT`, `DELIMITER`, `NULL`, `HEADER`, `QUOTE`, `ESCAPE`,
@@ -119,5 +130,89 @@ fn force_quote(columns: &[sqlparser::ast::Ident]) -> ForceQuote {
     match columns {
         [star] if star.value == "*" => ForceQuote::All,
         _ => ForceQuote::Columns(columns.iter().map(crate::bind::fold).collect()),
+    }
+}
+
+/// Runs a COPY statement: `COPY (query) TO STDOUT` sends the query's rows
+/// as binary COPY data; `COPY table FROM STDIN` asks the client for its rows
+/// and inserts them.
+pub(crate) async fn copy_statement(
+    txn: &mut dyn StorageTxn,
+    env: &StmtEnv<'_>,
+    stmt: &Statement,
+    shared: Option<(u64, &CatalogResults)>,
+    sink: &mut dyn ResultSink,
+) -> Result<(), Failure> {
+    let Statement::Copy {
+        source,
+        to,
+        target,
+        options,
+        legacy_options,
+        ..
+    } = stmt
+    else {
+        return Err(SqlError::internal("not a COPY statement").into());
+    };
+    if *to {
+        let format = copy_format(options, legacy_options)?;
+        return match (target, source) {
+            (CopyTarget::Stdout, CopySource::Query(q)) => {
+                query::run(txn, env, q, shared, sink, Destination::CopyOut(&format)).await
+            }
+            (
+                CopyTarget::Stdout,
+                CopySource::Table {
+                    table_name,
+                    columns,
+                },
+            ) => {
+                let q = table_query(table_name, columns)?;
+                query::run(txn, env, &q, shared, sink, Destination::CopyOut(&format)).await
+            }
+            _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}")).into()),
+        };
+    }
+    let format = copy_format(options, legacy_options)?;
+    match (to, target, source) {
+        (
+            false,
+            CopyTarget::Stdin,
+            CopySource::Table {
+                table_name,
+                columns,
+            },
+        ) => {
+            let def: RelationDef = resolve_target(env.cat, table_name)?;
+            let targets = copy_targets(&def, columns)?;
+            let cols: Vec<ColumnDef> = targets.iter().map(|&i| def.columns[i].clone()).collect();
+            let rows = sink.copy_in(&cols, &format).await??;
+            let full = complete_rows(&def, &targets, rows)?;
+            let n = full.len();
+            crate::dml::keys::check_inserts(txn, &def, &full).await?;
+            env.limits.unless_stopped(txn.insert(&def, full)).await?;
+            sink.complete(&format!("COPY {n}"), &[]).await?;
+            Ok(())
+        }
+        _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}")).into()),
+    }
+}
+
+/// `COPY table [(columns)] TO STDOUT` as the query it stands for.
+fn table_query(
+    table: &sqlparser::ast::ObjectName,
+    columns: &[sqlparser::ast::Ident],
+) -> Result<sqlparser::ast::Query, SqlError> {
+    let list = match columns {
+        [] => "*".to_string(),
+        columns => columns
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    match depth::parse(&format!("SELECT {list} FROM {table}"))?.pop() {
+        Some(Statement::Query(q)) => Ok(*q),
+        _ => Err(SqlError::internal("COPY table did not make a query")),
     }
 }

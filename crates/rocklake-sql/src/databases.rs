@@ -38,6 +38,14 @@ pub struct DropDatabase {
     pub force: bool,
 }
 
+/// Whether `haystack` contains `needle` (lower-case ASCII), ignoring case.
+fn contains_ignoring_ascii_case(haystack: &str, needle: &[u8]) -> bool {
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .any(|window| window.eq_ignore_ascii_case(needle))
+}
+
 /// Recognizes a query string that is one `DROP DATABASE` statement.
 ///
 /// The SQL parser RockLake uses does not know PostgreSQL 13's `WITH (FORCE)`
@@ -46,6 +54,11 @@ pub struct DropDatabase {
 /// quoted), an optional `;` at the end. Any other string is `Ok(None)` and
 /// goes to the parser (which reports syntax errors as usual).
 pub fn parse_drop_database(sql: &str) -> Result<Option<DropDatabase>, SqlError> {
+    // Every statement passes here: only one that spells the keyword is
+    // tokenized (tokenizing all of them cost about 5% of a commit's CPU).
+    if !contains_ignoring_ascii_case(sql, b"database") {
+        return Ok(None);
+    }
     let Ok(tokens) = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize() else {
         return Ok(None);
     };
@@ -197,6 +210,13 @@ mod tests {
         );
         assert_eq!(parse_drop_database("DROP TABLE x").unwrap(), None);
         assert_eq!(parse_drop_database("SELECT 1").unwrap(), None);
+        assert_eq!(
+            parse_drop_database("SELECT current_database()").unwrap(),
+            None
+        );
+        assert!(parse_drop_database("/* x */ DrOp DaTaBaSe s")
+            .unwrap()
+            .is_some());
         let error = parse_drop_database("DROP DATABASE x WITH (QUICK)").unwrap_err();
         assert_eq!(error.code, SqlState::SYNTAX_ERROR);
         let error = parse_drop_database("DROP DATABASE x; SELECT 1").unwrap_err();

@@ -72,7 +72,13 @@ pub fn too_deep() -> SqlError {
 
 /// Parses a query string into statements, with the depth guards: the
 /// token nesting check, the parser's recursion limit, then [`prepare`].
+/// Short query strings seen before come from the statement cache.
 pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
+    crate::parse_cache::get_or_parse(sql, parse_uncached)
+}
+
+/// [`parse`] without the statement cache.
+fn parse_uncached(sql: &str) -> Result<Vec<Statement>, SqlError> {
     let dialect = PostgreSqlDialect {};
     let syntax_error = |e: ParserError| SqlError::new(SqlState::SYNTAX_ERROR, e.to_string());
     let tokens = Tokenizer::new(&dialect, sql)

@@ -36,6 +36,7 @@ mod dml;
 mod exec;
 mod maintenance;
 mod params;
+mod parse_cache;
 mod plan;
 mod prepare;
 mod query;
@@ -43,6 +44,8 @@ mod savepoints;
 mod session;
 mod settings;
 pub mod storage;
+mod transaction;
+mod writes;
 
 pub use databases::Databases;
 pub use query::shared_results::CatalogResults;

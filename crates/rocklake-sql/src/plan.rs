@@ -33,6 +33,16 @@ pub enum CmpOp {
 /// Scalar functions evaluated per row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Func {
+    /// `(row).field`: field number N (from 0) of a row value.
+    RecordField(usize),
+    /// `btrim` / `ltrim` / `rtrim(string, characters)` (and SQL's `TRIM`):
+    /// removes the characters from the start and/or the end.
+    Trim {
+        /// From the start.
+        leading: bool,
+        /// From the end.
+        trailing: bool,
+    },
     /// `COALESCE(...)`
     Coalesce,
     /// `NULLIF(a, b)`
@@ -131,6 +141,9 @@ pub enum SetFunc {
     GenerateSubscripts,
     /// `generate_series(start, stop [, step])` over integers.
     GenerateSeries,
+    /// `information_schema._pg_expandarray(array)`: a row `(x, n)` per
+    /// element, `x` the element and `n` its position from 1.
+    ExpandArray,
 }
 
 /// One set-returning call of a select list: it adds a column to the rows
@@ -405,6 +418,9 @@ pub struct OutCol {
     pub name: String,
     /// Column type.
     pub ty: Ty,
+    /// The table column it reads as it is, if any (see
+    /// [`rocklake_types::ColumnDef::table_column`]).
+    pub origin: Option<(u32, i16)>,
 }
 
 /// Where a scan reads from.
@@ -598,7 +614,11 @@ fn int_rank(t: &PgType) -> Option<u8> {
         PgType::Int2 => Some(1),
         PgType::Int4 => Some(2),
         PgType::Int8 => Some(3),
-        PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace => Some(4),
+        PgType::Oid
+        | PgType::RegProc
+        | PgType::RegClass
+        | PgType::RegType
+        | PgType::RegNamespace => Some(4),
         _ => None,
     }
 }
@@ -633,8 +653,16 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
             PgType::Timestamp | PgType::TimestampTz | PgType::Date,
         ) => Ok(Some(PgType::TimestampTz)),
         (
-            PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace,
-            PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace,
+            PgType::Oid
+            | PgType::RegProc
+            | PgType::RegClass
+            | PgType::RegType
+            | PgType::RegNamespace,
+            PgType::Oid
+            | PgType::RegProc
+            | PgType::RegClass
+            | PgType::RegType
+            | PgType::RegNamespace,
         ) => Ok(Some(PgType::Oid)),
         _ => Err(SqlError::new(
             SqlState::DATATYPE_MISMATCH,

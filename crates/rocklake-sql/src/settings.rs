@@ -22,6 +22,27 @@ pub struct SessionSettings {
     defaults: BTreeMap<String, (String, String)>,
     /// Values the session set, by lower-case name: (name as spelled, value).
     changed: BTreeMap<String, (String, String)>,
+    /// The current transaction's isolation level and read-only flag, which
+    /// `transaction_isolation` and `transaction_read_only` show (outside a
+    /// transaction: the defaults').
+    transaction: Option<(String, bool)>,
+    /// The values of the reported settings the client was last told
+    /// (`None`: only those of its session start).
+    reported: Option<BTreeMap<&'static str, String>>,
+    /// Counts changes, so that copies of the values can tell they are old.
+    generation: u64,
+}
+
+/// The setting that holds `transaction_isolation`'s value outside a
+/// transaction, and `transaction_read_only`'s.
+const TRANSACTION_DEFAULTS: [(&str, &str); 2] = [
+    ("transaction_isolation", "default_transaction_isolation"),
+    ("transaction_read_only", "default_transaction_read_only"),
+];
+
+/// `on` or `off`, as PostgreSQL shows a Boolean setting.
+pub fn on_off(value: bool) -> String {
+    if value { "on" } else { "off" }.to_string()
 }
 
 impl SessionSettings {
@@ -54,6 +75,14 @@ impl SessionSettings {
     /// case); `None` for a setting nobody set that the server does not know.
     pub fn get(&self, name: &str) -> Option<(String, String)> {
         let key = name.to_lowercase();
+        if let Some((current, default)) = TRANSACTION_DEFAULTS.iter().find(|(n, _)| *n == key) {
+            let value = match &self.transaction {
+                Some((level, _)) if key == "transaction_isolation" => level.clone(),
+                Some((_, read_only)) => on_off(*read_only),
+                None => self.get(default)?.1,
+            };
+            return Some((current.to_string(), value));
+        }
         if let Some(value) = self.changed.get(&key).or_else(|| self.defaults.get(&key)) {
             return Some(value.clone());
         }
@@ -74,13 +103,69 @@ impl SessionSettings {
         for (key, value) in self.defaults.iter().chain(&self.changed) {
             map.insert(key.clone(), value.clone());
         }
+        for (name, _) in TRANSACTION_DEFAULTS {
+            if let Some(value) = self.get(name) {
+                map.insert(name.to_string(), value);
+            }
+        }
         map.into_values().collect()
+    }
+
+    /// The reported settings whose values changed since the client was
+    /// last told them (at first: since its session start), with their
+    /// values, for ParameterStatus messages.
+    pub fn take_reported_changes(&mut self) -> Vec<(String, String)> {
+        let identity = &self.identity;
+        let told = self
+            .reported
+            .take()
+            .unwrap_or_else(|| settings::reported(identity).collect());
+        let mut told = told;
+        let mut changes = Vec::new();
+        for setting in settings::SETTINGS.iter().filter(|s| s.reported) {
+            let Some((_, value)) = self.get(setting.name) else {
+                continue;
+            };
+            if told.get(setting.name) != Some(&value) {
+                changes.push((setting.name.to_string(), value.clone()));
+                told.insert(setting.name, value);
+            }
+        }
+        self.reported = Some(told);
+        changes
+    }
+
+    /// Sets the current transaction's isolation level and read-only flag
+    /// (`None` outside a transaction).
+    pub fn set_transaction(&mut self, transaction: Option<(String, bool)>) {
+        if self.transaction != transaction {
+            self.transaction = transaction;
+            self.generation += 1;
+        }
+    }
+
+    /// A number that changes whenever a value may have.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The isolation level and read-only flag a transaction starts with.
+    pub fn transaction_defaults(&self) -> (String, bool) {
+        let level = self
+            .get("default_transaction_isolation")
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| "read committed".into());
+        let read_only = self
+            .get("default_transaction_read_only")
+            .is_some_and(|(_, v)| v == "on");
+        (level, read_only)
     }
 
     /// Sets `name` for the rest of the session; `DEFAULT` restores the
     /// default. A value the setting cannot take fails with `22023`.
     pub fn set(&mut self, name: &str, value: String) -> Result<(), SqlError> {
         let key = name.to_lowercase();
+        self.generation += 1;
         if value.eq_ignore_ascii_case("default") {
             self.changed.remove(&key);
             return Ok(());
@@ -96,18 +181,20 @@ impl SessionSettings {
 
     /// `RESET name`.
     pub fn reset(&mut self, name: &str) {
+        self.generation += 1;
         self.changed.remove(&name.to_lowercase());
     }
 
     /// `RESET ALL` / `DISCARD ALL`.
     pub fn reset_all(&mut self) {
+        self.generation += 1;
         self.changed.clear();
     }
 }
 
 /// `value` as the setting `name` shows it, or PostgreSQL's error for a
 /// value it cannot take.
-fn canonical_value(name: &str, value: &str) -> Result<String, SqlError> {
+pub(crate) fn canonical_value(name: &str, value: &str) -> Result<String, SqlError> {
     match settings::find(name).map(|s| s.kind) {
         Some(SettingKind::Milliseconds) => match parse_duration(value) {
             Some(duration) => Ok(format_milliseconds(duration)),
@@ -119,7 +206,57 @@ fn canonical_value(name: &str, value: &str) -> Result<String, SqlError> {
                 "Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".",
             )),
         },
+        Some(SettingKind::Bool) => parse_bool(value).map(on_off).ok_or_else(|| {
+            SqlError::new(
+                SqlState::INVALID_PARAMETER_VALUE,
+                format!("parameter \"{name}\" requires a Boolean value"),
+            )
+        }),
+        Some(SettingKind::Enum(values)) => {
+            let wanted = value.trim();
+            let Some(found) = values.iter().find(|v| v.eq_ignore_ascii_case(wanted)) else {
+                return Err(SqlError::new(
+                    SqlState::INVALID_PARAMETER_VALUE,
+                    format!("invalid value for parameter \"{name}\": \"{value}\""),
+                )
+                .with_hint(format!("Available values: {}.", values.join(", "))));
+            };
+            if values == settings::ISOLATION_LEVELS {
+                check_isolation(found)?;
+            }
+            Ok(found.to_string())
+        }
         _ => Ok(value.to_string()),
+    }
+}
+
+/// Fails for the isolation levels RockLake cannot give: its transactions
+/// read one snapshot and fail on write conflicts (snapshot isolation, what
+/// PostgreSQL calls REPEATABLE READ), which does not prevent every
+/// serialization anomaly (write skew), so SERIALIZABLE is `0A000` rather
+/// than a weaker level under its name.
+pub fn check_isolation(level: &str) -> Result<(), SqlError> {
+    if level == "serializable" {
+        return Err(SqlError::unsupported(
+            "SERIALIZABLE isolation is not supported by RockLake: its transactions are snapshot \
+             isolation (REPEATABLE READ), which does not prevent all serialization anomalies",
+        )
+        .with_hint("Use REPEATABLE READ."));
+    }
+    Ok(())
+}
+
+/// A Boolean as PostgreSQL reads one (`parse_bool`): `true`, `false`,
+/// `yes`, `no` and their unique prefixes, `on`, `off`, `1`, `0`, any case.
+pub fn parse_bool(value: &str) -> Option<bool> {
+    let text = value.trim().to_ascii_lowercase();
+    let prefix_of = |word: &str| !text.is_empty() && word.starts_with(text.as_str());
+    match text.as_str() {
+        "1" | "on" => Some(true),
+        "0" | "of" | "off" => Some(false),
+        _ if prefix_of("true") || prefix_of("yes") => Some(true),
+        _ if prefix_of("false") || prefix_of("no") => Some(false),
+        _ => None,
     }
 }
 
@@ -148,31 +285,39 @@ pub fn format_milliseconds(duration: Duration) -> String {
 /// `SET name = value` / `SET name TO value` (other forms are accepted and
 /// ignored, as before).
 pub fn set(settings: &mut SessionSettings, statement: &Set) -> Result<QueryOutput, SqlError> {
-    if let Set::SingleAssignment {
-        variable, values, ..
-    } = statement
-    {
-        let name = variable
-            .0
-            .iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join(".");
-        let value = values
-            .iter()
-            .map(|v| match v {
-                Expr::Value(x) => x
-                    .value
-                    .clone()
-                    .into_string()
-                    .unwrap_or_else(|| x.to_string()),
-                other => other.to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
+    if let Some((name, value)) = assignment(statement) {
         settings.set(&name, value)?;
     }
     Ok(QueryOutput::command("SET"))
+}
+
+/// The name and value of `SET name = value` / `SET name TO value`.
+pub fn assignment(statement: &Set) -> Option<(String, String)> {
+    let Set::SingleAssignment {
+        variable, values, ..
+    } = statement
+    else {
+        return None;
+    };
+    let name = variable
+        .0
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(".");
+    let value = values
+        .iter()
+        .map(|v| match v {
+            Expr::Value(x) => x
+                .value
+                .clone()
+                .into_string()
+                .unwrap_or_else(|| x.to_string()),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some((name, value))
 }
 
 /// `RESET name` / `RESET ALL`.
@@ -272,6 +417,36 @@ mod tests {
         assert_eq!(
             settings.duration("STATEMENT_TIMEOUT"),
             Some(Duration::from_secs(5))
+        );
+    }
+
+    #[test]
+    fn changed_reported_settings_are_told_once() {
+        let mut settings = SessionSettings::default();
+        settings.set_identity(SessionIdentity {
+            user: "postgres".into(),
+            application_name: "app".into(),
+        });
+        assert!(settings.take_reported_changes().is_empty());
+        settings
+            .set("default_transaction_read_only", "yes".into())
+            .unwrap();
+        settings.set("statement_timeout", "1s".into()).unwrap();
+        assert_eq!(
+            settings.take_reported_changes(),
+            vec![(
+                "default_transaction_read_only".to_string(),
+                "on".to_string()
+            )]
+        );
+        assert!(settings.take_reported_changes().is_empty());
+        settings.reset_all();
+        assert_eq!(
+            settings.take_reported_changes(),
+            vec![(
+                "default_transaction_read_only".to_string(),
+                "off".to_string()
+            )]
         );
     }
 

@@ -4,7 +4,11 @@
 //! SlateDB snapshot-isolated transaction: it reads its snapshot plus its own
 //! writes, and its commit is one atomic batch that also carries the counters and
 //! the hot key. Two transactions writing the same key conflict at commit; an
-//! insert of a key that already exists fails at once.
+//! insert of a key that already exists fails at once. The primary keys of
+//! generic relations, whose rows are keyed by row sequence, are checked
+//! against concurrent transactions in [`generic_keys`].
+
+mod generic_keys;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -24,6 +28,7 @@ use crate::reader::{rows_prefix, KeyedRow};
 use crate::scan_cache::{CacheView, Lookup, Read, TagSet, Writes, MAX_WRITES_WRITTEN_THROUGH};
 use crate::unique::{committed_violation, key_description, sorts_after, InsertedKey, UniqueKey};
 use crate::view::{CatalogView, ReadSource, ReadView};
+use generic_keys::TouchedRows;
 
 /// A read-only transaction: on one consistent snapshot of the catalog when
 /// opened from its writer, on the replayed state when opened from a replica
@@ -93,6 +98,8 @@ pub struct WriteTxn {
     /// The unique keys this transaction inserted, claimed until it ends
     /// (dropped with it: after a commit, once its outcome is known).
     claims: Claims,
+    /// The generic rows this transaction deleted or updated.
+    touched_rows: TouchedRows,
 }
 
 impl WriteTxn {
@@ -115,6 +122,7 @@ impl WriteTxn {
             cache,
             written_tags: TagSet::default(),
             writes: Some(Writes::new()),
+            touched_rows: TouchedRows::default(),
         })
     }
 
@@ -159,6 +167,7 @@ impl WriteTxn {
 
     pub(crate) fn remove(&mut self, key: &[u8]) -> StoreResult<()> {
         self.note_write(key, None);
+        self.touched_rows.note(key);
         self.txn.delete(key).map_err(|e| {
             StoreError::storage(
                 format!("deleting key {}", rocklake_codec::keys::hex_key(key)),
@@ -373,7 +382,10 @@ impl WriteTxn {
 
     /// Inserts a row, allocating its row sequence. Fails with
     /// [`StoreError::UniqueViolation`] when its key (or declared primary key)
-    /// exists in this transaction's view or among committed rows.
+    /// exists in this transaction's view or among committed rows. In a
+    /// generic relation only committed rows this transaction does not see
+    /// are checked (the SQL layer checks the others), after waiting for a
+    /// transaction in flight that wrote the same primary key.
     pub async fn insert(&mut self, relation: &Relation, row: Row) -> StoreResult<KeyedRow> {
         let row_seq = self.inner.allocate_row_seqs(1);
         let key = relation.row_key(&row, row_seq)?;
@@ -394,7 +406,7 @@ impl WriteTxn {
     ) -> StoreResult<()> {
         let layout = relation.layout();
         let (probe, columns): (Vec<u8>, Vec<usize>) = match layout {
-            RowLayout::Generic { .. } => return Ok(()),
+            RowLayout::Generic { .. } => return self.check_generic_key(relation, row, None).await,
             RowLayout::Catalog(table) if table.key_prefix_is(&relation.primary_key) => {
                 let fields =
                     &rocklake_codec::keys::decode_key(key).map_err(|source| StoreError::Key {
@@ -517,7 +529,8 @@ impl WriteTxn {
 
     /// Replaces the row stored under `old_key` (as read in this transaction) by
     /// `new_row`, keeping its row sequence `row_seq`. A change of key columns
-    /// moves the row to its new key.
+    /// moves the row to its new key; a change of a generic relation's
+    /// primary key is checked as [`WriteTxn::insert`] checks it.
     pub async fn update(
         &mut self,
         relation: &Relation,
@@ -529,6 +542,9 @@ impl WriteTxn {
         if key != old_key {
             self.check_unique(relation, &key, &new_row).await?;
             self.remove(old_key)?;
+        } else {
+            self.check_generic_update(relation, &key, &new_row).await?;
+            self.touched_rows.note(&key);
         }
         let value = relation.row_value(&new_row, row_seq)?;
         self.put(&key, &value)?;

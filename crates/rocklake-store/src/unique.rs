@@ -4,6 +4,7 @@
 
 use rocklake_codec::relations::Relation;
 use rocklake_types::datum::Datum;
+use rocklake_types::value::text::format_text;
 
 use crate::error::{StoreError, StoreResult};
 use crate::inner::StoreInner;
@@ -56,7 +57,8 @@ pub(crate) fn sorts_after(probe: &[u8], last: Option<&KeyedRow>) -> bool {
     last.is_none_or(|row| probe > row.key.as_slice())
 }
 
-/// The column names and values of a key, as a violation reports them.
+/// The column names and values of a key, as a violation reports them
+/// (values in PostgreSQL's text form: `Key (id)=(abc) already exists.`).
 pub(crate) fn key_description(
     relation: &Relation,
     columns: &[usize],
@@ -68,10 +70,7 @@ pub(crate) fn key_description(
         .collect();
     let values: Vec<String> = columns
         .iter()
-        .map(|i| match &row[*i] {
-            Datum::Int8(v) => v.to_string(),
-            other => format!("{other:?}"),
-        })
+        .map(|i| format_text(&row[*i]).unwrap_or_else(|| "null".to_string()))
         .collect();
     (names.join(", "), values.join(", "))
 }

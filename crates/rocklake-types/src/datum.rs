@@ -65,6 +65,8 @@ pub enum PgType {
     Numeric(Option<(u16, u16)>),
     /// `uuid` (OID 2950).
     Uuid,
+    /// `regproc` (OID 24): a function's oid, shown as its name.
+    RegProc,
     /// `regclass` (OID 2205).
     RegClass,
     /// `regtype` (OID 2206): a type's oid, shown as its name.
@@ -83,6 +85,10 @@ pub enum PgType {
     /// A one-dimensional array of the element type (`smallint[]`, `text[]`, ...),
     /// whose OID is the element's `typarray`.
     Array(Box<PgType>),
+    /// A row value of these fields (name, type): PostgreSQL's anonymous
+    /// `record` (OID 2249), as a function returning `SETOF record` with
+    /// output parameters gives it.
+    Record(Arc<[(String, PgType)]>),
 }
 
 impl PgType {
@@ -110,6 +116,7 @@ impl PgType {
             PgType::TimeTz => 1266,
             PgType::Numeric(_) => 1700,
             PgType::Uuid => 2950,
+            PgType::RegProc => 24,
             PgType::RegClass => 2205,
             PgType::RegType => 2206,
             PgType::RegNamespace => 4089,
@@ -118,6 +125,7 @@ impl PgType {
             PgType::Int2Vector => 22,
             PgType::OidVector => 30,
             PgType::Array(element) => element.array_oid(),
+            PgType::Record(_) => 2249,
         }
     }
 
@@ -143,7 +151,7 @@ impl PgType {
 
     /// Every type RockLake has (`numeric` unconstrained), in the order
     /// `pg_type` lists them.
-    pub const ALL: [PgType; 28] = [
+    pub const ALL: [PgType; 29] = [
         PgType::Bool,
         PgType::Bytea,
         PgType::Char,
@@ -152,6 +160,7 @@ impl PgType {
         PgType::Int2,
         PgType::Int2Vector,
         PgType::Int4,
+        PgType::RegProc,
         PgType::RegClass,
         PgType::RegType,
         PgType::RegNamespace,
@@ -213,6 +222,7 @@ impl PgType {
             PgType::TimeTz => 1270,
             PgType::Numeric(_) => 1231,
             PgType::Uuid => 2951,
+            PgType::RegProc => 1008,
             PgType::RegClass => 2210,
             PgType::RegType => 2211,
             PgType::RegNamespace => 4090,
@@ -221,6 +231,7 @@ impl PgType {
             PgType::Int2Vector => 1006,
             PgType::OidVector => 1013,
             PgType::Array(_) => 0,
+            PgType::Record(_) => 2287,
         }
     }
 
@@ -248,6 +259,7 @@ impl PgType {
             PgType::TimeTz => "timetz",
             PgType::Numeric(_) => "numeric",
             PgType::Uuid => "uuid",
+            PgType::RegProc => "regproc",
             PgType::RegClass => "regclass",
             PgType::RegType => "regtype",
             PgType::RegNamespace => "regnamespace",
@@ -256,6 +268,7 @@ impl PgType {
             PgType::Int2Vector => "int2vector",
             PgType::OidVector => "oidvector",
             PgType::Array(element) => array_type_name(element),
+            PgType::Record(_) => "record",
         }
     }
 
@@ -285,7 +298,7 @@ impl PgType {
     pub fn is_reg(&self) -> bool {
         matches!(
             self,
-            PgType::RegClass | PgType::RegType | PgType::RegNamespace
+            PgType::RegProc | PgType::RegClass | PgType::RegType | PgType::RegNamespace
         )
     }
 
@@ -374,6 +387,7 @@ impl PgType {
             "interval" => PgType::Interval,
             "timetz" | "time with time zone" => PgType::TimeTz,
             "uuid" => PgType::Uuid,
+            "regproc" => PgType::RegProc,
             "regclass" => PgType::RegClass,
             "regtype" => PgType::RegType,
             "regnamespace" => PgType::RegNamespace,
@@ -435,6 +449,7 @@ fn array_type_name(element: &PgType) -> &'static str {
         PgType::TimeTz => "_timetz",
         PgType::Numeric(_) => "_numeric",
         PgType::Uuid => "_uuid",
+        PgType::RegProc => "_regproc",
         PgType::RegClass => "_regclass",
         PgType::RegType => "_regtype",
         PgType::RegNamespace => "_regnamespace",
@@ -443,6 +458,7 @@ fn array_type_name(element: &PgType) -> &'static str {
         PgType::Int2Vector => "_int2vector",
         PgType::OidVector => "_oidvector",
         PgType::Array(_) => "_array",
+        PgType::Record(_) => "_record",
     }
 }
 
@@ -470,6 +486,7 @@ fn array_display_name(element: &PgType) -> &'static str {
         PgType::TimeTz => "time with time zone[]",
         PgType::Numeric(_) => "numeric[]",
         PgType::Uuid => "uuid[]",
+        PgType::RegProc => "regproc[]",
         PgType::RegClass => "regclass[]",
         PgType::RegType => "regtype[]",
         PgType::RegNamespace => "regnamespace[]",
@@ -478,6 +495,7 @@ fn array_display_name(element: &PgType) -> &'static str {
         PgType::Int2Vector => "int2vector[]",
         PgType::OidVector => "oidvector[]",
         PgType::Array(_) => "anyarray",
+        PgType::Record(_) => "record[]",
     }
 }
 
@@ -563,6 +581,8 @@ pub enum Datum {
     /// An `int2vector` / `oidvector`: an array from subscript 0, printed
     /// space-separated.
     Vector(Arc<[Datum]>),
+    /// A row value (`record`): its fields in order.
+    Record(Arc<[Datum]>),
 }
 
 impl Datum {
@@ -623,6 +643,10 @@ pub struct ColumnDef {
     pub not_null: bool,
     /// The column's `DEFAULT`: the text of a constant of its type (`None`: NULL).
     pub default: Option<String>,
+    /// For a result column that reads a table's column as it is: the
+    /// table's oid and the column's number (`attnum`), as RowDescription
+    /// tells them; `None` for other columns (and in table definitions).
+    pub table_column: Option<(u32, i16)>,
 }
 
 impl ColumnDef {
@@ -633,6 +657,7 @@ impl ColumnDef {
             pg_type,
             not_null: false,
             default: None,
+            table_column: None,
         }
     }
 }

@@ -55,6 +55,38 @@ pub enum SettingKind {
     /// `d`) or without (milliseconds), shown in the largest unit that
     /// divides it (`1min`, `1500ms`), `0` for none.
     Milliseconds,
+    /// A Boolean: set as PostgreSQL reads one (`on`, `true`, `yes`, `1`,
+    /// unique prefixes, any case), shown `on` or `off`.
+    Bool,
+    /// One of these values (any case on input).
+    Enum(&'static [&'static str]),
+}
+
+/// The isolation levels PostgreSQL names, in the order its error hint lists
+/// them.
+pub const ISOLATION_LEVELS: &[&str] = &[
+    "serializable",
+    "repeatable read",
+    "read committed",
+    "read uncommitted",
+];
+
+const fn isolation(name: &'static str) -> Setting {
+    Setting {
+        name,
+        default: DefaultValue::Fixed("read committed"),
+        reported: false,
+        kind: SettingKind::Enum(ISOLATION_LEVELS),
+    }
+}
+
+const fn boolean(name: &'static str, value: &'static str, reported: bool) -> Setting {
+    Setting {
+        name,
+        default: DefaultValue::Fixed(value),
+        reported,
+        kind: SettingKind::Bool,
+    }
 }
 
 const fn fixed(name: &'static str, value: &'static str, reported: bool) -> Setting {
@@ -86,8 +118,8 @@ pub const SETTINGS: &[Setting] = &[
     },
     fixed("client_encoding", "UTF8", true),
     fixed("DateStyle", "ISO, MDY", true),
-    fixed("default_transaction_isolation", "read committed", false),
-    fixed("default_transaction_read_only", "off", true),
+    isolation("default_transaction_isolation"),
+    boolean("default_transaction_read_only", "off", true),
     milliseconds("idle_in_transaction_session_timeout"),
     fixed("in_hot_standby", "off", true),
     fixed("integer_datetimes", "on", true),
@@ -96,6 +128,8 @@ pub const SETTINGS: &[Setting] = &[
     // Accepted and shown; RockLake has no JIT compiler to turn on or off.
     fixed("jit", "on", false),
     fixed("max_identifier_length", "63", false),
+    // PostgreSQL's compiled-in limit, which pgJDBC reads from pg_settings.
+    fixed("max_index_keys", "32", false),
     fixed("search_path", "\"$user\", public", false),
     fixed("server_encoding", "UTF8", true),
     fixed("server_version", SERVER_VERSION, true),
@@ -109,8 +143,10 @@ pub const SETTINGS: &[Setting] = &[
     fixed("standard_conforming_strings", "on", true),
     milliseconds("statement_timeout"),
     fixed("TimeZone", "Etc/UTC", true),
-    fixed("transaction_isolation", "read committed", false),
-    fixed("transaction_read_only", "off", false),
+    // The current transaction's (outside one: the defaults'); the session
+    // answers these from its transaction.
+    isolation("transaction_isolation"),
+    boolean("transaction_read_only", "off", false),
 ];
 
 /// The setting named `name` (any case).

@@ -38,6 +38,14 @@ pub fn put<M: Message>(buf: &mut BytesMut, message: &M) -> Result<(), SqlError> 
         .map_err(|e| SqlError::internal(format!("cannot encode a protocol message: {e}")))
 }
 
+/// Writes a ParameterStatus: a reported setting's new value.
+pub fn put_parameter_status(buf: &mut BytesMut, name: &str, value: &str) {
+    let _ = put(
+        buf,
+        &pgwire::messages::startup::ParameterStatus::new(name.to_string(), value.to_string()),
+    );
+}
+
 /// Writes ReadyForQuery with the session's transaction state.
 pub fn put_ready(buf: &mut BytesMut, status: TxStatus) {
     let status = match status {
@@ -84,12 +92,20 @@ pub fn put_error(buf: &mut BytesMut, error: &SqlError, severity: Severity) {
     let _ = put(buf, &ErrorResponse::new(fields));
 }
 
-/// Writes a NoticeResponse (severity NOTICE).
+/// Writes a NoticeResponse: severity WARNING for the classes PostgreSQL
+/// warns with (`01` warnings, `25` transaction states such as "there is no
+/// transaction in progress"), NOTICE otherwise.
 pub fn put_notice(buf: &mut BytesMut, notice: &Notice) {
+    let code = notice.code.to_string();
+    let severity = if code.starts_with("01") || code.starts_with("25") {
+        "WARNING"
+    } else {
+        "NOTICE"
+    };
     let fields = vec![
-        (b'S', "NOTICE".to_string()),
-        (b'V', "NOTICE".to_string()),
-        (b'C', notice.code.to_string()),
+        (b'S', severity.to_string()),
+        (b'V', severity.to_string()),
+        (b'C', code),
         (b'M', notice.message.replace('\0', "\\0")),
     ];
     let _ = put(buf, &NoticeResponse::new(fields));
@@ -127,6 +143,7 @@ pub fn type_size(ty: &PgType) -> i16 {
         PgType::Int4
         | PgType::Float4
         | PgType::Oid
+        | PgType::RegProc
         | PgType::RegClass
         | PgType::RegType
         | PgType::RegNamespace
@@ -144,7 +161,8 @@ pub fn type_size(ty: &PgType) -> i16 {
         | PgType::AclItem
         | PgType::Int2Vector
         | PgType::OidVector
-        | PgType::Array(_) => -1,
+        | PgType::Array(_)
+        | PgType::Record(_) => -1,
     }
 }
 
@@ -159,10 +177,11 @@ pub fn put_row_description(
         .iter()
         .zip(formats)
         .map(|(column, format)| {
+            let (table, number) = column.table_column.unwrap_or((0, 0));
             FieldDescription::new(
                 column.name.clone(),
-                0,
-                0,
+                table as i32,
+                number,
                 column.pg_type.oid(),
                 type_size(&column.pg_type),
                 column.pg_type.type_modifier(),

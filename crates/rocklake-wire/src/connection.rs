@@ -550,7 +550,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                 FrontendMessage::Close { kind, name } => self.close(kind, &name),
                 FrontendMessage::Sync => {
                     self.skip_until_sync = false;
-                    backend::put_ready(&mut self.transport.out, self.session.status());
+                    self.ready_for_query();
                     self.transport.flush().await?;
                 }
                 FrontendMessage::Flush => self.transport.flush().await?,
@@ -578,6 +578,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         backend::put_error(&mut self.transport.out, error, Severity::Error);
         if mode == Mode::Extended {
             self.skip_until_sync = true;
+            self.session.protocol_error();
         }
     }
 
@@ -621,6 +622,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         Ok(held.filter(|_| !failed))
     }
 
+    /// ParameterStatus for each reported setting that changed, then
+    /// ReadyForQuery, as PostgreSQL ends a query cycle.
+    fn ready_for_query(&mut self) {
+        for (name, value) in self.session.take_reported_changes() {
+            backend::put_parameter_status(&mut self.transport.out, &name, &value);
+        }
+        backend::put_ready(&mut self.transport.out, self.session.status());
+    }
+
     async fn simple_query(&mut self, sql: &str) -> Result<(), ConnectionError> {
         // A simple Query destroys the unnamed statement and portal.
         self.statements.remove("");
@@ -631,7 +641,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
             self.run_statements(sql, &[], Mode::Simple, Vec::new(), 0)
                 .await?;
         }
-        backend::put_ready(&mut self.transport.out, self.session.status());
+        self.ready_for_query();
         self.transport.flush().await
     }
 

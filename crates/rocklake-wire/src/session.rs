@@ -56,10 +56,23 @@ pub trait SqlSession: Send {
     /// Transaction state to report in ReadyForQuery.
     fn status(&self) -> TxStatus;
 
+    /// An error of the extended protocol outside a statement's execution
+    /// (at Parse, Bind, Describe or Close) happened: as in PostgreSQL, it
+    /// aborts an open transaction block (later statements get 25P02 until
+    /// ROLLBACK).
+    fn protocol_error(&mut self) {}
+
     /// How long the session may wait for its client inside a transaction
     /// block (`idle_in_transaction_session_timeout`); `None` for no limit.
     fn idle_in_transaction_timeout(&self) -> Option<Duration> {
         None
+    }
+
+    /// The reported settings (PostgreSQL's `GUC_REPORT` ones) whose values
+    /// changed since the client was last told them, with their new values:
+    /// sent as ParameterStatus before ReadyForQuery.
+    fn take_reported_changes(&mut self) -> Vec<(String, String)> {
+        Vec::new()
     }
 }
 

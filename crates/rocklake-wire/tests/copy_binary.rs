@@ -261,9 +261,11 @@ fn datum_for(ty: &PgType) -> BoxedStrategy<Datum> {
             })
             .boxed(),
         PgType::Numeric(_) => numeric_text().prop_map(Datum::Numeric).boxed(),
-        PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace => {
-            any::<u32>().prop_map(Datum::Oid).boxed()
-        }
+        PgType::Oid
+        | PgType::RegProc
+        | PgType::RegClass
+        | PgType::RegType
+        | PgType::RegNamespace => any::<u32>().prop_map(Datum::Oid).boxed(),
         PgType::Tid => (any::<u32>(), any::<u16>())
             .prop_map(|(block, offset)| Datum::Tid { block, offset })
             .boxed(),
@@ -288,6 +290,8 @@ fn datum_for(ty: &PgType) -> BoxedStrategy<Datum> {
             })
             .boxed(),
         PgType::Json | PgType::AclItem => "[a-z{}:\"]{0,12}".prop_map(Datum::text).boxed(),
+        // Row values are never COPY input (no column has a row type).
+        PgType::Record(_) => Just(Datum::Null).boxed(),
     };
     prop_oneof![1 => Just(Datum::Null), 6 => value].boxed()
 }

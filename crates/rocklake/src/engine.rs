@@ -48,6 +48,14 @@ impl SqlSession for EngineSession {
         self.session.status()
     }
 
+    fn take_reported_changes(&mut self) -> Vec<(String, String)> {
+        self.session.take_reported_changes()
+    }
+
+    fn protocol_error(&mut self) {
+        self.session.abort_block();
+    }
+
     fn idle_in_transaction_timeout(&self) -> Option<Duration> {
         self.session.idle_in_transaction_timeout()
     }

@@ -43,9 +43,13 @@ pub fn datum_to_cell(datum: &Datum) -> pb::Cell {
             block: *block,
             offset: u32::from(*offset),
         }),
-        Datum::Array(items) | Datum::Vector(items) => V::ArrayValue(pb::CellArray {
-            elements: items.iter().map(datum_to_cell).collect(),
-        }),
+        // No column has a row type (the engine refuses one), so a record
+        // is never stored; were it, its fields would read back as an array.
+        Datum::Array(items) | Datum::Vector(items) | Datum::Record(items) => {
+            V::ArrayValue(pb::CellArray {
+                elements: items.iter().map(datum_to_cell).collect(),
+            })
+        }
     };
     pb::Cell { value: Some(value) }
 }
@@ -64,7 +68,11 @@ pub fn cell_to_datum(cell: pb::Cell, pg_type: &PgType) -> Result<Datum, String> 
         (PgType::Int4, V::IntValue(v)) => Datum::Int4(i32::try_from(v).map_err(|e| e.to_string())?),
         (PgType::Int8, V::IntValue(v)) => Datum::Int8(v),
         (
-            PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace,
+            PgType::Oid
+            | PgType::RegProc
+            | PgType::RegClass
+            | PgType::RegType
+            | PgType::RegNamespace,
             V::IntValue(v),
         ) => Datum::Oid(u32::try_from(v).map_err(|e| e.to_string())?),
         (PgType::Date, V::IntValue(v)) => Datum::Date(i32::try_from(v).map_err(|e| e.to_string())?),

@@ -288,6 +288,7 @@ impl Relation {
                         pg_type,
                         not_null: c.not_null,
                         default: c.default_text,
+                        table_column: None,
                     },
                     dropped: c.dropped,
                     field: c.field,

@@ -125,8 +125,36 @@ impl Binder<'_> {
         root: &Expr,
         chain: &[AccessExpr],
     ) -> Result<(BExpr, Ty), SqlError> {
-        let (mut b, mut t) = self.bind_expr(root)?;
-        for access in chain {
+        // `t.col[i]` parses as `t` with the accesses `.col` and `[i]`: the
+        // leading `.name`s of an identifier are its qualified column name.
+        let mut path: Vec<String> = match root {
+            Expr::Identifier(id) => vec![crate::bind::fold(id)],
+            Expr::CompoundIdentifier(ids) => ids.iter().map(crate::bind::fold).collect(),
+            _ => Vec::new(),
+        };
+        let names = if path.is_empty() {
+            0
+        } else {
+            chain
+                .iter()
+                .take_while(|a| matches!(a, AccessExpr::Dot(Expr::Identifier(_))))
+                .count()
+        };
+        for access in &chain[..names] {
+            if let AccessExpr::Dot(Expr::Identifier(id)) = access {
+                path.push(crate::bind::fold(id));
+            }
+        }
+        let (mut b, mut t) = if names > 0 {
+            self.resolve_column(&path)?
+        } else {
+            self.bind_expr(root)?
+        };
+        for access in &chain[names..] {
+            if let AccessExpr::Dot(Expr::Identifier(field)) = access {
+                (b, t) = field_of(b, t, field)?;
+                continue;
+            }
             let AccessExpr::Subscript(Subscript::Index { index }) = access else {
                 return Err(SqlError::unsupported(format!(
                     "array slices and field access are not supported: {access}"
@@ -265,6 +293,15 @@ impl Binder<'_> {
                 let element = array_arg(&types[0])?;
                 (SetFunc::Unnest, bound, Some(element))
             }
+            (EXPAND_ARRAY, 1) => {
+                let element = array_arg(&types[0])?;
+                let row = vec![("x".to_string(), element), ("n".to_string(), PgType::Int4)];
+                (
+                    SetFunc::ExpandArray,
+                    bound,
+                    Some(PgType::Record(row.into())),
+                )
+            }
             ("generate_subscripts", 2 | 3) => {
                 array_arg(&types[0])?;
                 let mut out = vec![bound.remove(0)];
@@ -309,6 +346,34 @@ impl Binder<'_> {
     }
 }
 
+/// `(row).field`: the field of a row value, by name; PostgreSQL's errors
+/// for a field a row lacks and for a value that is not a row.
+fn field_of(row: BExpr, ty: Ty, field: &sqlparser::ast::Ident) -> Result<(BExpr, Ty), SqlError> {
+    let name = crate::bind::fold(field);
+    match &ty {
+        Some(PgType::Record(fields)) => {
+            let Some(i) = fields.iter().position(|(n, _)| *n == name) else {
+                return Err(SqlError::new(
+                    SqlState::UNDEFINED_COLUMN,
+                    format!("could not identify column \"{name}\" in record data type"),
+                ));
+            };
+            let field_type = fields[i].1.clone();
+            Ok((
+                BExpr::Func(Func::RecordField(i), vec![row]),
+                Some(field_type),
+            ))
+        }
+        other => Err(SqlError::new(
+            SqlState::WRONG_OBJECT_TYPE,
+            format!(
+                "column notation .{name} applied to type {}, which is not a composite type",
+                other.as_ref().map_or("unknown", PgType::display_name)
+            ),
+        )),
+    }
+}
+
 /// Points the placeholders of set-returning calls in `e` at their columns,
 /// which follow the `width` columns of the rows the projection reads.
 pub(super) fn place_set_calls(e: &mut BExpr, width: usize) {
@@ -323,8 +388,16 @@ pub(super) fn place_set_calls(e: &mut BExpr, width: usize) {
 
 /// Whether a function name is one of the set-returning functions.
 pub(super) fn is_set_function(name: &str) -> bool {
-    matches!(name, "unnest" | "generate_subscripts" | "generate_series")
+    matches!(
+        name,
+        "unnest" | "generate_subscripts" | "generate_series" | EXPAND_ARRAY
+    )
 }
+
+/// PostgreSQL's `information_schema._pg_expandarray(anyarray)`, returning
+/// `SETOF record (x anyelement, n int)`: only by this qualified name, as
+/// `information_schema` is not on the search path.
+pub(super) const EXPAND_ARRAY: &str = "information_schema._pg_expandarray";
 
 /// The comparison operator of a binary operator, if it is one.
 pub(super) fn comparison(op: &sqlparser::ast::BinaryOperator) -> Option<CmpOp> {

@@ -130,7 +130,7 @@ impl Binder<'_> {
         }
     }
 
-    fn resolve_column(&mut self, parts: &[String]) -> Result<(BExpr, Ty), SqlError> {
+    pub(super) fn resolve_column(&mut self, parts: &[String]) -> Result<(BExpr, Ty), SqlError> {
         let (qual, schema, col) = match parts {
             [c] => (None, None, c.clone()),
             [t, c] => (Some(t.clone()), None, c.clone()),
@@ -346,6 +346,26 @@ impl Binder<'_> {
         Ok((BExpr::Arith(op, Box::new(lb), Box::new(rb)), ty))
     }
 
+    /// `a & b`, `a | b`, `a # b` (bitwise AND, OR, XOR) of integers.
+    pub(super) fn bind_bitwise(
+        &mut self,
+        op: char,
+        l: &Expr,
+        r: &Expr,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let (b, ty) = self.bind_arith(op, l, r)?;
+        match ty {
+            Some(PgType::Int2 | PgType::Int4 | PgType::Int8) => Ok((b, ty)),
+            other => Err(SqlError::new(
+                SqlState::UNDEFINED_FUNCTION,
+                format!(
+                    "operator does not exist: {0} {op} {0}",
+                    other.as_ref().map_or("unknown", PgType::display_name)
+                ),
+            )),
+        }
+    }
+
     /// Binds an expression, returning it with its type.
     /// Binds an expression: resolves names, types literals and checks
     /// operand types; one arm per expression family.
@@ -445,6 +465,12 @@ impl Binder<'_> {
                 ..
             } => self.bind_substring(expr, substring_from.as_deref(), substring_for.as_deref()),
             Expr::Function(f) => self.bind_function(f),
+            Expr::Trim {
+                expr,
+                trim_where,
+                trim_what,
+                trim_characters: None,
+            } => self.bind_trim(trim_name(trim_where.as_ref()), expr, trim_what.as_deref()),
             Expr::Array(array) => self.bind_array_constructor(array),
             Expr::CompoundFieldAccess { root, access_chain } => {
                 self.bind_subscripts(root, access_chain)
@@ -681,4 +707,14 @@ fn bind_value(v: &Value) -> Result<(BExpr, Ty), SqlError> {
             )))
         }
     })
+}
+
+/// The function SQL's `TRIM([BOTH | LEADING | TRAILING] ...)` calls.
+pub(crate) fn trim_name(side: Option<&sqlparser::ast::TrimWhereField>) -> &'static str {
+    use sqlparser::ast::TrimWhereField;
+    match side {
+        None | Some(TrimWhereField::Both) => "btrim",
+        Some(TrimWhereField::Leading) => "ltrim",
+        Some(TrimWhereField::Trailing) => "rtrim",
+    }
 }

@@ -8,7 +8,7 @@ use rocklake_types::datum::{Datum, PgType};
 use sqlparser::ast::{JoinConstraint, JoinOperator, TableFactor, TableWithJoins};
 
 use crate::bind::{fold, name_parts, Binder, Entry};
-use crate::catalog::VirtualTable;
+use crate::catalog::{pg_attnum, VirtualTable};
 use crate::plan::{
     comparable, BExpr, CmpOp, FromPlan, JoinKind, QueryPlan, ScanReq, ScanSource, SetPlan, Ty,
 };
@@ -276,16 +276,7 @@ impl Binder<'_> {
                     }
                 }
                 let parts = name_parts(name)?;
-                let function = match parts.as_slice() {
-                    [n] => n.clone(),
-                    [s, n] if s == "pg_catalog" => n.clone(),
-                    _ => {
-                        return Err(SqlError::new(
-                            SqlState::UNDEFINED_FUNCTION,
-                            format!("function {} does not exist", parts.join(".")),
-                        ))
-                    }
-                };
+                let function = from_function_name(&parts)?;
                 self.bind_from_function(&function, &exprs, alias.as_ref())
             }
             TableFactor::UNNEST {
@@ -311,6 +302,8 @@ impl Binder<'_> {
                     _ => None,
                 };
                 self.add_entry(alias.as_ref(), tname, schema, cols, scan)?;
+                let origins = self.origins_of(&plan);
+                self.set_last_origins(origins);
                 Ok(plan)
             }
             TableFactor::Derived {
@@ -336,8 +329,12 @@ impl Binder<'_> {
                     .map(|c| (c.name.clone(), c.ty.clone()))
                     .collect();
                 let name = alias.as_ref().map(|a| fold(&a.name)).unwrap_or_default();
+                let origins = self.derived_origins.get(&name).cloned();
                 self.add_entry(alias.as_ref(), name, None, cols, None)?;
-                Ok(FromPlan::Derived(Arc::new(plan)))
+                let plan = FromPlan::Derived(Arc::new(plan));
+                let origins = origins.unwrap_or_else(|| self.origins_of(&plan));
+                self.set_last_origins(origins);
+                Ok(plan)
             }
             TableFactor::NestedJoin {
                 table_with_joins,
@@ -395,9 +392,81 @@ impl Binder<'_> {
             cols,
             offset,
             ctid: stored_scan.map(|scan| (offset + n, scan)),
+            origins: Vec::new(),
         });
         scope.width += n + usize::from(stored_scan.is_some());
         Ok(())
+    }
+
+    /// The table column each column of a FROM item reads as it is: a
+    /// stored table's own columns, a `pg_catalog` table's by PostgreSQL's
+    /// numbers, a subquery's (or CTE's) where it reads one.
+    fn origins_of(&self, plan: &FromPlan) -> Vec<Option<(u32, i16)>> {
+        match plan {
+            FromPlan::Scan(id) => match self.scans.get(*id).map(|s| &s.source) {
+                Some(ScanSource::Table(def)) => {
+                    let oid = crate::catalog::Catalog::rel_oid(def);
+                    (1..=def.columns.len())
+                        .map(|n| i16::try_from(n).ok().map(|n| (oid, n)))
+                        .collect()
+                }
+                Some(ScanSource::Virtual(table)) => {
+                    let oid = table.oid();
+                    table
+                        .columns()
+                        .iter()
+                        .map(|c| pg_attnum(oid, &c.name).map(|n| (oid, n)))
+                        .collect()
+                }
+                _ => Vec::new(),
+            },
+            FromPlan::Derived(sub) => sub.columns.iter().map(|c| c.origin).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Sets the origins of the FROM item added last.
+    fn set_last_origins(&mut self, origins: Vec<Option<(u32, i16)>>) {
+        if let Some(entry) = self.scope().entries.last_mut() {
+            entry.origins = origins;
+        }
+    }
+
+    /// The table column a select-list expression reads as it is: a plain
+    /// (possibly qualified, parenthesized) reference to a column of this
+    /// query level's FROM items that has one, as PostgreSQL marks result
+    /// columns' origins; `None` for anything computed.
+    pub(super) fn column_origin(&self, e: &sqlparser::ast::Expr) -> Option<(u32, i16)> {
+        use sqlparser::ast::Expr;
+        let parts: Vec<String> = match e {
+            Expr::Nested(inner) => return self.column_origin(inner),
+            Expr::Identifier(id) => vec![fold(id)],
+            Expr::CompoundIdentifier(ids) => ids.iter().map(fold).collect(),
+            _ => return None,
+        };
+        let (qual, schema, col) = match parts.as_slice() {
+            [c] => (None, None, c),
+            [t, c] => (Some(t), None, c),
+            [s, t, c] => (Some(t), Some(s), c),
+            _ => return None,
+        };
+        let scope = self.scopes.last()?;
+        let mut hits = scope.entries.iter().filter_map(|entry| {
+            if qual.is_some_and(|q| *q != entry.alias)
+                || schema.is_some_and(|s| entry.schema.as_ref() != Some(s))
+            {
+                return None;
+            }
+            let i = entry.cols.iter().position(|(c, _)| c == col)?;
+            let merged_away = qual.is_none()
+                && scope
+                    .merged
+                    .iter()
+                    .any(|(_, right)| *right == entry.offset + i);
+            (!merged_away).then(|| entry.origin(i))
+        });
+        let origin = hits.next()?;
+        hits.next().is_none().then_some(origin).flatten()
     }
 
     /// Resolves a relation name: CTE, stored table, or virtual catalog table.
@@ -605,5 +674,24 @@ fn flip(op: CmpOp) -> CmpOp {
         CmpOp::Gt => CmpOp::Lt,
         CmpOp::Ge => CmpOp::Le,
         other => other,
+    }
+}
+
+/// The set-returning function a FROM item names (`pg_catalog.` optional).
+fn from_function_name(parts: &[String]) -> Result<String, SqlError> {
+    match parts {
+        [n] => Ok(n.clone()),
+        [s, n] if s == "pg_catalog" => Ok(n.clone()),
+        [s, n] if s == "information_schema" && n == "_pg_expandarray" => {
+            Err(SqlError::unsupported(
+                "information_schema._pg_expandarray in FROM (a function returning \
+                 rows of several columns) is not supported; call it in the select \
+                 list",
+            ))
+        }
+        _ => Err(SqlError::new(
+            SqlState::UNDEFINED_FUNCTION,
+            format!("function {} does not exist", parts.join(".")),
+        )),
     }
 }

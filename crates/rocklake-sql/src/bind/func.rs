@@ -84,6 +84,30 @@ impl Binder<'_> {
         }
     }
 
+    /// `btrim`, `ltrim` or `rtrim(string [, characters])` (space by
+    /// default), as SQL's `TRIM([BOTH | LEADING | TRAILING] [characters]
+    /// FROM string)` calls them.
+    pub(super) fn bind_trim(
+        &mut self,
+        name: &str,
+        string: &Expr,
+        characters: Option<&Expr>,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let string = self.bind_text_arg(string)?;
+        let characters = match characters {
+            Some(c) => self.bind_text_arg(c)?,
+            None => BExpr::Const(Datum::text(" ")),
+        };
+        let func = Func::Trim {
+            leading: name != "rtrim",
+            trailing: name != "ltrim",
+        };
+        Ok((
+            BExpr::Func(func, vec![string, characters]),
+            Some(PgType::Text),
+        ))
+    }
+
     /// A scalar function call by (folded) name.
     fn bind_scalar_function(
         &mut self,
@@ -105,6 +129,37 @@ impl Binder<'_> {
             }
             ("version", 0) => konst(Datum::text(version_string()), PgType::Text),
             ("current_schema", 0) => konst(Datum::Text("public".into()), PgType::Name),
+            ("current_schemas", 1) => {
+                // The search path is PostgreSQL's default (`"$user", public`
+                // with no schema named after the user): with the implicit
+                // schemas, pg_catalog comes first.
+                let (a, t) = self.bind_expr(args[0])?;
+                let implicit = self.coerce(a, &t, &PgType::Bool, "current_schemas")?;
+                let names = |list: &[&str]| {
+                    BExpr::Const(Datum::array(
+                        list.iter()
+                            .map(|n| Datum::Text((*n).into()))
+                            .collect::<Vec<_>>(),
+                    ))
+                };
+                let with = names(&["pg_catalog", "public"]);
+                let without = names(&["public"]);
+                Ok((
+                    BExpr::Case {
+                        operand: None,
+                        whens: vec![(implicit.clone(), with)],
+                        otherwise: Some(Box::new(BExpr::Case {
+                            operand: None,
+                            whens: vec![(
+                                BExpr::IsNull(Box::new(implicit), false),
+                                BExpr::Const(Datum::Null),
+                            )],
+                            otherwise: Some(Box::new(without)),
+                        })),
+                    },
+                    Some(PgType::array_of(PgType::Name)),
+                ))
+            }
             ("current_database" | "current_catalog", 0) => {
                 konst(Datum::text(self.cat.database.clone()), PgType::Name)
             }
@@ -376,6 +431,9 @@ impl Binder<'_> {
                     Some(PgType::RegClass),
                 ))
             }
+            ("btrim" | "ltrim" | "rtrim", 1 | 2) => {
+                self.bind_trim(name, args[0], args.get(1).copied())
+            }
             ("lower" | "upper", 1) => {
                 let a = self.bind_text_arg(args[0])?;
                 let func = if name == "lower" {
@@ -619,6 +677,9 @@ fn function_name(f: &Function) -> Result<String, SqlError> {
     match parts.as_slice() {
         [n] => Ok(n.clone()),
         [s, n] if s == "pg_catalog" => Ok(n.clone()),
+        [s, n] if s == "information_schema" && n == "_pg_expandarray" => {
+            Ok(super::arrays::EXPAND_ARRAY.to_string())
+        }
         _ => Err(SqlError::new(
             SqlState::UNDEFINED_FUNCTION,
             format!("function {} does not exist", parts.join(".")),

@@ -3,6 +3,8 @@
 //! relations resolve in `public`, then `pg_catalog`).
 
 mod arrays;
+mod colname;
+mod comma;
 pub(crate) mod expr;
 mod from;
 mod func;
@@ -17,6 +19,7 @@ use order::{output_index, sort_key};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub use colname::figure_colname;
 use rocklake_types::datum::PgType;
 use sqlparser::ast::{
     Distinct, Expr, GroupByExpr, Ident, LimitClause, ObjectName, ObjectNamePart, OrderByKind,
@@ -67,6 +70,16 @@ pub struct Entry {
     /// For stored tables: the index of the hidden `ctid` column and the scan
     /// that reads the table.
     pub ctid: Option<(usize, usize)>,
+    /// The table column each column reads as it is (table oid, attnum),
+    /// by position; empty when none does.
+    pub origins: Vec<Option<(u32, i16)>>,
+}
+
+impl Entry {
+    /// The table column its column `i` reads as it is, if any.
+    pub fn origin(&self, i: usize) -> Option<(u32, i16)> {
+        self.origins.get(i).copied().flatten()
+    }
 }
 
 /// The FROM items of one query level.
@@ -136,6 +149,10 @@ pub struct Binder<'c> {
     pub set_calls: Option<Vec<crate::plan::SetCall>>,
     /// How many recursive terms of recursive CTEs are being bound.
     pub recursive_terms: usize,
+    /// Table columns that the derived FROM items of these aliases stand
+    /// for (RETURNING lists are bound over stand-ins for the target table),
+    /// so that result columns read from them name the table's columns.
+    pub derived_origins: HashMap<String, Vec<Option<(u32, i16)>>>,
     /// CTEs that read columns of enclosing queries (by plan address), and
     /// the scope depth from which they may be read.
     pub correlated_ctes: HashMap<usize, usize>,
@@ -226,6 +243,7 @@ impl<'c> Binder<'c> {
             grouped_select: false,
             set_calls: None,
             recursive_terms: 0,
+            derived_origins: HashMap::new(),
             correlated_ctes: HashMap::new(),
         }
     }
@@ -412,6 +430,7 @@ impl<'c> Binder<'c> {
                     cols.push(OutCol {
                         name: l.name.clone(),
                         ty: t,
+                        origin: None,
                     });
                 }
                 Ok((
@@ -486,6 +505,7 @@ impl<'c> Binder<'c> {
             .map(|(i, t)| OutCol {
                 name: format!("column{}", i + 1),
                 ty: Some(t),
+                origin: None,
             })
             .collect();
         Ok((SetPlan::Values(out_rows), cols))
@@ -519,13 +539,16 @@ impl<'c> Binder<'c> {
         sel: &Select,
         order_by: &[sqlparser::ast::OrderByExpr],
     ) -> Result<(SelectPlan, Vec<OutCol>, Vec<SortKey>), SqlError> {
-        let from = self.bind_from(&sel.from)?;
+        let mut from = self.bind_from(&sel.from)?;
         let filter = match &sel.selection {
             Some(w) => Some(self.bind_bool(w, "WHERE")?),
             None => None,
         };
         if let (FromPlan::Scan(id), Some(f)) = (&from, &filter) {
             self.push_down(*id, f);
+        }
+        if let Some(f) = &filter {
+            self.attach_to_inner_joins(&mut from, f);
         }
         let group_exprs = match &sel.group_by {
             GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
@@ -721,6 +744,7 @@ impl<'c> Binder<'c> {
                     cols.push(OutCol {
                         name: figure_colname(e),
                         ty: t,
+                        origin: self.column_origin(e),
                     });
                 }
                 SelectItem::ExprWithAlias { expr, alias } => {
@@ -729,6 +753,7 @@ impl<'c> Binder<'c> {
                     cols.push(OutCol {
                         name: fold(alias),
                         ty: t,
+                        origin: self.column_origin(expr),
                     });
                 }
                 SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
@@ -776,14 +801,16 @@ impl<'c> Binder<'c> {
                     skip.insert(right);
                     continue;
                 }
-                let (name, ty) = scope
+                let entry = scope
                     .entries
                     .iter()
-                    .find(|e| left >= e.offset && left < e.offset + e.cols.len())
+                    .find(|e| left >= e.offset && left < e.offset + e.cols.len());
+                let (name, ty) = entry
                     .map(|e| e.cols[left - e.offset].clone())
                     .unwrap_or_default();
+                let origin = entry.and_then(|e| e.origin(left - e.offset));
                 projection.push(BExpr::Col { up: 0, idx: left });
-                cols.push(OutCol { name, ty });
+                cols.push(OutCol { name, ty, origin });
                 skip.insert(left);
                 skip.insert(right);
             }
@@ -805,6 +832,7 @@ impl<'c> Binder<'c> {
                 cols.push(OutCol {
                     name: n.clone(),
                     ty: t.clone(),
+                    origin: e.origin(i),
                 });
             }
         }
@@ -847,66 +875,6 @@ pub(crate) fn union_all(quantifier: &SetQuantifier) -> Result<bool, SqlError> {
     }
 }
 
-/// The output column name PostgreSQL gives an unaliased expression.
-pub fn figure_colname(e: &Expr) -> String {
-    colname_and_strength(e).0
-}
-
-/// PostgreSQL's `FigureColnameInternal`: a name and how strongly it names
-/// the column (2: a column, function, `array`, ...; 1: a cast's type or
-/// `case`; 0: none, `?column?`). A cast keeps its operand's name unless that
-/// is weaker than a type's.
-fn colname_and_strength(e: &Expr) -> (String, u8) {
-    match e {
-        Expr::Identifier(id) => (fold(id), 2),
-        Expr::CompoundIdentifier(ids) => (ids.last().map(fold).unwrap_or_default(), 2),
-        Expr::Nested(inner) | Expr::Collate { expr: inner, .. } => colname_and_strength(inner),
-        Expr::Function(f) => (
-            f.name
-                .0
-                .last()
-                .map(|p| match p {
-                    ObjectNamePart::Identifier(id) => fold(id),
-                    other => other.to_string(),
-                })
-                .unwrap_or_default(),
-            2,
-        ),
-        Expr::Array(_) => ("array".into(), 2),
-        Expr::CompoundFieldAccess { root, .. } => colname_and_strength(root),
-        Expr::Cast {
-            expr, data_type, ..
-        } => {
-            let (inner, strength) = colname_and_strength(expr);
-            if strength > 1 {
-                return (inner, strength);
-            }
-            match crate::bind::expr::pg_type_of(data_type) {
-                // An array type is named by its element type, as written.
-                Ok(t) => (t.element_type().unwrap_or(t).type_name().to_string(), 1),
-                Err(_) => (inner, strength),
-            }
-        }
-        // As PostgreSQL: the ELSE result's name when it has a real one (a
-        // column, a function, a cast of either), else `case`.
-        Expr::Case { else_result, .. } => else_result
-            .as_deref()
-            .filter(|result| colname_and_strength(result).1 > 1)
-            .map_or_else(|| ("case".into(), 1), colname_and_strength),
-        Expr::Exists { .. } => ("exists".into(), 2),
-        Expr::Subquery(q) => match q.body.as_ref() {
-            SetExpr::Select(s) => match s.projection.first() {
-                Some(SelectItem::UnnamedExpr(x)) => colname_and_strength(x),
-                Some(SelectItem::ExprWithAlias { alias, .. }) => (fold(alias), 2),
-                _ => ("?column?".into(), 0),
-            },
-            _ => ("?column?".into(), 0),
-        },
-        Expr::Substring { .. } => ("substring".into(), 2),
-        _ => ("?column?".into(), 0),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -919,30 +887,6 @@ mod tests {
             .unwrap()
             .parse_expr()
             .unwrap()
-    }
-
-    #[test]
-    fn column_names_follow_postgres() {
-        assert_eq!(figure_colname(&expr("\"Foo\"")), "Foo");
-        assert_eq!(figure_colname(&expr("t.Bar")), "bar");
-        assert_eq!(figure_colname(&expr("COUNT(*)")), "count");
-        assert_eq!(figure_colname(&expr("CAST(x AS BOOLEAN)")), "x");
-        assert_eq!(figure_colname(&expr("'1'::int4")), "int4");
-        assert_eq!(figure_colname(&expr("1 + 2")), "?column?");
-        assert_eq!(figure_colname(&expr("CASE WHEN true THEN 1 END")), "case");
-        assert_eq!(
-            figure_colname(&expr("CASE WHEN true THEN 1 ELSE 2 END")),
-            "case"
-        );
-        assert_eq!(
-            figure_colname(&expr("CASE WHEN x = 0 THEN '' ELSE x::regtype::text END")),
-            "x"
-        );
-        assert_eq!(
-            figure_colname(&expr("CASE WHEN b THEN 1 ELSE '2'::int END")),
-            "case"
-        );
-        assert_eq!(figure_colname(&expr("(SELECT max(a) FROM t)")), "max");
     }
 
     #[test]

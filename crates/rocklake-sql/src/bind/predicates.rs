@@ -88,6 +88,9 @@ impl Binder<'_> {
             BinaryOperator::Multiply => self.bind_arith('*', left, right),
             BinaryOperator::Divide => self.bind_arith('/', left, right),
             BinaryOperator::Modulo => self.bind_arith('%', left, right),
+            BinaryOperator::BitwiseAnd => self.bind_bitwise('&', left, right),
+            BinaryOperator::BitwiseOr => self.bind_bitwise('|', left, right),
+            BinaryOperator::PGBitwiseXor => self.bind_bitwise('#', left, right),
             BinaryOperator::StringConcat => {
                 let (l, lt) = self.bind_expr(left)?;
                 let (r, rt) = self.bind_expr(right)?;

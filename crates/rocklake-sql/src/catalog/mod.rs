@@ -2,9 +2,11 @@
 //! the storage's relations and schemas, with stable OIDs.
 
 mod names;
+pub(crate) mod procs;
 mod virtual_tables;
 
 pub use names::RegKind;
+pub(crate) use virtual_tables::attnums::pg_attnum;
 pub(crate) use virtual_tables::roles::role_name;
 
 use std::collections::HashMap;

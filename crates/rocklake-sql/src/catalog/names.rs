@@ -1,5 +1,5 @@
 //! Object names by oid, as the object-identifier types print them
-//! (`regclass`, `regtype`, `regnamespace`) and read them back.
+//! (`regclass`, `regtype`, `regnamespace`, `regproc`) and read them back.
 
 use std::sync::Arc;
 
@@ -18,6 +18,8 @@ pub enum RegKind {
     Type,
     /// `regnamespace`: a schema.
     Namespace,
+    /// `regproc`: a function.
+    Proc,
 }
 
 impl RegKind {
@@ -27,6 +29,7 @@ impl RegKind {
             PgType::RegClass => Some(RegKind::Class),
             PgType::RegType => Some(RegKind::Type),
             PgType::RegNamespace => Some(RegKind::Namespace),
+            PgType::RegProc => Some(RegKind::Proc),
             _ => None,
         }
     }
@@ -90,6 +93,7 @@ impl Catalog {
             RegKind::Class => self.relation_name(oid),
             RegKind::Type => PgType::from_oid(oid).map(|t| t.display_name().to_string()),
             RegKind::Namespace => self.namespace_name(oid),
+            RegKind::Proc => super::procs::name(oid).map(str::to_string),
         };
         match name {
             Some(name) => Datum::Reg {
@@ -122,6 +126,12 @@ impl Catalog {
                         format!("type \"{text}\" does not exist"),
                     )
                 })?,
+            RegKind::Proc => super::procs::oid(text).ok_or_else(|| {
+                SqlError::new(
+                    SqlState::UNDEFINED_FUNCTION,
+                    format!("function \"{}\" does not exist", text.trim()),
+                )
+            })?,
             RegKind::Namespace => {
                 let name = text.trim().trim_matches('"');
                 let oid = Self::schema_oid(name);

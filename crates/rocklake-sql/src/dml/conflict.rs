@@ -5,7 +5,6 @@
 //! PostgreSQL. A key taken by a transaction committing concurrently is found
 //! at commit: the losing transaction fails with 23505 rather than waiting.
 
-use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use rocklake_types::datum::{Datum, Row};
@@ -16,11 +15,10 @@ use sqlparser::ast::{AssignmentTarget, ConflictTarget, OnConflict, OnConflictAct
 use super::returning::RowExpressions;
 use super::{check_not_null, name_parts};
 use crate::exec::cast::assign;
-use crate::exec::compare::compare;
 use crate::exec::scan_data::ScanData;
 use crate::exec::select::row_key;
 use crate::exec::StmtEnv;
-use crate::storage::{ColumnBound, RelationDef, ScanFilter, StorageTxn};
+use crate::storage::{RelationDef, StorageTxn};
 
 /// What a conflicting row turns into.
 enum Action {
@@ -109,13 +107,6 @@ impl<'a> Conflicts<'a> {
         env: &StmtEnv<'_>,
         rows: Vec<Row>,
     ) -> Result<Applied, SqlError> {
-        let key_of = |row: &Row| -> Row {
-            self.def
-                .primary_key
-                .iter()
-                .map(|&i| row[i].clone())
-                .collect()
-        };
         // What DO UPDATE's subqueries read, read once for the statement.
         let data = match &self.action {
             Action::Update { values, .. } => values.prefetch(txn, env).await?,
@@ -130,7 +121,7 @@ impl<'a> Conflicts<'a> {
                 inserts.push(row);
                 continue;
             }
-            let key = key_of(&row);
+            let key = super::keys::key_of(self.def, &row);
             let first_time = proposed.insert(row_key(&key));
             if !first_time {
                 match self.action {
@@ -138,7 +129,7 @@ impl<'a> Conflicts<'a> {
                     Action::Update { .. } => return Err(second_time()),
                 }
             }
-            match self.existing(txn, &key).await? {
+            match super::keys::row_with_key(txn, self.def, &key).await? {
                 None => {
                     changed.push(row.clone());
                     inserts.push(row);
@@ -158,35 +149,6 @@ impl<'a> Conflicts<'a> {
                 .await?;
         }
         Ok(Applied { changed })
-    }
-
-    /// The row holding `key`, if any.
-    async fn existing(
-        &self,
-        txn: &mut dyn StorageTxn,
-        key: &[Datum],
-    ) -> Result<Option<(RowId, Row)>, SqlError> {
-        let filter = ScanFilter {
-            bounds: self
-                .def
-                .primary_key
-                .iter()
-                .zip(key)
-                .map(|(&i, value)| (i, ColumnBound::Eq(value.clone())))
-                .collect(),
-            extreme: None,
-        };
-        let found = txn.scan(self.def, &filter).await?;
-        Ok(found
-            .into_iter()
-            .find(|scanned| {
-                self.def
-                    .primary_key
-                    .iter()
-                    .zip(key)
-                    .all(|(&i, value)| compare(&scanned.row[i], value) == Ordering::Equal)
-            })
-            .map(|scanned| (scanned.id, scanned.row)))
     }
 
     /// `DO UPDATE` of the row `id` (now `existing`) for the proposed row

@@ -2,6 +2,7 @@
 //! then applied through the [`StorageTxn`].
 
 mod conflict;
+pub(crate) mod keys;
 pub(crate) mod returning;
 
 use std::collections::HashSet;
@@ -249,6 +250,7 @@ pub async fn insert(
                 Vec::new()
             };
             let n = full.len();
+            keys::check_inserts(txn, &def, &full).await?;
             env.limits.unless_stopped(txn.insert(&def, full)).await?;
             if returning.is_none() {
                 return Ok(QueryOutput::command(&format!("INSERT 0 {n}")));
@@ -332,18 +334,30 @@ pub async fn update(
     let (projection, set_cols) = bind_assignments(&mut b, upd, &def)?;
     let plan = SelectPlan::plain(from, filter, projection);
     let rows = target_rows(txn, env, &b, &plan).await?;
+    let sets_key = set_cols.iter().any(|c| def.primary_key.contains(c));
     let mut seen = HashSet::new();
-    let mut changed = Vec::new();
+    let mut old = std::collections::HashMap::new();
+    let mut updates = Vec::new();
     for r in rows {
         let id = tid_of(&r[0])?;
         if !seen.insert(id) {
             continue;
         }
         let mut new_row: Row = r[1..=ncols].to_vec();
+        if sets_key {
+            old.insert(id, new_row.clone());
+        }
         for (j, &ci) in set_cols.iter().enumerate() {
             new_row[ci] = assign(r[ncols + 1 + j].clone(), &def.columns[ci].pg_type)?;
         }
         check_not_null(&def, &new_row)?;
+        updates.push((id, new_row));
+    }
+    if sets_key {
+        keys::check_updates(txn, &def, &old, &updates).await?;
+    }
+    let mut changed = Vec::new();
+    for (id, new_row) in updates {
         if returning.is_some() {
             changed.push(new_row.clone());
         }

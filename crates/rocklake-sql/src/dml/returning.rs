@@ -69,6 +69,14 @@ impl RowExpressions {
             return Err(SqlError::internal(format!("not a query: {sql}")));
         };
         let mut binder = Binder::new(cat, now, pid);
+        for (def, alias) in sources {
+            let oid = Catalog::rel_oid(def);
+            let origins = (1..=def.columns.len())
+                .map(|n| i16::try_from(n).ok().map(|n| (oid, n)))
+                .collect();
+            // `typed_source` quotes the alias as needed: it binds as given.
+            binder.derived_origins.insert(alias.to_string(), origins);
+        }
         let plan = binder.bind_query(query)?;
         let SetPlan::Select(select) = plan.body else {
             return Err(SqlError::internal("RETURNING did not bind to a SELECT"));

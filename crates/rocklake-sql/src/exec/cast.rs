@@ -26,9 +26,11 @@ pub(crate) fn int_to(v: i64, to: &PgType) -> Result<Datum, SqlError> {
         PgType::Int2 => Datum::Int2(i16::try_from(v).map_err(|_| range_err(to))?),
         PgType::Int4 => Datum::Int4(i32::try_from(v).map_err(|_| range_err(to))?),
         PgType::Int8 => Datum::Int8(v),
-        PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace => {
-            Datum::Oid(u32::try_from(v).map_err(|_| range_err(to))?)
-        }
+        PgType::Oid
+        | PgType::RegProc
+        | PgType::RegClass
+        | PgType::RegType
+        | PgType::RegNamespace => Datum::Oid(u32::try_from(v).map_err(|_| range_err(to))?),
         PgType::Float4 => Datum::Float4(v as f32),
         PgType::Float8 => Datum::Float8(v as f64),
         PgType::Numeric(tm) => Datum::Numeric(numeric::apply_typmod(&v.to_string(), *tm)?),
@@ -41,6 +43,7 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
     use Datum as D;
     match (&d, to) {
         (D::Null, _) => Ok(D::Null),
+        (D::Record(_), PgType::Record(_)) => Ok(d),
         (_, PgType::Text | PgType::Varchar | PgType::Name) => Ok(match &d {
             D::Text(_) => d.clone(),
             _ => D::text(text_of(&d).unwrap_or_default()),
@@ -165,9 +168,10 @@ pub fn already_typed(d: &Datum, t: &PgType) -> bool {
             | (Datum::Date(_), PgType::Date)
             | (Datum::Uuid(_), PgType::Uuid)
             | (Datum::Tid { .. }, PgType::Tid)
+            | (Datum::Record(_), PgType::Record(_))
             | (
                 Datum::Reg { .. },
-                PgType::RegClass | PgType::RegType | PgType::RegNamespace
+                PgType::RegProc | PgType::RegClass | PgType::RegType | PgType::RegNamespace
             )
     )
 }

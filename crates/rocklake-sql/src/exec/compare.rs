@@ -54,6 +54,9 @@ pub fn compare(a: &Datum, b: &Datum) -> Ordering {
             },
         ) => (b1, o1).cmp(&(b2, o2)),
         (Array(x) | Vector(x), Array(y) | Vector(y)) => compare_elements(x, y),
+        // Field by field, NULL fields equal to each other and after the
+        // others (PostgreSQL's record_cmp / record_eq).
+        (Record(x), Record(y)) => compare_elements(x, y),
         _ => {
             if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
                 return x.cmp(&y);

@@ -52,7 +52,11 @@ pub fn eval_pred(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Option<bo
                 Some(cmp_holds(*op, compare(&a, &b)))
             }
         }
-        BExpr::IsNull(inner, neg) => Some(eval_ref(inner, ctx, scope)?.is_null() != *neg),
+        BExpr::IsNull(inner, neg) => Some(match &*eval_ref(inner, ctx, scope)? {
+            // A row IS NULL when every field is, IS NOT NULL when none is.
+            Datum::Record(fields) => fields.iter().all(|f| f.is_null() != *neg),
+            value => value.is_null() != *neg,
+        }),
         other => truth(&eval(other, ctx, scope)?),
     })
 }

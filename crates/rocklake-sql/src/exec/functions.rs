@@ -33,6 +33,22 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
         return Ok(Datum::Null);
     }
     Ok(match f {
+        Func::RecordField(i) => match vals.into_iter().next() {
+            Some(Datum::Record(fields)) => fields.get(i).cloned().unwrap_or(Datum::Null),
+            _ => Datum::Null,
+        },
+        Func::Trim { leading, trailing } => {
+            let value = text(0).unwrap_or_default();
+            let chars: Vec<char> = text(1).unwrap_or_default().chars().collect();
+            let mut trimmed = value.as_str();
+            if leading {
+                trimmed = trimmed.trim_start_matches(chars.as_slice());
+            }
+            if trailing {
+                trimmed = trimmed.trim_end_matches(chars.as_slice());
+            }
+            Datum::text(trimmed.to_string())
+        }
         Func::Coalesce => vals
             .into_iter()
             .find(|v| !v.is_null())

@@ -210,6 +210,7 @@ mod tests {
                 .map(|i| OutCol {
                     name: format!("c{i}"),
                     ty: None,
+                    origin: None,
                 })
                 .collect(),
         }
@@ -285,6 +286,7 @@ mod bounds {
             columns: vec![OutCol {
                 name: "count".into(),
                 ty: None,
+                origin: None,
             }],
         }
     }
@@ -341,6 +343,7 @@ mod bounds {
             columns: vec![OutCol {
                 name: "v".into(),
                 ty: None,
+                origin: None,
             }],
         };
         let error = run_query(&sorted, &ctx, &[]).unwrap_err();

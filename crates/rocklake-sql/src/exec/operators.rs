@@ -63,6 +63,9 @@ pub fn arith(op: char, a: &Datum, b: &Datum) -> Result<Datum, SqlError> {
             '*' => x.checked_mul(y),
             '/' => x.checked_div(y),
             '%' => x.checked_rem(y),
+            '&' => Some(x & y),
+            '|' => Some(x | y),
+            '#' => Some(x ^ y),
             _ => None,
         }
         .ok_or_else(|| range_err(&ty))?;

@@ -23,6 +23,14 @@ use crate::plan::{BExpr, FromPlan, QueryPlan, SelectPlan, SetPlan, SubPlan};
 pub fn hash_key(d: &Datum) -> String {
     match d {
         Datum::Text(s) => format!("t{s}"),
+        Datum::Record(fields) => format!(
+            "r({})",
+            fields
+                .iter()
+                .map(hash_key)
+                .collect::<Vec<_>>()
+                .join("\u{1}")
+        ),
         other => match other.as_i64() {
             Some(v) => format!("i{v}"),
             None => format!("{other:?}"),

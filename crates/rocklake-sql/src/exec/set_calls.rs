@@ -1,5 +1,6 @@
 //! Set-returning functions of a select list (`unnest`,
-//! `generate_subscripts`, `generate_series`): each input row becomes as many
+//! `generate_subscripts`, `generate_series`,
+//! `information_schema._pg_expandarray`): each input row becomes as many
 //! rows as its longest call returns, each with one column per call appended
 //! (NULL where a call has run out), as PostgreSQL 10 and later run them.
 //! A row whose calls all return nothing is dropped.
@@ -174,6 +175,15 @@ fn set_values(func: SetFunc, args: &[Datum]) -> Result<SetValues, SqlError> {
                 .elements()
                 .map(<[Datum]>::to_vec)
                 .unwrap_or_default(),
+        ),
+        SetFunc::ExpandArray => SetValues::List(
+            args[0]
+                .elements()
+                .unwrap_or_default()
+                .iter()
+                .zip(1..)
+                .map(|(x, n)| Datum::Record(vec![x.clone(), Datum::Int4(n)].into()))
+                .collect(),
         ),
         SetFunc::GenerateSubscripts => {
             let (Some(items), Some(1)) = (args[0].elements(), args[1].as_i64()) else {

@@ -23,7 +23,10 @@ use shared_results::{derives_from_catalog, CatalogResults, ResultKey};
 /// unknown-typed column is `text`, as in PostgreSQL).
 pub(crate) fn out_columns(cols: &[OutCol]) -> Vec<ColumnDef> {
     cols.iter()
-        .map(|c| ColumnDef::new(c.name.clone(), c.ty.clone().unwrap_or(PgType::Text)))
+        .map(|c| ColumnDef {
+            table_column: c.origin,
+            ..ColumnDef::new(c.name.clone(), c.ty.clone().unwrap_or(PgType::Text))
+        })
         .collect()
 }
 

@@ -42,9 +42,14 @@ pub fn put_value(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
         (PgType::Int2, _) => buf.put_i16(int_in_range(ty, datum)?),
         (PgType::Int4, _) => buf.put_i32(int_in_range(ty, datum)?),
         (PgType::Int8, _) => buf.put_i64(int_in_range(ty, datum)?),
-        (PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace, _) => {
-            buf.put_u32(int_in_range(ty, datum)?)
-        }
+        (
+            PgType::Oid
+            | PgType::RegProc
+            | PgType::RegClass
+            | PgType::RegType
+            | PgType::RegNamespace,
+            _,
+        ) => buf.put_u32(int_in_range(ty, datum)?),
         (PgType::Float4, Datum::Float4(v)) => buf.put_f32(*v),
         (PgType::Float4, Datum::Float8(v)) => buf.put_f32(*v as f32),
         (PgType::Float8, Datum::Float8(v)) => buf.put_f64(*v),
@@ -100,6 +105,22 @@ pub fn put_value(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
         | (PgType::Array(_) | PgType::Int2Vector | PgType::OidVector, Datum::Vector(items)) => {
             put_array(buf, ty, items)?
         }
+        // record_send: the field count, then each field's type oid and
+        // length-prefixed value (-1 for NULL).
+        (PgType::Record(types), Datum::Record(values)) if types.len() == values.len() => {
+            buf.put_i32(i32::try_from(values.len()).map_err(|_| mismatch(ty, datum))?);
+            for ((_, field_type), value) in types.iter().zip(values.iter()) {
+                buf.put_u32(field_type.oid());
+                if value.is_null() {
+                    buf.put_i32(-1);
+                    continue;
+                }
+                let mut field = BytesMut::new();
+                put_value(&mut field, field_type, value)?;
+                buf.put_i32(i32::try_from(field.len()).map_err(|_| mismatch(ty, datum))?);
+                buf.put_slice(&field);
+            }
+        }
         _ => return Err(mismatch(ty, datum)),
     }
     Ok(())
@@ -128,13 +149,16 @@ fn be_i32(b: &[u8], at: usize) -> i32 {
 /// adds where the value came from.
 pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
     Ok(match ty {
+        PgType::Record(_) => return Err(super::text::record_input_error()),
         PgType::Bool => Datum::Bool(fixed::<1>(ty, bytes)?[0] != 0),
         PgType::Int2 => Datum::Int2(i16::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Int4 => Datum::Int4(i32::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Int8 => Datum::Int8(i64::from_be_bytes(fixed(ty, bytes)?)),
-        PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace => {
-            Datum::Oid(u32::from_be_bytes(fixed(ty, bytes)?))
-        }
+        PgType::Oid
+        | PgType::RegProc
+        | PgType::RegClass
+        | PgType::RegType
+        | PgType::RegNamespace => Datum::Oid(u32::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Float4 => Datum::Float4(f32::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Float8 => Datum::Float8(f64::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Text | PgType::Varchar | PgType::Name => {

@@ -56,6 +56,7 @@ pub fn format_text(datum: &Datum) -> Option<String> {
         Datum::Tid { block, offset } => out = format!("({block},{offset})"),
         Datum::Array(elements) => out = super::array::format_array(elements),
         Datum::Vector(elements) => out = super::array::format_vector(elements),
+        Datum::Record(fields) => out = format_record(fields),
     }
     Some(out)
 }
@@ -207,10 +208,52 @@ fn parse_tid(s: &str) -> Option<(u32, u16)> {
     Some((block, offset))
 }
 
+/// A row value as `record_out` prints it: `(a,b)`, a NULL field empty, a
+/// field quoted (`"` and `\` doubled) when it is empty or holds a quote,
+/// backslash, parenthesis, comma or white space.
+pub fn format_record(fields: &[Datum]) -> String {
+    let mut out = String::from("(");
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let Some(text) = format_text(field) else {
+            continue;
+        };
+        let quote = text.is_empty()
+            || text
+                .chars()
+                .any(|c| matches!(c, '"' | '\\' | '(' | ')' | ',') || c.is_ascii_whitespace());
+        if !quote {
+            out.push_str(&text);
+            continue;
+        }
+        out.push('"');
+        for c in text.chars() {
+            if matches!(c, '"' | '\\') {
+                out.push(c);
+            }
+            out.push(c);
+        }
+        out.push('"');
+    }
+    out.push(')');
+    out
+}
+
+/// The error for reading a value of an anonymous row type, as PostgreSQL's.
+pub fn record_input_error() -> SqlError {
+    SqlError::new(
+        SqlState::FEATURE_NOT_SUPPORTED,
+        "input of anonymous composite types is not implemented",
+    )
+}
+
 /// Parses PostgreSQL text input for a value of type `ty`.
 pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
     let name = ty.display_name();
     Ok(match ty {
+        PgType::Record(_) => return Err(record_input_error()),
         PgType::Text | PgType::Varchar | PgType::Name => Datum::text(s.to_string()),
         PgType::Char => Datum::text(s.chars().next().map(String::from).unwrap_or_default()),
         PgType::Bool => match s.trim().to_ascii_lowercase().as_str() {
@@ -227,7 +270,11 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
             Datum::Int4(i32::try_from(v).map_err(|_| out_of_range(s, name))?)
         }
         PgType::Int8 => Datum::Int8(parse_int(s, ty)?),
-        PgType::Oid | PgType::RegClass | PgType::RegType | PgType::RegNamespace => {
+        PgType::Oid
+        | PgType::RegProc
+        | PgType::RegClass
+        | PgType::RegType
+        | PgType::RegNamespace => {
             let v = parse_int(s, &PgType::Int8).map_err(|_| bad_input(name, s))?;
             Datum::Oid(u32::try_from(v).map_err(|_| out_of_range(s, name))?)
         }

@@ -4,6 +4,7 @@
 //! by side in [`pg_catalog`] or [`information_schema`].
 
 mod absent;
+pub(crate) mod attnums;
 mod indexes;
 mod information_schema;
 mod pg_catalog;
@@ -149,7 +150,7 @@ static TABLES: &[TableDef] = &[
         table: VirtualTable::Indexes,
         schema: "pg_catalog",
         name: "pg_indexes",
-        oid: 12_001,
+        oid: 12_043,
         columns: indexes::pg_indexes_columns,
         rows: indexes::pg_indexes_rows,
     },
@@ -165,7 +166,7 @@ static TABLES: &[TableDef] = &[
         table: VirtualTable::Settings,
         schema: "pg_catalog",
         name: "pg_settings",
-        oid: 12_002,
+        oid: 12_104,
         columns: pg_catalog::pg_settings_columns,
         rows: pg_catalog::pg_settings_rows,
     },
@@ -317,7 +318,7 @@ static TABLES: &[TableDef] = &[
         table: VirtualTable::Schemata,
         schema: "information_schema",
         name: "schemata",
-        oid: 13_001,
+        oid: 13_382,
         columns: information_schema::schemata_columns,
         rows: information_schema::schemata_rows,
     },
@@ -325,7 +326,7 @@ static TABLES: &[TableDef] = &[
         table: VirtualTable::Tables,
         schema: "information_schema",
         name: "tables",
-        oid: 13_002,
+        oid: 13_425,
         columns: information_schema::tables_columns,
         rows: information_schema::tables_rows,
     },
@@ -333,7 +334,7 @@ static TABLES: &[TableDef] = &[
         table: VirtualTable::Columns,
         schema: "information_schema",
         name: "columns",
-        oid: 13_003,
+        oid: 13_295,
         columns: information_schema::columns_columns,
         rows: information_schema::columns_rows,
     },
@@ -348,6 +349,7 @@ fn type_len(t: &PgType) -> i16 {
         PgType::Int2 => 2,
         PgType::Int4
         | PgType::Oid
+        | PgType::RegProc
         | PgType::RegClass
         | PgType::RegType
         | PgType::RegNamespace

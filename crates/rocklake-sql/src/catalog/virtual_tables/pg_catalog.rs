@@ -8,8 +8,9 @@ use super::{
     col, default_expression, schema_names, text, type_collation, type_len, type_storage,
     BUILTIN_TYPES, OWNER,
 };
-use crate::catalog::{Catalog, PG_CATALOG_OID};
-use rocklake_types::datum::PgType::{Bool, Char, Float4, Int2, Int4, Name, Oid, Text};
+use crate::catalog::names::RegKind;
+use crate::catalog::{procs, Catalog, PG_CATALOG_OID};
+use rocklake_types::datum::PgType::{Bool, Char, Float4, Int2, Int4, Name, Oid, RegProc, Text};
 
 pub(super) fn pg_namespace_columns() -> Vec<ColumnDef> {
     vec![
@@ -271,6 +272,10 @@ pub(super) fn pg_type_columns() -> Vec<ColumnDef> {
         col("typrelid", Oid),
         col("typelem", Oid),
         col("typarray", Oid),
+        col("typinput", RegProc),
+        col("typoutput", RegProc),
+        col("typreceive", RegProc),
+        col("typsend", RegProc),
         col("typbasetype", Oid),
         col("typtypmod", Int4),
         col("typnotnull", Bool),
@@ -293,6 +298,8 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
             let t = &t;
             let elem = t.element_type().map_or(0, |e| e.oid());
             let array = t.array_oid();
+            let [input, output, receive, send] =
+                procs::io_functions(t).map(|(oid, _)| cat.reg_from_oid(RegKind::Proc, oid));
             vec![
                 Datum::Oid(t.oid()),
                 text(t.type_name()),
@@ -303,6 +310,10 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Oid(0),
                 Datum::Oid(elem),
                 Datum::Oid(array),
+                input,
+                output,
+                receive,
+                send,
                 Datum::Oid(0),
                 Datum::Int4(-1),
                 Datum::Bool(false),
@@ -312,6 +323,8 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
             ]
         })
         .collect();
+    let [input, output, receive, send] =
+        procs::RECORD_IO.map(|(oid, _)| cat.reg_from_oid(RegKind::Proc, oid));
     for r in cat.relations.iter() {
         out.push(vec![
             Datum::Oid(Catalog::rowtype_oid(r)),
@@ -323,6 +336,10 @@ pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
             Datum::Oid(Catalog::rel_oid(r)),
             Datum::Oid(0),
             Datum::Oid(0),
+            input.clone(),
+            output.clone(),
+            receive.clone(),
+            send.clone(),
             Datum::Oid(0),
             Datum::Int4(-1),
             Datum::Bool(false),
@@ -353,6 +370,9 @@ pub(super) fn pg_constraint_columns() -> Vec<ColumnDef> {
         col("conislocal", Bool),
         col("coninhcount", Int2),
         col("connoinherit", Bool),
+        col("confupdtype", Char),
+        col("confdeltype", Char),
+        col("confmatchtype", Char),
     ]
 }
 
@@ -379,6 +399,10 @@ pub(super) fn pg_constraint_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Bool(true),
                 Datum::Int2(0),
                 Datum::Bool(true),
+                // Foreign-key actions and match type: blank for a primary key.
+                text(" "),
+                text(" "),
+                text(" "),
             ]
         })
         .collect()

@@ -7,33 +7,34 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use rocklake_types::datum::{timestamptz_micros, ColumnDef};
+use rocklake_types::datum::timestamptz_micros;
 use rocklake_types::output::{BatchResult, CollectSink, Notice, QueryOutput, ResultSink, TxStatus};
-use rocklake_types::params::{BindParam, Deallocate, Described};
+use rocklake_types::params::{BindParam, Deallocate};
 use rocklake_types::settings::SessionIdentity;
 use rocklake_types::{Interrupt, SinkError, SqlError, SqlState};
-use sqlparser::ast::{
-    CopySource, CopyTarget, DiscardObject, ObjectType, SetExpr, Statement, TransactionAccessMode,
-    TransactionMode,
-};
+use sqlparser::ast::{ObjectType, Set, SetExpr, Statement};
 
 use crate::bind::fold;
 use crate::catalog::Catalog;
-use crate::copy;
+use crate::copy::copy_statement;
 use crate::databases::{self, Databases};
 use crate::ddl;
 use crate::depth;
-use crate::dml::{self, complete_rows, copy_targets, resolve_target};
+use crate::dml;
 use crate::exec::memory::{MemoryBudget, DEFAULT_STATEMENT_MEMORY_LIMIT};
 use crate::exec::{Limits, StmtEnv};
 use crate::maintenance;
-use crate::params::ParamTypes;
 use crate::query::shared_results::CatalogResults;
 use crate::query::{self, Destination, Failure};
 use crate::savepoints::Savepoints;
 use crate::settings::{self, SessionSettings};
 use crate::storage::temp::TempOverlay;
 use crate::storage::{RelationDef, Storage, StorageTxn};
+use crate::transaction::{self, TxnMode};
+use crate::writes::{CountingTxn, WriteCount};
+
+mod control;
+mod describe;
 
 static NEXT_PID: AtomicI32 = AtomicI32::new(10_000);
 
@@ -46,6 +47,14 @@ struct TxnCtx {
     /// the catalog or has temporary tables. Catalog query results are shared
     /// under it.
     catalog_version: Option<u64>,
+    /// Its isolation level and read-only flag.
+    mode: TxnMode,
+    /// Whether a statement that reads or writes data ran in it.
+    queried: bool,
+    /// The writes asked of `txn`.
+    writes: WriteCount,
+    /// The settings' generation its catalog shows.
+    settings_seen: u64,
 }
 
 enum TxState {
@@ -182,6 +191,12 @@ impl Session {
         self.pid = pid;
     }
 
+    /// The reported settings that changed since the client was last told
+    /// them, with their values (ParameterStatus before ReadyForQuery).
+    pub fn take_reported_changes(&mut self) -> Vec<(String, String)> {
+        self.settings.take_reported_changes()
+    }
+
     /// Transaction status for ReadyForQuery.
     pub fn status(&self) -> TxStatus {
         match self.state {
@@ -204,6 +219,15 @@ impl Session {
         self.settings.reset_all();
     }
 
+    /// An error outside a statement (the extended protocol's Parse, Bind,
+    /// Describe): an open transaction block becomes Failed, as after a
+    /// failed statement; outside a block nothing changes.
+    pub fn abort_block(&mut self) {
+        if matches!(self.state, TxState::Block(_)) {
+            self.on_error();
+        }
+    }
+
     /// After an error: a block becomes Failed, an implicit transaction is rolled back.
     fn on_error(&mut self) {
         self.state = match std::mem::replace(&mut self.state, TxState::Idle) {
@@ -219,17 +243,53 @@ impl Session {
 
     fn begin_ctx(
         &self,
-        read_only: bool,
+        mode: TxnMode,
     ) -> impl std::future::Future<Output = Result<TxnCtx, SqlError>> + Send + 'static {
         let storage = self.storage.clone();
         async move {
+            let writes = WriteCount::default();
+            let txn = TempOverlay::new(storage.begin(mode.read_only).await?);
             Ok(TxnCtx {
-                txn: Box::new(TempOverlay::new(storage.begin(read_only).await?)),
+                txn: Box::new(CountingTxn::new(Box::new(txn), writes.clone())),
                 now: now_micros(),
                 catalog: None,
                 catalog_version: None,
+                mode,
+                queried: false,
+                writes,
+                settings_seen: u64::MAX,
             })
         }
+    }
+
+    /// The characteristics a transaction begins with when nothing else is
+    /// asked for.
+    fn default_mode(&self) -> TxnMode {
+        let (isolation, read_only) = self.settings.transaction_defaults();
+        TxnMode {
+            isolation,
+            read_only,
+        }
+    }
+
+    /// The current transaction, if one is running (not failed).
+    fn ctx_mut(&mut self) -> Option<&mut TxnCtx> {
+        match &mut self.state {
+            TxState::Implicit(c) | TxState::Block(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Lets `transaction_isolation` and `transaction_read_only` show the
+    /// current transaction's characteristics.
+    fn sync_transaction_settings(&mut self) {
+        let current = match &self.state {
+            TxState::Implicit(c) | TxState::Block(c) | TxState::Failed(Some(c)) => {
+                Some((c.mode.isolation.clone(), c.mode.read_only))
+            }
+            TxState::Failed(None) | TxState::Idle => None,
+        };
+        self.settings.set_transaction(current);
     }
 
     /// Runs a simple-query string, sending each statement's results to
@@ -348,6 +408,7 @@ impl Session {
         budget: &MemoryBudget,
         sink: &mut dyn ResultSink,
     ) -> Result<(), Failure> {
+        self.sync_transaction_settings();
         let output = match stmt {
             Statement::StartTransaction { modes, .. } => self.begin(modes).await?,
             Statement::Commit { chain: false, .. } => self.commit().await?,
@@ -390,43 +451,25 @@ impl Session {
                 db_name,
                 if_not_exists,
                 ..
-            } => {
-                if *if_not_exists {
-                    return Err(SqlError::new(
-                        SqlState::SYNTAX_ERROR,
-                        "syntax error at or near \"NOT\"",
-                    )
-                    .into());
+            } => self.create_database(db_name, *if_not_exists).await?,
+            Statement::Set(Set::SetTransaction {
+                modes,
+                snapshot,
+                session,
+            }) => {
+                if snapshot.is_some() {
+                    return Err(SqlError::unsupported("SET TRANSACTION SNAPSHOT").into());
                 }
-                if !matches!(self.state, TxState::Idle) {
-                    return Err(databases::outside_block("CREATE DATABASE").into());
+                if *session {
+                    self.set_session_characteristics(modes)?
+                } else {
+                    self.set_transaction(modes, true).await?
                 }
-                let Some(dbs) = &self.databases else {
-                    return Err(SqlError::unsupported(
-                        "CREATE DATABASE: this server has one database",
-                    )
-                    .into());
-                };
-                let name = match db_name.0.as_slice() {
-                    [part] => match part.as_ident() {
-                        Some(ident) => fold(ident),
-                        None => {
-                            return Err(
-                                SqlError::unsupported(format!("database name {db_name}")).into()
-                            )
-                        }
-                    },
-                    _ => {
-                        return Err(SqlError::new(
-                            SqlState::SYNTAX_ERROR,
-                            format!("syntax error at or near \"{db_name}\""),
-                        )
-                        .into())
-                    }
-                };
-                databases::create(dbs.as_ref(), &name).await?
             }
-            Statement::Set(set) => settings::set(&mut self.settings, set)?,
+            Statement::Set(set) => match transaction::transaction_setting(set)? {
+                Some(modes) => self.set_transaction(&modes, false).await?,
+                None => settings::set(&mut self.settings, set)?,
+            },
             Statement::Reset(reset) => settings::reset(&mut self.settings, &reset.reset),
             Statement::ShowVariable { variable } => settings::show(&self.settings, variable)?,
             Statement::Call(function) if maintenance::parse_call(function)?.is_some() => {
@@ -440,22 +483,80 @@ impl Session {
                 }
                 maintenance::run(self.storage.as_ref(), command).await?
             }
-            _ => {
-                if let TxState::Idle = self.state {
-                    let ctx = self.begin_ctx(false).await?;
-                    self.state = TxState::Implicit(ctx);
-                }
-                if !reads_only(stmt) {
-                    self.savepoints.note_change();
-                }
-                let result = self.run_in_txn(stmt, budget, sink).await;
-                if result.is_ok() {
-                    self.apply_setting_changes()?;
-                }
-                return result;
-            }
+            _ => return self.run_statement(stmt, budget, sink).await,
         };
         send_output(output, sink).await
+    }
+
+    /// Runs a statement that reads or writes data in the transaction (an
+    /// implicit one outside a block), refused in a read-only transaction
+    /// when it writes; a statement that wrote leaves no way back to earlier
+    /// savepoints.
+    async fn run_statement(
+        &mut self,
+        stmt: &Statement,
+        budget: &MemoryBudget,
+        sink: &mut dyn ResultSink,
+    ) -> Result<(), Failure> {
+        if let TxState::Idle = self.state {
+            let ctx = self.begin_ctx(self.default_mode()).await?;
+            self.state = TxState::Implicit(ctx);
+        }
+        let ctx = self
+            .ctx_mut()
+            .ok_or_else(|| SqlError::internal("no transaction"))?;
+        if ctx.mode.read_only {
+            if let Some(command) = transaction::write_command(stmt) {
+                return Err(transaction::read_only_error(&command).into());
+            }
+        }
+        ctx.queried = true;
+        let writes_before = ctx.writes.get();
+        let result = self.run_in_txn(stmt, budget, sink).await;
+        // A statement that wrote (also one that failed after it began
+        // writing) leaves no way back to earlier savepoints.
+        if self.ctx_mut().map(|c| c.writes.get()) != Some(writes_before) {
+            self.savepoints.note_change();
+        }
+        if result.is_ok() {
+            self.apply_setting_changes()?;
+        }
+        result
+    }
+
+    /// `CREATE DATABASE name` (outside a transaction block).
+    async fn create_database(
+        &mut self,
+        db_name: &sqlparser::ast::ObjectName,
+        if_not_exists: bool,
+    ) -> Result<QueryOutput, SqlError> {
+        if if_not_exists {
+            return Err(SqlError::new(
+                SqlState::SYNTAX_ERROR,
+                "syntax error at or near \"NOT\"",
+            ));
+        }
+        if !matches!(self.state, TxState::Idle) {
+            return Err(databases::outside_block("CREATE DATABASE"));
+        }
+        let Some(dbs) = &self.databases else {
+            return Err(SqlError::unsupported(
+                "CREATE DATABASE: this server has one database",
+            ));
+        };
+        let name = match db_name.0.as_slice() {
+            [part] => match part.as_ident() {
+                Some(ident) => fold(ident),
+                None => return Err(SqlError::unsupported(format!("database name {db_name}"))),
+            },
+            _ => {
+                return Err(SqlError::new(
+                    SqlState::SYNTAX_ERROR,
+                    format!("syntax error at or near \"{db_name}\""),
+                ))
+            }
+        };
+        databases::create(dbs.as_ref(), &name).await
     }
 
     /// The prepared statements DEALLOCATE dropped since the last call.
@@ -463,121 +564,21 @@ impl Session {
         std::mem::take(&mut self.deallocations)
     }
 
-    /// Fails unless inside BEGIN ... COMMIT (as PostgreSQL does for `what`).
-    fn in_block(&self, what: &str) -> Result<(), SqlError> {
-        match self.state {
-            TxState::Block(_) => Ok(()),
-            _ => Err(SqlError::new(
-                SqlState::NO_ACTIVE_SQL_TRANSACTION,
-                format!("{what} can only be used in transaction blocks"),
-            )),
-        }
-    }
-
-    /// `ROLLBACK TO SAVEPOINT name`: the transaction goes on from the
-    /// savepoint, also after an error (see [`crate::savepoints`]).
-    fn rollback_to_savepoint(&mut self, name: &str) -> Result<QueryOutput, SqlError> {
-        match std::mem::replace(&mut self.state, TxState::Idle) {
-            TxState::Block(ctx) => {
-                self.state = TxState::Block(ctx);
-                self.savepoints.rollback_to(name)?;
-            }
-            TxState::Failed(Some(ctx)) => {
-                self.state = TxState::Failed(Some(ctx));
-                self.savepoints.rollback_to(name)?;
-                if let TxState::Failed(Some(ctx)) =
-                    std::mem::replace(&mut self.state, TxState::Idle)
-                {
-                    self.state = TxState::Block(ctx);
-                }
-            }
-            TxState::Failed(None) => {
-                self.state = TxState::Failed(None);
-                return Err(SqlError::new(
-                    SqlState::INVALID_SAVEPOINT_SPECIFICATION,
-                    format!("savepoint \"{name}\" does not exist"),
-                ));
-            }
-            other => {
-                self.state = other;
-                return Err(SqlError::new(
-                    SqlState::NO_ACTIVE_SQL_TRANSACTION,
-                    "ROLLBACK TO SAVEPOINT can only be used in transaction blocks",
-                ));
-            }
-        }
-        Ok(QueryOutput::command("ROLLBACK"))
-    }
-
-    /// `DISCARD ALL`: outside a transaction block, forgets the settings.
-    fn discard(
-        &mut self,
-        stmt: &Statement,
-        object_type: &DiscardObject,
-    ) -> Result<QueryOutput, SqlError> {
-        if let TxState::Block(_) = self.state {
-            return Err(SqlError::new(
-                SqlState::ACTIVE_SQL_TRANSACTION,
-                "DISCARD ALL cannot run inside a transaction block",
-            ));
-        }
-        if !matches!(object_type, DiscardObject::ALL) {
-            return Err(SqlError::unsupported(format!("{stmt} is not supported")));
-        }
-        self.settings.reset_all();
-        Ok(QueryOutput::command("DISCARD ALL"))
-    }
-
-    async fn begin(&mut self, modes: &[TransactionMode]) -> Result<QueryOutput, SqlError> {
-        let read_only = modes.iter().any(|m| {
-            matches!(
-                m,
-                TransactionMode::AccessMode(TransactionAccessMode::ReadOnly)
-            )
-        });
-        match std::mem::replace(&mut self.state, TxState::Idle) {
-            TxState::Idle => {
-                self.state = TxState::Block(self.begin_ctx(read_only).await?);
-                Ok(QueryOutput::command("BEGIN"))
-            }
-            TxState::Implicit(ctx) => {
-                self.state = TxState::Block(ctx);
-                Ok(QueryOutput::command("BEGIN"))
-            }
-            TxState::Block(ctx) => {
-                self.state = TxState::Block(ctx);
-                Ok(QueryOutput::Command {
-                    tag: "BEGIN".into(),
-                    notices: vec![Notice {
-                        code: SqlState::ACTIVE_SQL_TRANSACTION,
-                        message: "there is already a transaction in progress".into(),
-                    }],
-                })
-            }
-            TxState::Failed(ctx) => {
-                self.state = TxState::Failed(ctx);
-                Err(aborted())
-            }
-        }
-    }
-
-    async fn commit(&mut self) -> Result<QueryOutput, SqlError> {
-        self.savepoints.clear();
-        match std::mem::replace(&mut self.state, TxState::Idle) {
-            TxState::Idle => Ok(no_transaction("COMMIT")),
-            TxState::Failed(_) => Ok(QueryOutput::command("ROLLBACK")),
-            TxState::Block(ctx) | TxState::Implicit(ctx) => {
-                ctx.txn.commit().await?;
-                Ok(QueryOutput::command("COMMIT"))
-            }
-        }
-    }
-
     async fn ensure_catalog(&mut self) -> Result<(), SqlError> {
+        let generation = self.settings.generation();
         let ctx = match &mut self.state {
             TxState::Implicit(c) | TxState::Block(c) => c,
             _ => return Err(SqlError::internal("no transaction")),
         };
+        // Settings changed since the catalog was loaded (SET, SET
+        // TRANSACTION in this transaction): `pg_settings` and
+        // `current_setting()` show them.
+        if ctx.settings_seen != generation {
+            ctx.settings_seen = generation;
+            if let Some(catalog) = ctx.catalog.as_mut() {
+                catalog.settings = self.settings.all();
+            }
+        }
         if ctx.catalog.is_none() {
             let settings = self.settings.all();
             let database = self.database.clone();
@@ -750,175 +751,12 @@ impl Session {
         }
         send_output(output, sink).await
     }
-
-    /// Parse + Describe: the result columns of a statement without running
-    /// it, and the types of its parameters (`declared` by Parse, 0 where not
-    /// given, the others inferred from their use). Statements without a
-    /// result set describe as no columns.
-    pub async fn describe(&mut self, sql: &str, declared: &[u32]) -> Result<Described, SqlError> {
-        let mut stmts = depth::parse(sql)?;
-        if stmts.len() > 1 {
-            return Err(SqlError::new(
-                SqlState::SYNTAX_ERROR,
-                "cannot insert multiple commands into a prepared statement",
-            ));
-        }
-        let Some(stmt) = stmts.first_mut() else {
-            return Ok(Described {
-                params: declared.to_vec(),
-                columns: Vec::new(),
-            });
-        };
-        let mut params = ParamTypes::new(declared, crate::params::count(stmt)?);
-        let binds = matches!(
-            stmt,
-            Statement::Query(_)
-                | Statement::Insert(_)
-                | Statement::Update(_)
-                | Statement::Delete(_)
-        );
-        if !binds {
-            return Ok(Described {
-                params: params.resolved(),
-                columns: Vec::new(),
-            });
-        }
-        let temp = match self.state {
-            TxState::Failed(_) => return Err(aborted()),
-            TxState::Idle => {
-                self.state = TxState::Implicit(self.begin_ctx(true).await?);
-                true
-            }
-            _ => false,
-        };
-        let result = self.describe_statement(stmt, &mut params).await;
-        if temp {
-            self.state = TxState::Idle;
-        }
-        Ok(Described {
-            columns: result?,
-            params: params.resolved(),
-        })
-    }
-
-    async fn describe_statement(
-        &mut self,
-        stmt: &Statement,
-        params: &mut ParamTypes,
-    ) -> Result<Vec<ColumnDef>, SqlError> {
-        self.ensure_catalog().await?;
-        let ctx = match &self.state {
-            TxState::Implicit(c) | TxState::Block(c) => c,
-            _ => return Err(SqlError::internal("no transaction")),
-        };
-        let cat = ctx
-            .catalog
-            .as_ref()
-            .ok_or_else(|| SqlError::internal("catalog not loaded"))?;
-        crate::prepare::describe(cat, ctx.now, self.pid, stmt, params)
-    }
 }
 
 /// Sends a statement's finished output (commands, collected results).
 async fn send_output(output: QueryOutput, sink: &mut dyn ResultSink) -> Result<(), Failure> {
     rocklake_types::output::send_results(vec![Ok(output)], sink).await?;
     Ok(())
-}
-
-/// Runs a COPY statement: `COPY (query) TO STDOUT` sends the query's rows
-/// as binary COPY data; `COPY table FROM STDIN` asks the client for its rows
-/// and inserts them.
-async fn copy_statement(
-    txn: &mut dyn StorageTxn,
-    env: &StmtEnv<'_>,
-    stmt: &Statement,
-    shared: Option<(u64, &CatalogResults)>,
-    sink: &mut dyn ResultSink,
-) -> Result<(), Failure> {
-    let Statement::Copy {
-        source,
-        to,
-        target,
-        options,
-        legacy_options,
-        ..
-    } = stmt
-    else {
-        return Err(SqlError::internal("not a COPY statement").into());
-    };
-    if *to {
-        let format = copy::copy_format(options, legacy_options)?;
-        return match (target, source) {
-            (CopyTarget::Stdout, CopySource::Query(q)) => {
-                query::run(txn, env, q, shared, sink, Destination::CopyOut(&format)).await
-            }
-            (
-                CopyTarget::Stdout,
-                CopySource::Table {
-                    table_name,
-                    columns,
-                },
-            ) => {
-                let q = table_query(table_name, columns)?;
-                query::run(txn, env, &q, shared, sink, Destination::CopyOut(&format)).await
-            }
-            _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}")).into()),
-        };
-    }
-    let format = copy::copy_format(options, legacy_options)?;
-    match (to, target, source) {
-        (
-            false,
-            CopyTarget::Stdin,
-            CopySource::Table {
-                table_name,
-                columns,
-            },
-        ) => {
-            let def: RelationDef = resolve_target(env.cat, table_name)?;
-            let targets = copy_targets(&def, columns)?;
-            let cols: Vec<ColumnDef> = targets.iter().map(|&i| def.columns[i].clone()).collect();
-            let rows = sink.copy_in(&cols, &format).await??;
-            let full = complete_rows(&def, &targets, rows)?;
-            let n = full.len();
-            env.limits.unless_stopped(txn.insert(&def, full)).await?;
-            sink.complete(&format!("COPY {n}"), &[]).await?;
-            Ok(())
-        }
-        _ => Err(SqlError::unsupported(format!("COPY form not supported: {stmt}")).into()),
-    }
-}
-
-/// `COPY table [(columns)] TO STDOUT` as the query it stands for.
-fn table_query(
-    table: &sqlparser::ast::ObjectName,
-    columns: &[sqlparser::ast::Ident],
-) -> Result<sqlparser::ast::Query, SqlError> {
-    let list = match columns {
-        [] => "*".to_string(),
-        columns => columns
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(", "),
-    };
-    match depth::parse(&format!("SELECT {list} FROM {table}"))?.pop() {
-        Some(Statement::Query(q)) => Ok(*q),
-        _ => Err(SqlError::internal("COPY table did not make a query")),
-    }
-}
-
-/// Whether a statement only reads (queries, SHOW): statements that may
-/// change data make earlier savepoints unrecoverable.
-fn reads_only(stmt: &Statement) -> bool {
-    match stmt {
-        Statement::Query(q) => !matches!(
-            q.body.as_ref(),
-            SetExpr::Insert(_) | SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Merge(_)
-        ),
-        Statement::ShowVariable { .. } | Statement::Explain { .. } => true,
-        _ => false,
-    }
 }
 
 /// The environment a statement of a transaction is bound and run in: the

@@ -1,0 +1,520 @@
+//! PostgreSQL 15's column numbers (`attnum`) of the catalog tables and
+//! views RockLake has (with PostgreSQL's oids), so that RowDescription names
+//! the catalog column a result column reads as PostgreSQL does (a view's
+//! own column, as PostgreSQL names it before expanding the view).
+
+/// Each table's columns in PostgreSQL's order (`attnum` 1, 2, ...).
+const COLUMNS: &[(u32, &[&str])] = &[
+    // pg_catalog.pg_tablespace
+    (
+        1213,
+        &["oid", "spcname", "spcowner", "spcacl", "spcoptions"],
+    ),
+    // pg_catalog.pg_type
+    (
+        1247,
+        &[
+            "oid",
+            "typname",
+            "typnamespace",
+            "typowner",
+            "typlen",
+            "typbyval",
+            "typtype",
+            "typcategory",
+            "typispreferred",
+            "typisdefined",
+            "typdelim",
+            "typrelid",
+            "typsubscript",
+            "typelem",
+            "typarray",
+            "typinput",
+            "typoutput",
+            "typreceive",
+            "typsend",
+            "typmodin",
+            "typmodout",
+            "typanalyze",
+            "typalign",
+            "typstorage",
+            "typnotnull",
+            "typbasetype",
+            "typtypmod",
+            "typndims",
+            "typcollation",
+            "typdefaultbin",
+            "typdefault",
+            "typacl",
+        ],
+    ),
+    // pg_catalog.pg_attribute
+    (
+        1249,
+        &[
+            "attrelid",
+            "attname",
+            "atttypid",
+            "attstattarget",
+            "attlen",
+            "attnum",
+            "attndims",
+            "attcacheoff",
+            "atttypmod",
+            "attbyval",
+            "attalign",
+            "attstorage",
+            "attcompression",
+            "attnotnull",
+            "atthasdef",
+            "atthasmissing",
+            "attidentity",
+            "attgenerated",
+            "attisdropped",
+            "attislocal",
+            "attinhcount",
+            "attcollation",
+            "attacl",
+            "attoptions",
+            "attfdwoptions",
+            "attmissingval",
+        ],
+    ),
+    // pg_catalog.pg_proc
+    (
+        1255,
+        &[
+            "oid",
+            "proname",
+            "pronamespace",
+            "proowner",
+            "prolang",
+            "procost",
+            "prorows",
+            "provariadic",
+            "prosupport",
+            "prokind",
+            "prosecdef",
+            "proleakproof",
+            "proisstrict",
+            "proretset",
+            "provolatile",
+            "proparallel",
+            "pronargs",
+            "pronargdefaults",
+            "prorettype",
+            "proargtypes",
+            "proallargtypes",
+            "proargmodes",
+            "proargnames",
+            "proargdefaults",
+            "protrftypes",
+            "prosrc",
+            "probin",
+            "prosqlbody",
+            "proconfig",
+            "proacl",
+        ],
+    ),
+    // pg_catalog.pg_class
+    (
+        1259,
+        &[
+            "oid",
+            "relname",
+            "relnamespace",
+            "reltype",
+            "reloftype",
+            "relowner",
+            "relam",
+            "relfilenode",
+            "reltablespace",
+            "relpages",
+            "reltuples",
+            "relallvisible",
+            "reltoastrelid",
+            "relhasindex",
+            "relisshared",
+            "relpersistence",
+            "relkind",
+            "relnatts",
+            "relchecks",
+            "relhasrules",
+            "relhastriggers",
+            "relhassubclass",
+            "relrowsecurity",
+            "relforcerowsecurity",
+            "relispopulated",
+            "relreplident",
+            "relispartition",
+            "relrewrite",
+            "relfrozenxid",
+            "relminmxid",
+            "relacl",
+            "reloptions",
+            "relpartbound",
+        ],
+    ),
+    // pg_catalog.pg_auth_members
+    (1261, &["roleid", "member", "grantor", "admin_option"]),
+    // pg_catalog.pg_database
+    (
+        1262,
+        &[
+            "oid",
+            "datname",
+            "datdba",
+            "encoding",
+            "datlocprovider",
+            "datistemplate",
+            "datallowconn",
+            "datconnlimit",
+            "datfrozenxid",
+            "datminmxid",
+            "dattablespace",
+            "datcollate",
+            "datctype",
+            "daticulocale",
+            "datcollversion",
+            "datacl",
+        ],
+    ),
+    // pg_catalog.pg_sequence
+    (
+        2224,
+        &[
+            "seqrelid",
+            "seqtypid",
+            "seqstart",
+            "seqincrement",
+            "seqmax",
+            "seqmin",
+            "seqcache",
+            "seqcycle",
+        ],
+    ),
+    // pg_catalog.pg_am
+    (2601, &["oid", "amname", "amhandler", "amtype"]),
+    // pg_catalog.pg_attrdef
+    (2604, &["oid", "adrelid", "adnum", "adbin"]),
+    // pg_catalog.pg_constraint
+    (
+        2606,
+        &[
+            "oid",
+            "conname",
+            "connamespace",
+            "contype",
+            "condeferrable",
+            "condeferred",
+            "convalidated",
+            "conrelid",
+            "contypid",
+            "conindid",
+            "conparentid",
+            "confrelid",
+            "confupdtype",
+            "confdeltype",
+            "confmatchtype",
+            "conislocal",
+            "coninhcount",
+            "connoinherit",
+            "conkey",
+            "confkey",
+            "conpfeqop",
+            "conppeqop",
+            "conffeqop",
+            "confdelsetcols",
+            "conexclop",
+            "conbin",
+        ],
+    ),
+    // pg_catalog.pg_description
+    (2609, &["objoid", "classoid", "objsubid", "description"]),
+    // pg_catalog.pg_index
+    (
+        2610,
+        &[
+            "indexrelid",
+            "indrelid",
+            "indnatts",
+            "indnkeyatts",
+            "indisunique",
+            "indnullsnotdistinct",
+            "indisprimary",
+            "indisexclusion",
+            "indimmediate",
+            "indisclustered",
+            "indisvalid",
+            "indcheckxmin",
+            "indisready",
+            "indislive",
+            "indisreplident",
+            "indkey",
+            "indcollation",
+            "indclass",
+            "indoption",
+            "indexprs",
+            "indpred",
+        ],
+    ),
+    // pg_catalog.pg_inherits
+    (
+        2611,
+        &["inhrelid", "inhparent", "inhseqno", "inhdetachpending"],
+    ),
+    // pg_catalog.pg_namespace
+    (2615, &["oid", "nspname", "nspowner", "nspacl"]),
+    // pg_catalog.pg_opclass
+    (
+        2616,
+        &[
+            "oid",
+            "opcmethod",
+            "opcname",
+            "opcnamespace",
+            "opcowner",
+            "opcfamily",
+            "opcintype",
+            "opcdefault",
+            "opckeytype",
+        ],
+    ),
+    // pg_catalog.pg_policy
+    (
+        3256,
+        &[
+            "oid",
+            "polname",
+            "polrelid",
+            "polcmd",
+            "polpermissive",
+            "polroles",
+            "polqual",
+            "polwithcheck",
+        ],
+    ),
+    // pg_catalog.pg_statistic_ext
+    (
+        3381,
+        &[
+            "oid",
+            "stxrelid",
+            "stxname",
+            "stxnamespace",
+            "stxowner",
+            "stxstattarget",
+            "stxkeys",
+            "stxkind",
+            "stxexprs",
+        ],
+    ),
+    // pg_catalog.pg_collation
+    (
+        3456,
+        &[
+            "oid",
+            "collname",
+            "collnamespace",
+            "collowner",
+            "collprovider",
+            "collisdeterministic",
+            "collencoding",
+            "collcollate",
+            "collctype",
+            "colliculocale",
+            "collversion",
+        ],
+    ),
+    // pg_catalog.pg_enum
+    (3501, &["oid", "enumtypid", "enumsortorder", "enumlabel"]),
+    // pg_catalog.pg_range
+    (
+        3541,
+        &[
+            "rngtypid",
+            "rngsubtype",
+            "rngmultitypid",
+            "rngcollation",
+            "rngsubopc",
+            "rngcanonical",
+            "rngsubdiff",
+        ],
+    ),
+    // pg_catalog.pg_publication
+    (
+        6104,
+        &[
+            "oid",
+            "pubname",
+            "pubowner",
+            "puballtables",
+            "pubinsert",
+            "pubupdate",
+            "pubdelete",
+            "pubtruncate",
+            "pubviaroot",
+        ],
+    ),
+    // pg_catalog.pg_publication_rel
+    (6106, &["oid", "prpubid", "prrelid", "prqual", "prattrs"]),
+    // pg_catalog.pg_publication_namespace
+    (6237, &["oid", "pnpubid", "pnnspid"]),
+    // pg_catalog.pg_roles
+    (
+        12000,
+        &[
+            "rolname",
+            "rolsuper",
+            "rolinherit",
+            "rolcreaterole",
+            "rolcreatedb",
+            "rolcanlogin",
+            "rolreplication",
+            "rolconnlimit",
+            "rolpassword",
+            "rolvaliduntil",
+            "rolbypassrls",
+            "rolconfig",
+            "oid",
+        ],
+    ),
+    // pg_catalog.pg_indexes
+    (
+        12043,
+        &[
+            "schemaname",
+            "tablename",
+            "indexname",
+            "tablespace",
+            "indexdef",
+        ],
+    ),
+    // pg_catalog.pg_settings
+    (
+        12104,
+        &[
+            "name",
+            "setting",
+            "unit",
+            "category",
+            "short_desc",
+            "extra_desc",
+            "context",
+            "vartype",
+            "source",
+            "min_val",
+            "max_val",
+            "enumvals",
+            "boot_val",
+            "reset_val",
+            "sourcefile",
+            "sourceline",
+            "pending_restart",
+        ],
+    ),
+    // information_schema.columns
+    (
+        13295,
+        &[
+            "table_catalog",
+            "table_schema",
+            "table_name",
+            "column_name",
+            "ordinal_position",
+            "column_default",
+            "is_nullable",
+            "data_type",
+            "character_maximum_length",
+            "character_octet_length",
+            "numeric_precision",
+            "numeric_precision_radix",
+            "numeric_scale",
+            "datetime_precision",
+            "interval_type",
+            "interval_precision",
+            "character_set_catalog",
+            "character_set_schema",
+            "character_set_name",
+            "collation_catalog",
+            "collation_schema",
+            "collation_name",
+            "domain_catalog",
+            "domain_schema",
+            "domain_name",
+            "udt_catalog",
+            "udt_schema",
+            "udt_name",
+            "scope_catalog",
+            "scope_schema",
+            "scope_name",
+            "maximum_cardinality",
+            "dtd_identifier",
+            "is_self_referencing",
+            "is_identity",
+            "identity_generation",
+            "identity_start",
+            "identity_increment",
+            "identity_maximum",
+            "identity_minimum",
+            "identity_cycle",
+            "is_generated",
+            "generation_expression",
+            "is_updatable",
+        ],
+    ),
+    // information_schema.schemata
+    (
+        13382,
+        &[
+            "catalog_name",
+            "schema_name",
+            "schema_owner",
+            "default_character_set_catalog",
+            "default_character_set_schema",
+            "default_character_set_name",
+            "sql_path",
+        ],
+    ),
+    // information_schema.tables
+    (
+        13425,
+        &[
+            "table_catalog",
+            "table_schema",
+            "table_name",
+            "table_type",
+            "self_referencing_column_name",
+            "reference_generation",
+            "user_defined_type_catalog",
+            "user_defined_type_schema",
+            "user_defined_type_name",
+            "is_insertable_into",
+            "is_typed",
+            "commit_action",
+        ],
+    ),
+];
+
+/// PostgreSQL's `attnum` of `column` in the catalog table `table_oid`, if
+/// PostgreSQL has that table and column.
+pub fn pg_attnum(table_oid: u32, column: &str) -> Option<i16> {
+    let (_, columns) = COLUMNS.iter().find(|(oid, _)| *oid == table_oid)?;
+    let position = columns.iter().position(|c| *c == column)?;
+    i16::try_from(position + 1).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_columns_are_numbered_as_in_postgres() {
+        assert_eq!(pg_attnum(1259, "oid"), Some(1));
+        assert_eq!(pg_attnum(1259, "relname"), Some(2));
+        assert_eq!(pg_attnum(1247, "typinput"), Some(16));
+        assert_eq!(pg_attnum(1259, "nope"), None);
+        assert_eq!(pg_attnum(12_043, "tablename"), Some(2));
+        assert_eq!(pg_attnum(1, "oid"), None);
+    }
+}
