@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
-"""Commit benchmark: DuckDB writers committing 1-row INSERTs, side by side on
-RockLake and on a durable PostgreSQL 15, in one run.
+"""Commit benchmark: DuckDB writers committing to RockLake and to a durable
+PostgreSQL 15 (fsync=on, synchronous_commit=on), side by side in one run.
 
-    .venv/bin/python bench/commits.py [--seconds 20] [--writers 4] [--lone 200]
-                                      [--rounds 2]
+    .venv/bin/python bench/commits.py [--writers 1,4,8,16] [--seconds 20]
+                                      [--lone 200] [--parquet 50] [--rounds 1]
+                                      [--threads N]
 
-For each backend, on a fresh catalog:
-  lone      one writer, LONE autocommit 1-row INSERTs: median and p95 latency;
-  parallel  WRITERS writers (a DuckDB instance each, DuckLake's default retry
-            settings) inserting 1-row autocommits into one shared table for
-            SECONDS: commits/s in all, commits that failed after DuckLake's
-            retries, median and p95 latency of the commits that succeeded.
+For each backend, on fresh catalogs:
+  lone      one writer: LONE 1-row autocommit INSERTs (inlined in the
+            catalog) and PARQUET autocommit INSERTs of 1,000 rows (a Parquet
+            file each): median and p95 latency, and the CPU the server and
+            DuckDB spent per 1-row commit;
+  writers   for each count in WRITERS, that many writer processes (a DuckDB
+            instance each, DuckLake's default retry settings, DuckDB's
+            `threads` setting N when given) commit 1-row
+            INSERTs for SECONDS, into one shared table and then into one table
+            each: commits/s in all, commits DuckLake gave up on after its
+            retries, the fewest commits any one writer made (every writer must
+            make progress), p50 and p99 latency of acknowledged commits.
 For RockLake it also counts the WAL objects the catalog wrote per commit: 1.0
 means every commit made its own durable write; below 1, concurrent commits
-shared writes (group commit). ROUNDS repeats the parallel phase (fresh
-catalogs) and prints every round. Timings are reported, never asserted.
-RockLake is the release binary (target/release/rocklake, or ROCKLAKE_BIN).
+shared writes (group commit). Every round checks that the tables hold exactly
+the acknowledged rows. Timings are reported, never asserted. RockLake is the
+release binary (target/release/rocklake, or ROCKLAKE_BIN).
 """
 
 from __future__ import annotations
@@ -23,14 +30,15 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import resource
 import statistics
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import run as bench  # noqa: E402  (the shared helpers of bench/run.py)
+import writers as writer_procs  # noqa: E402
 
 
 def wal_objects(cat: bench.Catalog) -> int | None:
@@ -41,82 +49,89 @@ def wal_objects(cat: bench.Catalog) -> int | None:
     return sum(1 for _ in wal.glob("*.sst")) if wal.is_dir() else 0
 
 
-def lone_writer(duck: bench.Duck, cat: bench.Catalog, count: int) -> list[float]:
+def client_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def lone_writer(duck: bench.Duck, cat: bench.Catalog, inserts: int, parquet: int,
+                threads: int | None):
+    """Latencies (s) of INSERTS 1-row commits and PARQUET 1,000-row commits,
+    and the server's and DuckDB's CPU ms per 1-row commit."""
     con = duck.connect()
+    if threads:
+        con.execute(f"SET threads = {threads}")
     con.execute(cat.attach_sql())
     con.execute("CREATE TABLE l.t (writer INTEGER, n INTEGER)")
-    samples = []
-    for n in range(count):
+    con.execute("CREATE TABLE l.p (writer INTEGER, n INTEGER)")
+    con.execute("INSERT INTO l.t VALUES (0, -1)")  # the pooled connection is up
+    one_row, files = [], []
+    pids = bench.server_pids(cat.backend)
+    server_before, client_before = bench.cpu_seconds(pids), client_cpu()
+    for n in range(inserts):
         start = time.perf_counter()
         con.execute(f"INSERT INTO l.t VALUES (0, {n})")
-        samples.append(time.perf_counter() - start)
+        one_row.append(time.perf_counter() - start)
+    cpu = (bench.ms((bench.cpu_seconds(pids) - server_before) / inserts),
+           bench.ms((client_cpu() - client_before) / inserts))
+    for n in range(parquet):
+        start = time.perf_counter()
+        con.execute(f"INSERT INTO l.p SELECT 0, i FROM range({n * 1000}, {(n + 1) * 1000}) r(i)")
+        files.append(time.perf_counter() - start)
+    assert con.execute("SELECT count(*) FROM l.p").fetchone()[0] == parquet * 1000
     con.close()
-    return samples
+    return one_row, files, cpu
 
 
-def parallel_writers(duck: bench.Duck, cat: bench.Catalog, writers: int, seconds: float):
-    setup = duck.connect()
-    setup.execute(cat.attach_sql())
-    setup.execute("CREATE TABLE l.t (writer INTEGER, n INTEGER)")
-    setup.close()
-    latencies: list[list[float]] = [[] for _ in range(writers)]
-    failures = [0] * writers
-    start_line = threading.Barrier(writers + 1)
-    stop_at = [0.0]
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}" if b else "-"
 
-    def work(who: int):
-        con = duck.connect()
-        con.execute(cat.attach_sql())
-        start_line.wait()
-        n = 0
-        while time.monotonic() < stop_at[0]:
-            n += 1
-            start = time.perf_counter()
-            try:
-                con.execute(f"INSERT INTO l.t VALUES ({who}, {n})")
-                latencies[who].append(time.perf_counter() - start)
-            except Exception:  # a commit DuckLake gave up on after its retries
-                failures[who] += 1
-        con.close()
 
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(writers)]
-    for t in threads:
-        t.start()
-    wal_before = wal_objects(cat)
-    stop_at[0] = time.monotonic() + seconds
-    start_line.wait()
-    began = time.monotonic()
-    for t in threads:
-        t.join()
-    elapsed = time.monotonic() - began
-    wal_after = wal_objects(cat)
-    commits = sum(len(x) for x in latencies)
-    all_latencies = [x for per in latencies for x in per]
-    check = duck.connect()
-    check.execute(cat.attach_sql())
-    rows = check.execute("SELECT count(*) FROM l.t").fetchone()[0]
-    check.close()
-    assert rows == commits, f"{rows} rows for {commits} acknowledged commits"
-    wal_per_commit = None
-    if wal_before is not None and commits:
-        wal_per_commit = (wal_after - wal_before) / commits
-    return {
-        "commits_per_s": commits / elapsed,
-        "commits": commits,
-        "failed": sum(failures),
-        "p50_ms": bench.ms(statistics.median(all_latencies)) if all_latencies else float("nan"),
-        "p95_ms": bench.ms(bench.percentile(all_latencies, 95)) if all_latencies else float("nan"),
-        "wal_per_commit": wal_per_commit,
-    }
+def print_lone(results):
+    print("\n| lone writer | RockLake | PostgreSQL | ratio |")
+    print("|---|---|---|---|")
+    for kind, label in (("one_row", "1-row INSERT"), ("parquet", "1,000-row INSERT (Parquet file)")):
+        rl, pg = results[("rocklake", kind)], results[("postgres", kind)]
+        for i, stat in enumerate(("median", "p95")):
+            print(f"| {label}, {stat} ms | {rl[i]:.1f} | {pg[i]:.1f} | {ratio(rl[i], pg[i])} |")
+    rl, pg = results[("rocklake", "cpu")], results[("postgres", "cpu")]
+    for i, whose in enumerate(("server", "DuckDB (client)")):
+        print(f"| 1-row INSERT, {whose} CPU ms per commit | {rl[i]:.2f} | {pg[i]:.2f} | {ratio(rl[i], pg[i])} |")
+
+
+def print_writers(results, table_modes, counts, rounds):
+    print("\n| table | writers | round | RL commits/s | PG commits/s | ratio | failed (RL / PG) "
+          "| fewest per writer (RL / PG) | p50 ms (RL / PG) | p99 ms (RL / PG) | RL WAL objects per commit |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for own in table_modes:
+        for count in counts:
+            for round_no in range(rounds):
+                r, wal = results[("rocklake", own, count, round_no)]
+                p, _ = results[("postgres", own, count, round_no)]
+                print(f"| {'one each' if own else 'shared'} | {count} | {round_no + 1} | "
+                      f"{r.commits_per_s:.1f} | {p.commits_per_s:.1f} | "
+                      f"{ratio(r.commits_per_s, p.commits_per_s)} | {r.failed} / {p.failed} | "
+                      f"{r.per_writer_min} / {p.per_writer_min} | {r.p50_ms:.1f} / {p.p50_ms:.1f} | "
+                      f"{r.p99_ms:.1f} / {p.p99_ms:.1f} | "
+                      f"{'-' if wal is None else f'{wal:.2f}'} |")
+    errors = {(key[0], value[0].first_error) for key, value in results.items()
+              if len(key) == 4 and value[0].first_error}
+    for name, error in sorted(errors):
+        print(f"\n{name}: first failed commit: {error}")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=20)
-    ap.add_argument("--writers", type=int, default=4)
-    ap.add_argument("--lone", type=int, default=200, help="inserts of the lone writer")
-    ap.add_argument("--rounds", type=int, default=2, help="parallel rounds per backend")
+    ap.add_argument("--writers", default="1,4,8,16", help="comma-separated writer counts")
+    ap.add_argument("--lone", type=int, default=200, help="1-row inserts of the lone writer")
+    ap.add_argument("--parquet", type=int, default=50, help="1,000-row inserts of the lone writer")
+    ap.add_argument("--rounds", type=int, default=1, help="rounds per writer count and backend")
+    ap.add_argument("--no-own-tables", action="store_true", help="only the shared-table rounds")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="DuckDB's threads setting in every writer (default: DuckDB's, one per core)")
     args = ap.parse_args()
+    counts = [int(c) for c in args.writers.split(",") if c]
     binary = pathlib.Path(os.environ.get("ROCKLAKE_BIN", bench.REPO_ROOT / "target" / "release" / "rocklake"))
     if not binary.is_file():
         sys.exit(f"{binary} missing: cargo build --release -p rocklake")
@@ -124,41 +139,41 @@ def main():
     duck = bench.Duck(workdir, want_sqlite=False, may_install=False)
     backends = [bench.RockLake(workdir, binary, duck), bench.Postgres(workdir, duck, durable=True)]
     print(f"# {bench.machine_info()}")
-    print(f"# git {bench.git_rev()}; DuckDB {duck.version}; {args.writers} writers, "
-          f"{args.seconds:.0f} s per round, lone writer {args.lone} inserts")
+    print(f"# git {bench.git_rev()}; DuckDB {duck.version}; writers {counts}, "
+          f"{args.seconds:.0f} s per round; lone writer {args.lone} + {args.parquet} inserts; "
+          f"DuckDB threads {args.threads or 'default'}")
     for backend in backends:
         print(f"# {backend.name}: {backend.describe()}")
     results = {}
+    table_modes = (False,) if args.no_own_tables else (False, True)
     try:
         for backend in backends:
             cat = backend.new_catalog("lone")
-            samples = lone_writer(duck, cat, args.lone)
+            one_row, files, cpu = lone_writer(duck, cat, args.lone, args.parquet, args.threads)
             cat.close()
-            results[(backend.name, "lone")] = (
-                bench.ms(statistics.median(samples)), bench.ms(bench.percentile(samples, 95)))
-        for round_no in range(args.rounds):
-            for backend in backends:
-                cat = backend.new_catalog(f"parallel{round_no}")
-                results[(backend.name, round_no)] = parallel_writers(
-                    duck, cat, args.writers, args.seconds)
-                cat.close()
+            results[(backend.name, "cpu")] = cpu
+            for kind, samples in (("one_row", one_row), ("parquet", files)):
+                results[(backend.name, kind)] = (
+                    bench.ms(statistics.median(samples)), bench.ms(bench.percentile(samples, 95)))
+        for own in table_modes:
+            for count in counts:
+                for round_no in range(args.rounds):
+                    for backend in backends:
+                        cat = backend.new_catalog(f"w{count}{'own' if own else ''}{round_no}")
+                        before = wal_objects(cat)
+                        res = writer_procs.run_writers(duck, cat, count, args.seconds, own,
+                                                           args.threads)
+                        after = wal_objects(cat)
+                        wal = None if before is None or not res.commits else (after - before) / res.commits
+                        results[(backend.name, own, count, round_no)] = (res, wal)
+                        cat.close()
+                        bench.log(f"{backend.name} {count} writers {'own' if own else 'shared'}: "
+                                  f"{res.commits_per_s:.1f} commits/s, {res.failed} failed")
     finally:
         for backend in backends:
             backend.stop()
-    rl, pg = results[("rocklake", "lone")], results[("postgres", "lone")]
-    print("\n| lone writer, 1-row INSERT | RockLake | PostgreSQL | ratio |")
-    print("|---|---|---|---|")
-    print(f"| median ms | {rl[0]:.1f} | {pg[0]:.1f} | {rl[0] / pg[0]:.2f} |")
-    print(f"| p95 ms | {rl[1]:.1f} | {pg[1]:.1f} | {rl[1] / pg[1]:.2f} |")
-    print(f"\n| {args.writers} writers, round | RockLake commits/s | PostgreSQL commits/s | "
-          "ratio | failed (RL / PG) | p50 ms (RL / PG) | p95 ms (RL / PG) | RL WAL objects per commit |")
-    print("|---|---|---|---|---|---|---|---|")
-    for round_no in range(args.rounds):
-        r, p = results[("rocklake", round_no)], results[("postgres", round_no)]
-        print(f"| {round_no + 1} | {r['commits_per_s']:.1f} | {p['commits_per_s']:.1f} | "
-              f"{r['commits_per_s'] / p['commits_per_s']:.2f} | {r['failed']} / {p['failed']} | "
-              f"{r['p50_ms']:.1f} / {p['p50_ms']:.1f} | {r['p95_ms']:.1f} / {p['p95_ms']:.1f} | "
-              f"{r['wal_per_commit']:.2f} |")
+    print_lone(results)
+    print_writers(results, table_modes, counts, args.rounds)
 
 
 if __name__ == "__main__":

@@ -499,6 +499,48 @@ def build_small_history(backend, cat: Catalog, snapshots=10):
 
 
 # ---------------------------------------------------------------------------
+# Server processes: memory and CPU
+# ---------------------------------------------------------------------------
+
+def server_pids(backend) -> list[int]:
+    """The processes of a backend's server (PostgreSQL: postmaster and children)."""
+    if isinstance(backend, RockLake):
+        return [p.pid for p in backend.procs if p.poll() is None]
+    out = subprocess.run(["pgrep", "-f", f"postgres.*{backend.datadir}"], capture_output=True, text=True)
+    parents = [int(p) for p in out.stdout.split()]
+    if not parents:
+        return []
+    children = subprocess.run(["pgrep", "-P", ",".join(map(str, parents))],
+                              capture_output=True, text=True).stdout.split()
+    return parents + [int(c) for c in children]
+
+
+def rss_mib(pids) -> float:
+    """Resident memory of PIDS in MiB."""
+    total = 0
+    for pid in pids:
+        try:
+            for line in open(f"/proc/{pid}/status"):
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+def cpu_seconds(pids) -> float:
+    """User + system CPU seconds PIDS have used (processes that ended are not counted)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+# ---------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------
 
