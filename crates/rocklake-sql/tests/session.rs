@@ -1,24 +1,13 @@
 //! Session-level behaviour: statements, transactions, failed blocks,
 //! concurrency, pg_catalog queries and unsupported SQL.
 
-use std::sync::Arc;
-
 use rocklake_sql::{MemoryStorage, Session};
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 use rocklake_types::output::{CollectSink, QueryOutput, TxStatus};
 use rocklake_types::{SqlError, SqlState};
 
-fn session(storage: &MemoryStorage) -> Session {
-    Session::new(Arc::new(storage.clone()))
-}
-
-async fn ok(s: &mut Session, sql: &str) -> Vec<QueryOutput> {
-    s.execute(sql)
-        .await
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|e| panic!("{sql}: {e}")))
-        .collect()
-}
+mod support;
+use support::{ok, session};
 
 async fn one(s: &mut Session, sql: &str) -> QueryOutput {
     let mut v = ok(s, sql).await;

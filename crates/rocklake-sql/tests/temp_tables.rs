@@ -20,13 +20,8 @@ use rocklake_types::copy::text as copy_text;
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::output::{CollectSink, QueryOutput};
 
-async fn ok(s: &mut Session, sql: &str) -> Vec<QueryOutput> {
-    s.execute(sql)
-        .await
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|e| panic!("{sql}: {e}")))
-        .collect()
-}
+mod support;
+use support::ok;
 
 async fn rows(s: &mut Session, sql: &str) -> Vec<Row> {
     match ok(s, sql).await.pop() {

@@ -4,24 +4,13 @@
 //! RockLake refuses with `0A000` (SERIALIZABLE); the rest is checked
 //! differentially against PostgreSQL in `tests/e2e/test_sql_surface.py`.
 
-use std::sync::Arc;
-
 use rocklake_sql::{MemoryStorage, Session};
 use rocklake_types::datum::{ColumnDef, Datum, Row};
 use rocklake_types::output::QueryOutput;
 use rocklake_types::{SqlError, SqlState};
 
-fn session(storage: &MemoryStorage) -> Session {
-    Session::new(Arc::new(storage.clone()))
-}
-
-async fn ok(s: &mut Session, sql: &str) -> Vec<QueryOutput> {
-    s.execute(sql)
-        .await
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|e| panic!("{sql}: {e}")))
-        .collect()
-}
+mod support;
+use support::{ok, session};
 
 async fn rows(s: &mut Session, sql: &str) -> (Vec<ColumnDef>, Vec<Row>) {
     match ok(s, sql).await.pop() {
