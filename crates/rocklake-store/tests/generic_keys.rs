@@ -18,6 +18,31 @@ use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 /// How long a transaction in flight holds its key before it ends.
 const HOLD: Duration = Duration::from_millis(100);
 
+/// Runs `waiting` while the transaction in flight ends (`end`, after
+/// [`HOLD`]), and checks that `waiting` finished only once it had.
+async fn waits_for<T>(
+    waiting: impl std::future::Future<Output = T>,
+    end: impl std::future::Future<Output = ()>,
+) -> T {
+    let ended = AtomicBool::new(false);
+    let (result, ()) = tokio::join!(
+        async {
+            let result = waiting.await;
+            assert!(
+                ended.load(Ordering::SeqCst),
+                "must wait for the transaction in flight"
+            );
+            result
+        },
+        async {
+            tokio::time::sleep(HOLD).await;
+            ended.store(true, Ordering::SeqCst);
+            end.await;
+        }
+    );
+    result
+}
+
 /// Creates `public.users (name text primary key, n integer)`.
 async fn users(store: &CatalogStore) -> Relation {
     let mut txn = store.write().unwrap();
@@ -85,22 +110,10 @@ async fn a_second_insert_waits_and_fails_once_the_first_commits() {
     let mut first = store.write().unwrap();
     let mut second = store.write().unwrap();
     first.insert(&rel, user("k", 1)).await.unwrap();
-    let ended = AtomicBool::new(false);
-    let (second_insert, ()) = tokio::join!(
-        async {
-            let result = second.insert(&rel, user("k", 2)).await;
-            assert!(
-                ended.load(Ordering::SeqCst),
-                "the second insert must wait for the first transaction"
-            );
-            result
-        },
-        async {
-            tokio::time::sleep(HOLD).await;
-            ended.store(true, Ordering::SeqCst);
-            first.commit().await.unwrap();
-        }
-    );
+    let second_insert = waits_for(second.insert(&rel, user("k", 2)), async move {
+        first.commit().await.unwrap();
+    })
+    .await;
     assert_violation(second_insert, "k");
     drop(second);
     assert_eq!(committed(&store, &rel).await, vec![user("k", 1)]);
@@ -115,19 +128,10 @@ async fn a_second_insert_goes_on_once_the_first_rolls_back() {
     let mut first = store.write().unwrap();
     let mut second = store.write().unwrap();
     first.insert(&rel, user("k", 1)).await.unwrap();
-    let ended = AtomicBool::new(false);
-    let (second_insert, ()) = tokio::join!(
-        async {
-            let result = second.insert(&rel, user("k", 2)).await;
-            assert!(ended.load(Ordering::SeqCst), "must wait for the first");
-            result
-        },
-        async {
-            tokio::time::sleep(HOLD).await;
-            ended.store(true, Ordering::SeqCst);
-            drop(first);
-        }
-    );
+    let second_insert = waits_for(second.insert(&rel, user("k", 2)), async move {
+        drop(first);
+    })
+    .await;
     second_insert.unwrap();
     second.commit().await.unwrap();
     assert_eq!(committed(&store, &rel).await, vec![user("k", 2)]);
@@ -167,19 +171,13 @@ async fn an_update_to_a_key_inserted_concurrently_fails() {
     inserting.insert(&rel, user("k", 1)).await.unwrap();
     let a = updating.view().rows(&rel, &[]).await.unwrap().remove(0);
     assert_eq!(a.row, user("a", 0));
-    let ended = AtomicBool::new(false);
-    let (update, ()) = tokio::join!(
-        async {
-            let result = updating.update(&rel, &a.key, a.row_seq, user("k", 2)).await;
-            assert!(ended.load(Ordering::SeqCst), "must wait for the insert");
-            result
-        },
-        async {
-            tokio::time::sleep(HOLD).await;
-            ended.store(true, Ordering::SeqCst);
+    let update = waits_for(
+        updating.update(&rel, &a.key, a.row_seq, user("k", 2)),
+        async move {
             inserting.commit().await.unwrap();
-        }
-    );
+        },
+    )
+    .await;
     assert_violation(update, "k");
     drop(updating);
 
@@ -333,19 +331,14 @@ async fn over_sql_concurrent_inserts_of_one_key_fail_with_23505() {
     assert!(run(&mut first, "INSERT INTO accounts VALUES ('k', 1)")
         .await
         .is_none());
-    let ended = AtomicBool::new(false);
-    let (error, ()) = tokio::join!(
+    let error = waits_for(
+        run(&mut second, "INSERT INTO accounts VALUES ('k', 2)"),
         async {
-            let error = run(&mut second, "INSERT INTO accounts VALUES ('k', 2)").await;
-            assert!(ended.load(Ordering::SeqCst), "must wait for the first");
-            error.expect("a duplicate key")
-        },
-        async {
-            tokio::time::sleep(HOLD).await;
-            ended.store(true, Ordering::SeqCst);
             assert!(run(&mut first, "COMMIT").await.is_none());
-        }
-    );
+        },
+    )
+    .await
+    .expect("a duplicate key");
     assert_eq!(error.code, SqlState::UNIQUE_VIOLATION);
     assert_eq!(
         error.message,
