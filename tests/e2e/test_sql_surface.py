@@ -79,6 +79,13 @@ STEPS = [
     "SELECT count(*) FILTER (WHERE v > 20), sum(v) FILTER (WHERE g = 'a'), "
     "array_agg(id) FILTER (WHERE v IS NULL), count(*) FROM arr",
     "SELECT array_agg(id), string_agg(name, ',') FROM arr WHERE false",
+    # values equal by PostgreSQL's equality are one key (was: two for 1.0 and 1.00)
+    "SELECT count(DISTINCT x), count(*) FROM (VALUES (1.0::numeric), (1.00), (1)) t(x)",
+    "SELECT count(*) FROM (SELECT x FROM (VALUES (1.0::numeric), (1.00)) t(x) GROUP BY x) g",
+    "SELECT count(*) FROM (SELECT 1.0::numeric UNION SELECT 1.00::numeric) u",
+    "SELECT count(DISTINCT x) FROM (VALUES (0.0::float8), (-0.0::float8)) t(x)",
+    "SELECT count(DISTINCT x) FROM (VALUES ('1 mon'::interval), ('30 days'::interval)) t(x)",
+    "SELECT count(*) FROM (VALUES (1.0::numeric)) a(x) JOIN (VALUES (1.00::numeric)) b(y) ON x = y",
     "SELECT array_agg(v ORDER BY v NULLS FIRST), array_agg(name ORDER BY name DESC NULLS LAST) "
     "FROM arr",
     "SELECT string_agg(name, NULL ORDER BY id) FROM arr",

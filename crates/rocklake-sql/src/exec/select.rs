@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use rocklake_types::datum::{Datum, Row};
+use rocklake_types::value::equality::equality_key;
 use rocklake_types::{SqlError, SqlState};
 
 use crate::exec::aggregate::Aggregate;
@@ -19,7 +20,9 @@ use crate::exec::stream::{
 use crate::exec::{ExecCtx, Scope};
 use crate::plan::{BExpr, FromPlan, QueryPlan, SelectPlan, SetPlan, SubPlan};
 
-/// A hashable key for values that compare equal (integers of any width alike).
+/// A hashable key for values that compare equal: integers of any width
+/// alike, and otherwise the value's [`equality_key`] (so `1.0` and `1.00`,
+/// `-0` and `0`, `1 mon` and `30 days` are one key, as in PostgreSQL).
 pub fn hash_key(d: &Datum) -> String {
     match d {
         Datum::Text(s) => format!("t{s}"),
@@ -33,7 +36,14 @@ pub fn hash_key(d: &Datum) -> String {
         ),
         other => match other.as_i64() {
             Some(v) => format!("i{v}"),
-            None => format!("{other:?}"),
+            None => {
+                use std::fmt::Write;
+                let mut key = String::from("k");
+                for byte in equality_key(other) {
+                    let _ = write!(key, "{byte:02x}");
+                }
+                key
+            }
         },
     }
 }

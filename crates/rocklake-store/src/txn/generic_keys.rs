@@ -30,6 +30,7 @@ use std::collections::HashSet;
 use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tags::Tag;
 use rocklake_types::datum::Datum;
+use rocklake_types::value::equality::push_equality_key;
 
 use super::WriteTxn;
 use crate::error::StoreResult;
@@ -155,149 +156,7 @@ impl WriteTxn {
 fn key_values(relation: &Relation, row: &[Datum]) -> Vec<u8> {
     let mut out = Vec::new();
     for &column in &relation.primary_key {
-        encode_canonical(row.get(column).unwrap_or(&Datum::Null), &mut out);
+        push_equality_key(row.get(column).unwrap_or(&Datum::Null), &mut out);
     }
     out
-}
-
-/// Appends a self-delimiting encoding of `datum` that is equal for equal
-/// values of one type: numerics without trailing fraction zeros (`1.0` =
-/// `1.00`), `-0` as `0` and every NaN as one for floats, intervals by their
-/// span (`1 mon` = `30 days`), integers of any width as `i64`.
-fn encode_canonical(datum: &Datum, out: &mut Vec<u8>) {
-    let bytes = |out: &mut Vec<u8>, tag: u8, data: &[u8]| {
-        out.push(tag);
-        out.extend_from_slice(&(data.len() as u64).to_be_bytes());
-        out.extend_from_slice(data);
-    };
-    match datum {
-        Datum::Null => out.push(0),
-        Datum::Bool(v) => out.extend_from_slice(&[1, u8::from(*v)]),
-        Datum::Int2(_) | Datum::Int4(_) | Datum::Int8(_) | Datum::Oid(_) | Datum::Reg { .. } => {
-            out.push(2);
-            out.extend_from_slice(&datum.as_i64().unwrap_or(0).to_be_bytes());
-        }
-        Datum::Float4(v) => encode_float(f64::from(*v), out),
-        Datum::Float8(v) => encode_float(*v, out),
-        Datum::Text(s) => bytes(out, 4, s.as_bytes()),
-        Datum::Bytea(b) => bytes(out, 5, b),
-        Datum::Uuid(u) => bytes(out, 6, u),
-        Datum::TimestampTz(v) | Datum::Timestamp(v) | Datum::Time(v) => {
-            out.push(7);
-            out.extend_from_slice(&v.to_be_bytes());
-        }
-        Datum::Date(v) => {
-            out.push(8);
-            out.extend_from_slice(&v.to_be_bytes());
-        }
-        Datum::TimeTz {
-            micros,
-            offset_west_secs,
-        } => {
-            out.push(9);
-            out.extend_from_slice(&micros.to_be_bytes());
-            out.extend_from_slice(&offset_west_secs.to_be_bytes());
-        }
-        Datum::Interval {
-            months,
-            days,
-            micros,
-        } => {
-            let span = (i128::from(*months) * 30 + i128::from(*days)) * 86_400_000_000
-                + i128::from(*micros);
-            out.push(10);
-            out.extend_from_slice(&span.to_be_bytes());
-        }
-        Datum::Numeric(text) => bytes(out, 11, canonical_numeric(text).as_bytes()),
-        Datum::Tid { block, offset } => {
-            out.push(12);
-            out.extend_from_slice(&block.to_be_bytes());
-            out.extend_from_slice(&offset.to_be_bytes());
-        }
-        Datum::Array(items) | Datum::Vector(items) | Datum::Record(items) => {
-            out.push(13);
-            out.extend_from_slice(&(items.len() as u64).to_be_bytes());
-            for item in items.iter() {
-                encode_canonical(item, out);
-            }
-        }
-    }
-}
-
-/// A float as PostgreSQL's equality sees it: `-0 = 0`, `NaN = NaN`.
-fn encode_float(v: f64, out: &mut Vec<u8>) {
-    let v = if v.is_nan() {
-        f64::NAN
-    } else if v == 0.0 {
-        0.0
-    } else {
-        v
-    };
-    out.push(3);
-    out.extend_from_slice(&v.to_bits().to_be_bytes());
-}
-
-/// A numeric's canonical text (no leading zeros, sign only when not zero)
-/// without the trailing zeros of its fraction, which only give its scale.
-fn canonical_numeric(text: &str) -> &str {
-    if !text.contains('.') {
-        return text;
-    }
-    text.trim_end_matches('0').trim_end_matches('.')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn encoded(datum: Datum) -> Vec<u8> {
-        let mut out = Vec::new();
-        encode_canonical(&datum, &mut out);
-        out
-    }
-
-    #[test]
-    fn equal_values_encode_the_same() {
-        assert_eq!(
-            encoded(Datum::Numeric("1.0".into())),
-            encoded(Datum::Numeric("1.00".into()))
-        );
-        assert_eq!(
-            encoded(Datum::Numeric("10".into())),
-            encoded(Datum::Numeric("10.000".into()))
-        );
-        assert_ne!(
-            encoded(Datum::Numeric("10".into())),
-            encoded(Datum::Numeric("1".into()))
-        );
-        assert_eq!(encoded(Datum::Float8(-0.0)), encoded(Datum::Float8(0.0)));
-        assert_eq!(
-            encoded(Datum::Float8(f64::NAN)),
-            encoded(Datum::Float8(-f64::NAN))
-        );
-        assert_eq!(
-            encoded(Datum::Interval {
-                months: 1,
-                days: 0,
-                micros: 0
-            }),
-            encoded(Datum::Interval {
-                months: 0,
-                days: 30,
-                micros: 0
-            })
-        );
-        assert_eq!(encoded(Datum::Int4(7)), encoded(Datum::Int8(7)));
-    }
-
-    #[test]
-    fn encodings_are_self_delimiting() {
-        let mut ab_c = Vec::new();
-        encode_canonical(&Datum::text("ab"), &mut ab_c);
-        encode_canonical(&Datum::text("c"), &mut ab_c);
-        let mut a_bc = Vec::new();
-        encode_canonical(&Datum::text("a"), &mut a_bc);
-        encode_canonical(&Datum::text("bc"), &mut a_bc);
-        assert_ne!(ab_c, a_bc);
-    }
 }

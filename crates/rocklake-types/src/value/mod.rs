@@ -12,5 +12,6 @@
 pub mod array;
 pub mod binary;
 pub mod datetime;
+pub mod equality;
 pub mod numeric;
 pub mod text;
