@@ -452,6 +452,9 @@ pub struct ScanReq {
     /// Whether the statement reads this scan's `ctid` by name, so its rows
     /// must carry it (see [`crate::exec::scan_data::ScanData`]).
     pub reads_ctid: bool,
+    /// Whether a join reads this virtual table's rows by key
+    /// ([`FromPlan::Lookup`]) instead of the prefetched table.
+    pub looked_up: bool,
 }
 
 /// Join kinds the executor implements.
@@ -475,6 +478,17 @@ pub enum FromPlan {
     /// A set-returning function in FROM (`generate_series(1, 3) AS s`):
     /// one column, its arguments over the enclosing queries' rows only.
     Function(SetCall),
+    /// The rows of a virtual table whose column `column` equals a column of
+    /// the left input: only as the right input of an inner or left join with
+    /// that column among its equi-join pairs, which looks the rows up per
+    /// left row instead of building the whole table (its scan is marked
+    /// [`ScanReq::looked_up`] and not prefetched).
+    Lookup {
+        /// The virtual table.
+        table: VirtualTable,
+        /// The keyed column ([`VirtualTable::is_keyed`]).
+        column: usize,
+    },
     /// A join of two inputs.
     Join {
         /// Left input.

@@ -10,6 +10,7 @@
 
 mod generic_keys;
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -205,17 +206,38 @@ impl WriteTxn {
         primary_key: Vec<usize>,
         if_not_exists: bool,
     ) -> StoreResult<Option<Relation>> {
+        let new = NewRelation {
+            schema,
+            name,
+            columns,
+            primary_key,
+        };
+        self.create_relation_among(None, new, if_not_exists).await
+    }
+
+    /// [`WriteTxn::create_relation`], checked against `kept` (the relations
+    /// this transaction sees, kept by the caller) instead of the registry
+    /// read again.
+    pub async fn create_relation_among(
+        &mut self,
+        kept: Option<&RelationMap>,
+        new: NewRelation<'_>,
+        if_not_exists: bool,
+    ) -> StoreResult<Option<Relation>> {
+        let NewRelation {
+            schema,
+            name,
+            columns,
+            primary_key,
+        } = new;
         if !self.view().namespaces().await?.iter().any(|n| n == schema) {
             return Err(StoreError::NotFound {
                 kind: ObjectKind::Schema,
                 name: schema.to_string(),
             });
         }
-        let existing = self.view().relations().await?;
-        if existing
-            .iter()
-            .any(|r| r.schema == schema && r.name == name)
-        {
+        let existing = self.existing(kept).await?;
+        if existing.get(schema, name).is_some() {
             if if_not_exists {
                 return Ok(None);
             }
@@ -231,7 +253,7 @@ impl WriteTxn {
             columns,
             primary_key,
         );
-        if let Some(clash) = existing.iter().find(|r| r.shares_rows_with(&relation)) {
+        if let Some(clash) = existing.all().find(|r| r.shares_rows_with(&relation)) {
             return Err(StoreError::Unsupported(format!(
                 "table \"{name}\" already exists in schema \"{}\"; RockLake stores one DuckLake catalog per server",
                 clash.schema
@@ -273,7 +295,20 @@ impl WriteTxn {
         name: &str,
         change: impl FnOnce(&Relation) -> StoreResult<Relation>,
     ) -> StoreResult<Relation> {
-        let Some(old) = self.view().relation(schema, name).await? else {
+        self.alter_relation_among(None, schema, name, change).await
+    }
+
+    /// [`WriteTxn::alter_relation`], checked against `kept` (see
+    /// [`WriteTxn::create_relation_among`]).
+    pub async fn alter_relation_among(
+        &mut self,
+        kept: Option<&RelationMap>,
+        schema: &str,
+        name: &str,
+        change: impl FnOnce(&Relation) -> StoreResult<Relation>,
+    ) -> StoreResult<Relation> {
+        let existing = self.existing(kept).await?;
+        let Some(old) = existing.get(schema, name).cloned() else {
             return Err(StoreError::NotFound {
                 kind: ObjectKind::Relation,
                 name: name.to_string(),
@@ -281,18 +316,14 @@ impl WriteTxn {
         };
         let new = change(&old)?;
         if new.name != old.name {
-            let existing = self.view().relations().await?;
-            if existing
-                .iter()
-                .any(|r| r.schema == schema && r.name == new.name)
-            {
+            if existing.get(schema, &new.name).is_some() {
                 return Err(StoreError::AlreadyExists {
                     kind: ObjectKind::Relation,
                     name: new.name.clone(),
                 });
             }
             if let Some(clash) = existing
-                .iter()
+                .all()
                 .find(|r| r.relation_id != old.relation_id && r.shares_rows_with(&new))
             {
                 return Err(StoreError::Unsupported(format!(
@@ -354,7 +385,21 @@ impl WriteTxn {
         name: &str,
         if_exists: bool,
     ) -> StoreResult<bool> {
-        let Some(relation) = self.view().relation(schema, name).await? else {
+        self.drop_relation_among(None, schema, name, if_exists)
+            .await
+    }
+
+    /// [`WriteTxn::drop_relation`], finding the relation in `kept` (see
+    /// [`WriteTxn::create_relation_among`]).
+    pub async fn drop_relation_among(
+        &mut self,
+        kept: Option<&RelationMap>,
+        schema: &str,
+        name: &str,
+        if_exists: bool,
+    ) -> StoreResult<bool> {
+        let found = self.existing(kept).await?.get(schema, name).cloned();
+        let Some(relation) = found else {
             if if_exists {
                 return Ok(false);
             }
@@ -558,6 +603,15 @@ impl WriteTxn {
         })
     }
 
+    /// The relations a DDL change is checked against: `kept` when the caller
+    /// keeps them, else the registry as this transaction reads it.
+    async fn existing<'a>(&self, kept: Option<&'a RelationMap>) -> StoreResult<Existing<'a>> {
+        Ok(match kept {
+            Some(map) => Existing::Kept(map),
+            None => Existing::Read(self.view().relations().await?),
+        })
+    }
+
     /// Deletes the row stored under `key` (as read in this transaction).
     pub fn delete(&mut self, key: &[u8]) -> StoreResult<()> {
         self.remove(key)
@@ -568,7 +622,14 @@ impl WriteTxn {
     /// storage. A concurrent commit of the same key fails this one with
     /// [`StoreError::UniqueViolation`] (for inserted keys) or
     /// [`StoreError::Conflict`].
-    pub async fn commit(mut self) -> StoreResult<()> {
+    pub async fn commit(self) -> StoreResult<()> {
+        self.commit_changing_registry().await.map(|_| ())
+    }
+
+    /// [`WriteTxn::commit`], returning the registry version the commit set
+    /// when it changed the registry (created, dropped or altered a relation
+    /// or a schema).
+    pub async fn commit_changing_registry(mut self) -> StoreResult<Option<u64>> {
         let inner = self.inner.clone();
         let started = std::time::Instant::now();
         let wrote = self.wrote;
@@ -592,7 +653,7 @@ impl WriteTxn {
         }
         drop(mark);
         match outcome {
-            Ok(None) => Ok(()),
+            Ok(None) => Ok(registry_version),
             Ok(Some(handle)) => {
                 // The batch is applied in commit order; the durable write is
                 // shared with the commits waiting for it (group commit).
@@ -604,7 +665,7 @@ impl WriteTxn {
                 if wrote {
                     rocklake_metrics::metrics().commit(started.elapsed());
                 }
-                Ok(())
+                Ok(registry_version)
             }
             Err(error) => {
                 let mapped = StoreError::storage("committing", error, inner.epoch);
@@ -696,5 +757,49 @@ impl WriteTxn {
             )
             .map_err(|e| self.storage_error("staging counters", e))?;
         Ok(registry_version)
+    }
+}
+
+/// Relations by (schema, name).
+pub type RelationMap = HashMap<(String, String), Arc<Relation>>;
+
+/// A relation to create: where, what it is called, its columns and primary
+/// key (column positions).
+pub struct NewRelation<'a> {
+    /// Its schema.
+    pub schema: &'a str,
+    /// Its name.
+    pub name: &'a str,
+    /// Its columns.
+    pub columns: Vec<ColumnDef>,
+    /// Its primary key's columns, by position; empty for none.
+    pub primary_key: Vec<usize>,
+}
+
+/// The relations a write transaction sees, for checking a DDL change.
+enum Existing<'a> {
+    /// Kept by the caller, up to date with this transaction's changes.
+    Kept(&'a RelationMap),
+    /// Read from the registry.
+    Read(Vec<Relation>),
+}
+
+impl Existing<'_> {
+    /// The relation `schema.name`.
+    fn get(&self, schema: &str, name: &str) -> Option<&Relation> {
+        match self {
+            Existing::Kept(map) => map
+                .get(&(schema.to_string(), name.to_string()))
+                .map(|relation| relation.as_ref()),
+            Existing::Read(list) => list.iter().find(|r| r.schema == schema && r.name == name),
+        }
+    }
+
+    /// Every relation.
+    fn all(&self) -> Box<dyn Iterator<Item = &Relation> + '_> {
+        match self {
+            Existing::Kept(map) => Box::new(map.values().map(|relation| relation.as_ref())),
+            Existing::Read(list) => Box::new(list.iter()),
+        }
     }
 }

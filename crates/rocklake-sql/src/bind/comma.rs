@@ -40,11 +40,14 @@ impl Binder<'_> {
     }
 
     /// Adds `conjunct` (which reads the first `needed` columns) to the
-    /// lowest inner join of the left-deep chain that has them all.
+    /// lowest inner join of the left-deep chain that has them all. A left
+    /// join passes on a conjunct of its left input's columns alone: the
+    /// rows it drops for failing it are dropped by the WHERE clause anyway
+    /// (a left join keeps its left rows as they are).
     fn attach(&self, from: &mut FromPlan, conjunct: &BExpr, needed: usize) {
         let FromPlan::Join {
             left,
-            kind: JoinKind::Inner,
+            kind,
             on,
             left_width,
             right_width,
@@ -56,6 +59,11 @@ impl Binder<'_> {
         };
         if needed > *left_width + *right_width {
             return;
+        }
+        match kind {
+            JoinKind::Inner => {}
+            JoinKind::Left if needed <= *left_width => return self.attach(left, conjunct, needed),
+            JoinKind::Left => return,
         }
         if needed <= *left_width && matches!(**left, FromPlan::Join { .. }) {
             return self.attach(left, conjunct, needed);

@@ -516,6 +516,7 @@ impl Binder<'_> {
                 filter: ScanFilter::default(),
                 keyed_by: Vec::new(),
                 reads_ctid: false,
+                looked_up: false,
             });
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, true, Some(s)));
         }
@@ -530,6 +531,7 @@ impl Binder<'_> {
                 filter: ScanFilter::default(),
                 keyed_by: Vec::new(),
                 reads_ctid: false,
+                looked_up: false,
             });
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, false, schema));
         }
@@ -552,7 +554,8 @@ impl Binder<'_> {
     pub fn push_down(&mut self, scan: usize, filter: &BExpr) {
         let ncols = match &self.scans[scan].source {
             ScanSource::Table(def) => def.columns.len(),
-            ScanSource::Virtual(_) | ScanSource::DatabaseSize | ScanSource::RelationSizes => return,
+            ScanSource::Virtual(table) => table.columns().len(),
+            ScanSource::DatabaseSize | ScanSource::RelationSizes => return,
         };
         let mut bounds = Vec::new();
         let mut keyed_by = Vec::new();

@@ -772,6 +772,7 @@ impl Binder<'_> {
             filter: ScanFilter::default(),
             keyed_by: Vec::new(),
             reads_ctid: false,
+            looked_up: false,
         });
         self.scans.len() - 1
     }

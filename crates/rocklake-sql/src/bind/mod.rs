@@ -8,6 +8,7 @@ mod comma;
 pub(crate) mod expr;
 mod from;
 mod func;
+mod lookups;
 mod recursive;
 pub(crate) use func::UTF8_ENCODING;
 mod order;
@@ -550,6 +551,7 @@ impl<'c> Binder<'c> {
         if let Some(f) = &filter {
             self.attach_to_inner_joins(&mut from, f);
         }
+        self.plan_catalog_lookups(&mut from, filter.as_ref());
         let group_exprs = match &sel.group_by {
             GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
             other => {

@@ -60,6 +60,10 @@ pub struct Catalog {
     /// The relations' objects by oid, built on first use (lookups by oid
     /// run once per catalog row: `oid::regclass`, `pg_table_is_visible`).
     pub oid_index: std::sync::OnceLock<HashMap<u32, OidTarget>>,
+    /// The relations (by index) owning an object of each oid (table, row
+    /// type, primary key, its index), built on first use: the virtual
+    /// tables' rows for one oid come from these relations alone.
+    pub object_owners: std::sync::OnceLock<HashMap<u32, Vec<usize>>>,
 }
 
 /// What an oid of a stored relation's objects names (by relation index).
@@ -91,6 +95,32 @@ impl Catalog {
         let (OidTarget::Table(i) | OidTarget::PrimaryKeyIndex(i) | OidTarget::PrimaryKey(i)) =
             target;
         Some((target, &self.relations[i]))
+    }
+
+    /// The relations owning an object with this oid (more than one only
+    /// when stable oids collide).
+    pub fn owners_of(&self, oid: u32) -> impl Iterator<Item = &RelationDef> {
+        let owners = self.object_owners.get_or_init(|| {
+            let mut owners: HashMap<u32, Vec<usize>> = HashMap::new();
+            for (i, def) in self.relations.iter().enumerate() {
+                let mut oids = vec![Self::rel_oid(def), Self::rowtype_oid(def)];
+                if !def.primary_key.is_empty() {
+                    oids.extend([Self::pkey_oid(def), Self::pkey_index_oid(def)]);
+                }
+                for oid in oids {
+                    let entry = owners.entry(oid).or_default();
+                    if entry.last() != Some(&i) {
+                        entry.push(i);
+                    }
+                }
+            }
+            owners
+        });
+        owners
+            .get(&oid)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.relations[i])
     }
 
     /// The relation `schema.name`.

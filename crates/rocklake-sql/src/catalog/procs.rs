@@ -6,7 +6,7 @@
 use rocklake_types::datum::PgType;
 
 /// `(oid, name)` of one function.
-type Proc = (u32, &'static str);
+pub(crate) type Proc = (u32, &'static str);
 
 /// The input, output, receive and send functions of a type (`(0, "-")`
 /// where it has none).

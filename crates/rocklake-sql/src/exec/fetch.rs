@@ -1,9 +1,9 @@
 //! Reading the scans a statement needs before it runs.
 
-use rocklake_types::datum::Datum;
+use rocklake_types::datum::{Datum, Row};
 use rocklake_types::SqlError;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, VirtualTable};
 use crate::exec::memory::row_bytes;
 use crate::exec::scan_data::ScanData;
 use crate::exec::select::run_subquery;
@@ -74,7 +74,8 @@ async fn fetch(
             ScanData::from_stored(txn.scan_shared(def, filter).await?)
         }
         ScanSource::Table(def) => ScanData::owned_stored(txn.scan(def, filter).await?),
-        ScanSource::Virtual(v) => ScanData::Owned(v.rows(cat)),
+        ScanSource::Virtual(_) if scan.looked_up => ScanData::Owned(Vec::new()),
+        ScanSource::Virtual(table) => ScanData::Owned(virtual_rows(cat, *table, filter)),
         ScanSource::DatabaseSize => ScanData::Owned(vec![vec![txn
             .database_bytes()
             .await?
@@ -100,4 +101,20 @@ async fn fetch(
             .charge(rows.iter().map(|row| row_bytes(row)).sum())?;
     }
     Ok(data)
+}
+
+/// A virtual table's rows: only those with the values of a bound on a keyed
+/// column when there is one (the bounds are conjuncts of the WHERE clause,
+/// which still applies), else all.
+fn virtual_rows(cat: &Catalog, table: VirtualTable, filter: &ScanFilter) -> Vec<Row> {
+    filter
+        .bounds
+        .iter()
+        .filter(|(column, _)| table.is_keyed(*column))
+        .find_map(|(column, bound)| match bound {
+            ColumnBound::Eq(value) => table.rows_where(cat, *column, std::slice::from_ref(value)),
+            ColumnBound::In(values) => table.rows_where(cat, *column, values),
+            ColumnBound::Range { .. } => None,
+        })
+        .unwrap_or_else(|| table.rows(cat))
 }

@@ -126,35 +126,51 @@ impl<'a> RowStream<'a> for Join<'a> {
             }
             let (left, candidates, position, matched) = self.current.as_mut().expect("set above");
             while *position < candidates.len() {
-                self.ctx.tick()?;
                 let right = &self.right[candidates[*position]];
                 *position += 1;
-                let mut combined = Vec::with_capacity(left.len() + right.len());
-                combined.extend_from_slice(left);
-                combined.extend_from_slice(right);
-                let keep = match self.on {
-                    Some(condition) => {
-                        let scope = Scope {
-                            outer: &self.outer,
-                            row: &combined,
-                        };
-                        eval_pred(condition, self.ctx, scope)? == Some(true)
-                    }
-                    None => true,
-                };
-                if keep {
+                if let Some(row) = joined(left, right, self.on, &self.outer, self.ctx)? {
                     *matched = true;
-                    return Ok(Some(Cow::Owned(combined)));
+                    return Ok(Some(Cow::Owned(row)));
                 }
             }
             let (left, _, _, matched) = self.current.take().expect("set above");
             if !matched && self.kind == JoinKind::Left {
-                let mut combined = left.into_owned();
-                combined.extend(std::iter::repeat_n(Datum::Null, self.right_width));
-                return Ok(Some(Cow::Owned(combined)));
+                return Ok(Some(Cow::Owned(null_extended(left, self.right_width))));
             }
         }
     }
+}
+
+/// `left` and `right` as one row when they satisfy the join condition `on`.
+pub(crate) fn joined(
+    left: &[Datum],
+    right: &[Datum],
+    on: Option<&BExpr>,
+    outer: &[&[Datum]],
+    ctx: &ExecCtx<'_>,
+) -> Result<Option<Vec<Datum>>, SqlError> {
+    ctx.tick()?;
+    let mut combined = Vec::with_capacity(left.len() + right.len());
+    combined.extend_from_slice(left);
+    combined.extend_from_slice(right);
+    let keep = match on {
+        Some(condition) => {
+            let scope = Scope {
+                outer,
+                row: &combined,
+            };
+            eval_pred(condition, ctx, scope)? == Some(true)
+        }
+        None => true,
+    };
+    Ok(keep.then_some(combined))
+}
+
+/// A left row no right row matched, with NULLs for the right columns.
+pub(crate) fn null_extended(left: RowCow<'_>, right_width: usize) -> Vec<Datum> {
+    let mut combined = left.into_owned();
+    combined.extend(std::iter::repeat_n(Datum::Null, right_width));
+    combined
 }
 
 #[cfg(test)]

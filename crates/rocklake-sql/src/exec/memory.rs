@@ -93,6 +93,11 @@ impl<'a> Reservation<'a> {
         Ok(())
     }
 
+    /// The bytes held.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// Holds `bytes` less.
     pub(crate) fn shrink(&mut self, bytes: usize) {
         let bytes = bytes.min(self.bytes);

@@ -20,6 +20,7 @@ pub(crate) mod eval;
 pub(crate) mod fetch;
 pub(crate) mod functions;
 pub(crate) mod join;
+pub(crate) mod lookup_join;
 pub mod memory;
 pub(crate) mod operators;
 pub(crate) mod pick;

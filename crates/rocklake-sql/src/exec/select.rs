@@ -12,6 +12,7 @@ use rocklake_types::{SqlError, SqlState};
 use crate::exec::aggregate::Aggregate;
 use crate::exec::eval::eval;
 use crate::exec::join::{Join, JoinSpec};
+use crate::exec::lookup_join::{LookupJoin, LookupSide};
 use crate::exec::sort::Sort;
 use crate::exec::stream::{
     collect, Distinct, Filter, Limit, Project, RowCow, RowStream, ScanStream, Single, Stream,
@@ -230,6 +231,9 @@ pub(crate) fn from_stream<'a>(
             outer.to_vec(),
             ctx,
         )?),
+        FromPlan::Lookup { .. } => {
+            return Err(SqlError::internal("a lookup outside a join"));
+        }
         FromPlan::Derived(q) => {
             let mut nested = outer.to_vec();
             nested.push(&[]);
@@ -245,6 +249,24 @@ pub(crate) fn from_stream<'a>(
             equi,
         } => {
             let left = from_stream(left, ctx, outer, true)?;
+            if let FromPlan::Lookup { table, column, .. } = right.as_ref() {
+                let Some(&(left_column, _)) = equi.iter().find(|(_, r)| r == column) else {
+                    return Err(SqlError::internal("a lookup join without its key"));
+                };
+                let side = LookupSide {
+                    table: *table,
+                    left_column,
+                    column: *column,
+                };
+                let spec = (*kind, on.as_ref(), *right_width);
+                return Ok(Box::new(LookupJoin::new(
+                    left,
+                    side,
+                    spec,
+                    outer.to_vec(),
+                    ctx,
+                )));
+            }
             let right = from_stream(right, ctx, outer, true)?;
             let spec = JoinSpec {
                 kind: *kind,

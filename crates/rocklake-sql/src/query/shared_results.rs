@@ -117,6 +117,7 @@ mod tests {
             filter: ScanFilter::default(),
             keyed_by: Vec::new(),
             reads_ctid: false,
+            looked_up: false,
         }
     }
 

@@ -618,6 +618,7 @@ impl Session {
                 settings,
                 setting_changes: Default::default(),
                 oid_index: Default::default(),
+                object_owners: Default::default(),
             });
             ctx.catalog_version = version;
         }

@@ -4,7 +4,6 @@
 //! using the columns the filter pins; updates and deletes find their rows by
 //! the keys remembered when they were read.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -24,12 +23,19 @@ use super::row_keys::RowKeys;
 use crate::error::StoreError;
 use crate::location::StoreLocation;
 use crate::reader::KeyedRow;
-use crate::txn::{ReadTxn, WriteTxn};
+use crate::txn::{NewRelation, ReadTxn, RelationMap, WriteTxn};
 use crate::view::CatalogView;
 
-/// Relations by (schema, name).
-type RelationMap = HashMap<(String, String), Relation>;
 impl RegistryCache {
+    /// Keeps `relations` as the registry at `version`, unless a newer one
+    /// is kept.
+    fn publish(&self, version: u64, relations: Arc<RelationMap>) {
+        let mut latest = self.latest();
+        if latest.as_ref().is_none_or(|(cached, _)| *cached < version) {
+            *latest = Some((version, relations));
+        }
+    }
+
     /// The kept registry, locked; dropped (loaded again) after a panic while
     /// it was locked.
     fn latest(&self) -> std::sync::MutexGuard<'_, Option<(u64, Arc<RelationMap>)>> {
@@ -180,6 +186,14 @@ impl StoreTxn {
         }
     }
 
+    /// The write transaction with the relations it sees (loaded before).
+    fn writer_and_relations(&mut self) -> StorageResult<(&mut WriteTxn, Option<&RelationMap>)> {
+        match &mut self.access {
+            Access::Write(txn) => Ok((txn, self.relations.as_deref())),
+            Access::Read(_) => Err(to_sql(StoreError::ReadOnly)),
+        }
+    }
+
     async fn relation_map(&mut self) -> StorageResult<&RelationMap> {
         if self.relations.is_none() {
             let (version, map) = self.load_relations().await?;
@@ -216,17 +230,14 @@ impl StoreTxn {
         let list = self.access.view().relations().await.map_err(to_sql)?;
         let map: Arc<RelationMap> = Arc::new(
             list.into_iter()
-                .map(|r| ((r.schema.clone(), r.name.clone()), r))
+                .map(|r| ((r.schema.clone(), r.name.clone()), Arc::new(r)))
                 .collect(),
         );
-        let mut latest = self.registry.latest();
-        if latest.as_ref().is_none_or(|(cached, _)| *cached < version) {
-            *latest = Some((version, map.clone()));
-        }
+        self.registry.publish(version, map.clone());
         Ok((version, map))
     }
 
-    async fn resolve(&mut self, def: &RelationDef) -> StorageResult<Relation> {
+    async fn resolve(&mut self, def: &RelationDef) -> StorageResult<Arc<Relation>> {
         let key = (def.schema.clone(), def.name.clone());
         self.relation_map()
             .await?
@@ -292,11 +303,20 @@ impl StoreTxn {
 impl StorageTxn for StoreTxn {
     async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>> {
         let key = (schema.to_string(), name.to_string());
-        Ok(self.relation_map().await?.get(&key).map(definition))
+        Ok(self
+            .relation_map()
+            .await?
+            .get(&key)
+            .map(|relation| definition(relation)))
     }
 
     async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
-        let mut list: Vec<&Relation> = self.relation_map().await?.values().collect();
+        let mut list: Vec<&Relation> = self
+            .relation_map()
+            .await?
+            .values()
+            .map(|relation| relation.as_ref())
+            .collect();
         list.sort_by_key(|r| r.relation_id);
         Ok(list.into_iter().map(definition).collect())
     }
@@ -311,22 +331,24 @@ impl StorageTxn for StoreTxn {
         def: RelationDef,
         if_not_exists: bool,
     ) -> StorageResult<bool> {
-        let created = self
-            .writer()?
-            .create_relation(
-                &def.schema,
-                &def.name,
-                def.columns,
-                def.primary_key,
-                if_not_exists,
-            )
+        self.relation_map().await?;
+        let new = NewRelation {
+            schema: &def.schema,
+            name: &def.name,
+            columns: def.columns,
+            primary_key: def.primary_key,
+        };
+        let (writer, kept) = self.writer_and_relations()?;
+        let created = writer
+            .create_relation_among(kept, new, if_not_exists)
             .await
             .map_err(to_sql)?;
         match created {
             Some(relation) => {
-                self.relation_map_mut()
-                    .await?
-                    .insert((relation.schema.clone(), relation.name.clone()), relation);
+                self.relation_map_mut().await?.insert(
+                    (relation.schema.clone(), relation.name.clone()),
+                    Arc::new(relation),
+                );
                 Ok(true)
             }
             None => Ok(false),
@@ -339,9 +361,10 @@ impl StorageTxn for StoreTxn {
         name: &str,
         if_exists: bool,
     ) -> StorageResult<bool> {
-        let dropped = self
-            .writer()?
-            .drop_relation(schema, name, if_exists)
+        self.relation_map().await?;
+        let (writer, kept) = self.writer_and_relations()?;
+        let dropped = writer
+            .drop_relation_among(kept, schema, name, if_exists)
             .await
             .map_err(to_sql)?;
         if dropped {
@@ -360,9 +383,10 @@ impl StorageTxn for StoreTxn {
         change: RelationChange,
     ) -> StorageResult<RelationDef> {
         let moves_rows = matches!(change, RelationChange::Rename(_));
-        let altered = self
-            .writer()?
-            .alter_relation(schema, name, |relation| {
+        self.relation_map().await?;
+        let (writer, kept) = self.writer_and_relations()?;
+        let altered = writer
+            .alter_relation_among(kept, schema, name, |relation| {
                 Ok(match change {
                     RelationChange::AddColumn { column, missing } => {
                         relation.add_column(column, missing)?
@@ -395,7 +419,7 @@ impl StorageTxn for StoreTxn {
         map.remove(&(schema.to_string(), name.to_string()));
         map.insert(
             (altered.schema.clone(), altered.name.clone()),
-            altered.clone(),
+            Arc::new(altered.clone()),
         );
         if moves_rows {
             self.row_keys.forget_relation(altered.relation_id);
@@ -410,7 +434,7 @@ impl StorageTxn for StoreTxn {
     /// The bytes of each relation's keys and values, read in this
     /// transaction's snapshot.
     async fn relation_bytes(&mut self) -> StorageResult<Vec<(String, String, u64)>> {
-        let relations: Vec<Relation> = self.relation_map().await?.values().cloned().collect();
+        let relations: Vec<Arc<Relation>> = self.relation_map().await?.values().cloned().collect();
         let mut out = Vec::with_capacity(relations.len());
         for relation in relations {
             let bytes = self
@@ -419,7 +443,7 @@ impl StorageTxn for StoreTxn {
                 .stored_bytes(&relation)
                 .await
                 .map_err(to_sql)?;
-            out.push((relation.schema, relation.name, bytes));
+            out.push((relation.schema.clone(), relation.name.clone(), bytes));
         }
         Ok(out)
     }
@@ -547,10 +571,20 @@ impl StorageTxn for StoreTxn {
     }
 
     async fn commit(self: Box<Self>) -> StorageResult<()> {
-        match self.access {
-            Access::Read(_) => Ok(()),
-            Access::Write(txn) => txn.commit().await.map_err(to_sql),
+        let this = *self;
+        let Access::Write(txn) = this.access else {
+            return Ok(());
+        };
+        let version = txn.commit_changing_registry().await.map_err(to_sql)?;
+        // This transaction's relations, as it changed them, are the
+        // registry at the version it committed (a concurrent registry change
+        // would have made it conflict).
+        if let (Some(version), true, Some(relations)) =
+            (version, this.registry_changed, this.relations)
+        {
+            this.registry.publish(version, relations);
         }
+        Ok(())
     }
 }
 

@@ -7,6 +7,7 @@ mod absent;
 pub(crate) mod attnums;
 mod indexes;
 mod information_schema;
+mod keyed;
 mod pg_catalog;
 pub(crate) mod roles;
 

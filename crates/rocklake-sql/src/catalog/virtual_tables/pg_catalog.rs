@@ -10,6 +10,7 @@ use super::{
 };
 use crate::catalog::names::RegKind;
 use crate::catalog::{procs, Catalog, PG_CATALOG_OID};
+use crate::storage::RelationDef;
 use rocklake_types::datum::PgType::{Bool, Char, Float4, Int2, Int4, Name, Oid, RegProc, Text};
 
 pub(super) fn pg_namespace_columns() -> Vec<ColumnDef> {
@@ -93,31 +94,37 @@ pub(super) fn pg_class_columns() -> Vec<ColumnDef> {
 pub(super) fn pg_class_rows(cat: &Catalog) -> Vec<Row> {
     let mut rows = Vec::new();
     for r in cat.relations.iter() {
-        let has_key = !r.primary_key.is_empty();
-        rows.push(class_row(ClassRow {
-            oid: Catalog::rel_oid(r),
-            name: &r.name,
-            schema: &r.schema,
-            rowtype: Catalog::rowtype_oid(r),
-            has_index: has_key,
-            kind: "r",
-            attributes: r.columns.len(),
-            access_method: HEAP_AM_OID,
-        }));
-        if has_key {
-            rows.push(class_row(ClassRow {
-                oid: Catalog::pkey_index_oid(r),
-                name: &r.primary_key_name(),
-                schema: &r.schema,
-                rowtype: 0,
-                has_index: false,
-                kind: "i",
-                attributes: r.primary_key.len(),
-                access_method: BTREE_AM_OID,
-            }));
-        }
+        class_rows_of(r, &mut rows);
     }
     rows
+}
+
+/// The `pg_class` rows of one stored relation: the table, then its primary
+/// key's index.
+pub(super) fn class_rows_of(r: &RelationDef, rows: &mut Vec<Row>) {
+    let has_key = !r.primary_key.is_empty();
+    rows.push(class_row(ClassRow {
+        oid: Catalog::rel_oid(r),
+        name: &r.name,
+        schema: &r.schema,
+        rowtype: Catalog::rowtype_oid(r),
+        has_index: has_key,
+        kind: "r",
+        attributes: r.columns.len(),
+        access_method: HEAP_AM_OID,
+    }));
+    if has_key {
+        rows.push(class_row(ClassRow {
+            oid: Catalog::pkey_index_oid(r),
+            name: &r.primary_key_name(),
+            schema: &r.schema,
+            rowtype: 0,
+            has_index: false,
+            kind: "i",
+            attributes: r.primary_key.len(),
+            access_method: BTREE_AM_OID,
+        }));
+    }
 }
 
 /// What differs between `pg_class` rows here.
@@ -224,41 +231,47 @@ fn attribute_row(a: AttributeRow<'_>) -> Row {
 pub(super) fn pg_attribute_rows(cat: &Catalog) -> Vec<Row> {
     let mut out = Vec::new();
     for r in cat.relations.iter() {
-        let relation = Catalog::rel_oid(r);
-        out.push(attribute_row(AttributeRow {
-            relation,
-            name: "ctid",
-            pg_type: &PgType::Tid,
-            number: -1,
-            not_null: true,
-            has_default: false,
-            stats_target: 0,
-        }));
-        for (i, c) in r.columns.iter().enumerate() {
-            out.push(attribute_row(AttributeRow {
-                relation,
-                name: &c.name,
-                pg_type: &c.pg_type,
-                number: i as i16 + 1,
-                not_null: c.not_null || r.primary_key.contains(&i),
-                has_default: c.default.is_some(),
-                stats_target: -1,
-            }));
-        }
-        for (k, &i) in r.primary_key.iter().enumerate() {
-            let c = &r.columns[i];
-            out.push(attribute_row(AttributeRow {
-                relation: Catalog::pkey_index_oid(r),
-                name: &c.name,
-                pg_type: &c.pg_type,
-                number: k as i16 + 1,
-                not_null: false,
-                has_default: false,
-                stats_target: -1,
-            }));
-        }
+        attribute_rows_of(r, &mut out);
     }
     out
+}
+
+/// The `pg_attribute` rows of one stored relation: its `ctid`, its columns,
+/// then its primary key's index columns.
+pub(super) fn attribute_rows_of(r: &RelationDef, out: &mut Vec<Row>) {
+    let relation = Catalog::rel_oid(r);
+    out.push(attribute_row(AttributeRow {
+        relation,
+        name: "ctid",
+        pg_type: &PgType::Tid,
+        number: -1,
+        not_null: true,
+        has_default: false,
+        stats_target: 0,
+    }));
+    for (i, c) in r.columns.iter().enumerate() {
+        out.push(attribute_row(AttributeRow {
+            relation,
+            name: &c.name,
+            pg_type: &c.pg_type,
+            number: i as i16 + 1,
+            not_null: c.not_null || r.primary_key.contains(&i),
+            has_default: c.default.is_some(),
+            stats_target: -1,
+        }));
+    }
+    for (k, &i) in r.primary_key.iter().enumerate() {
+        let c = &r.columns[i];
+        out.push(attribute_row(AttributeRow {
+            relation: Catalog::pkey_index_oid(r),
+            name: &c.name,
+            pg_type: &c.pg_type,
+            number: k as i16 + 1,
+            not_null: false,
+            has_default: false,
+            stats_target: -1,
+        }));
+    }
 }
 
 pub(super) fn pg_type_columns() -> Vec<ColumnDef> {
@@ -286,69 +299,101 @@ pub(super) fn pg_type_columns() -> Vec<ColumnDef> {
 }
 
 pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
+    let mut out = builtin_type_rows(cat, |_| true);
+    for r in cat.relations.iter() {
+        out.push(row_type_row(cat, r));
+    }
+    out
+}
+
+/// The `pg_type` rows of the built-in types (and their array types) whose
+/// oid `wanted` accepts.
+pub(super) fn builtin_type_rows(cat: &Catalog, wanted: impl Fn(u32) -> bool) -> Vec<Row> {
     let arrays = BUILTIN_TYPES
         .iter()
         .filter(|t| t.array_oid() != 0)
         .map(|t| PgType::array_of(t.clone()));
-    let mut out: Vec<Row> = BUILTIN_TYPES
+    BUILTIN_TYPES
         .iter()
         .cloned()
         .chain(arrays)
+        .filter(|t| wanted(t.oid()))
         .map(|t| {
-            let t = &t;
-            let elem = t.element_type().map_or(0, |e| e.oid());
-            let array = t.array_oid();
-            let [input, output, receive, send] =
-                procs::io_functions(t).map(|(oid, _)| cat.reg_from_oid(RegKind::Proc, oid));
-            vec![
-                Datum::Oid(t.oid()),
-                text(t.type_name()),
-                Datum::Oid(PG_CATALOG_OID),
-                OWNER,
-                Datum::Int2(type_len(t)),
-                text("b"),
-                Datum::Oid(0),
-                Datum::Oid(elem),
-                Datum::Oid(array),
-                input,
-                output,
-                receive,
-                send,
-                Datum::Oid(0),
-                Datum::Int4(-1),
-                Datum::Bool(false),
-                text(","),
-                Datum::Oid(type_collation(t)),
-                Datum::Null,
-            ]
+            type_row(
+                cat,
+                TypeRow {
+                    oid: t.oid(),
+                    name: t.type_name(),
+                    namespace: PG_CATALOG_OID,
+                    len: type_len(&t),
+                    kind: "b",
+                    relation: 0,
+                    element: t.element_type().map_or(0, |e| e.oid()),
+                    array: t.array_oid(),
+                    io: procs::io_functions(&t),
+                    collation: type_collation(&t),
+                },
+            )
         })
-        .collect();
-    let [input, output, receive, send] =
-        procs::RECORD_IO.map(|(oid, _)| cat.reg_from_oid(RegKind::Proc, oid));
-    for r in cat.relations.iter() {
-        out.push(vec![
-            Datum::Oid(Catalog::rowtype_oid(r)),
-            text(&r.name),
-            Datum::Oid(Catalog::schema_oid(&r.schema)),
-            OWNER,
-            Datum::Int2(-1),
-            text("c"),
-            Datum::Oid(Catalog::rel_oid(r)),
-            Datum::Oid(0),
-            Datum::Oid(0),
-            input.clone(),
-            output.clone(),
-            receive.clone(),
-            send.clone(),
-            Datum::Oid(0),
-            Datum::Int4(-1),
-            Datum::Bool(false),
-            text(","),
-            Datum::Oid(0),
-            Datum::Null,
-        ]);
-    }
-    out
+        .collect()
+}
+
+/// The `pg_type` row of a stored relation's row type.
+pub(super) fn row_type_row(cat: &Catalog, r: &RelationDef) -> Row {
+    type_row(
+        cat,
+        TypeRow {
+            oid: Catalog::rowtype_oid(r),
+            name: &r.name,
+            namespace: Catalog::schema_oid(&r.schema),
+            len: -1,
+            kind: "c",
+            relation: Catalog::rel_oid(r),
+            element: 0,
+            array: 0,
+            io: procs::RECORD_IO,
+            collation: 0,
+        },
+    )
+}
+
+/// What differs between `pg_type` rows here.
+struct TypeRow<'a> {
+    oid: u32,
+    name: &'a str,
+    namespace: u32,
+    len: i16,
+    kind: &'static str,
+    relation: u32,
+    element: u32,
+    array: u32,
+    io: [procs::Proc; 4],
+    collation: u32,
+}
+
+fn type_row(cat: &Catalog, t: TypeRow<'_>) -> Row {
+    let [input, output, receive, send] = t.io.map(|(oid, _)| cat.reg_from_oid(RegKind::Proc, oid));
+    vec![
+        Datum::Oid(t.oid),
+        text(t.name),
+        Datum::Oid(t.namespace),
+        OWNER,
+        Datum::Int2(t.len),
+        text(t.kind),
+        Datum::Oid(t.relation),
+        Datum::Oid(t.element),
+        Datum::Oid(t.array),
+        input,
+        output,
+        receive,
+        send,
+        Datum::Oid(0),
+        Datum::Int4(-1),
+        Datum::Bool(false),
+        text(","),
+        Datum::Oid(t.collation),
+        Datum::Null,
+    ]
 }
 
 pub(super) fn pg_constraint_columns() -> Vec<ColumnDef> {
@@ -377,35 +422,37 @@ pub(super) fn pg_constraint_columns() -> Vec<ColumnDef> {
 }
 
 pub(super) fn pg_constraint_rows(cat: &Catalog) -> Vec<Row> {
-    cat.relations
-        .iter()
-        .filter(|r| !r.primary_key.is_empty())
-        .map(|r| {
-            vec![
-                Datum::Oid(Catalog::pkey_oid(r)),
-                text(&r.primary_key_name()),
-                Datum::Oid(Catalog::schema_oid(&r.schema)),
-                text("p"),
-                Datum::Oid(Catalog::rel_oid(r)),
-                Datum::Oid(Catalog::pkey_index_oid(r)),
-                key_columns(r, Datum::array),
-                Datum::Bool(false),
-                Datum::Bool(false),
-                Datum::Bool(true),
-                Datum::Oid(0),
-                Datum::Oid(0),
-                Datum::Oid(0),
-                Datum::Null,
-                Datum::Bool(true),
-                Datum::Int2(0),
-                Datum::Bool(true),
-                // Foreign-key actions and match type: blank for a primary key.
-                text(" "),
-                text(" "),
-                text(" "),
-            ]
-        })
-        .collect()
+    cat.relations.iter().filter_map(constraint_row_of).collect()
+}
+
+/// The `pg_constraint` row of a stored relation's primary key, if it has one.
+pub(super) fn constraint_row_of(r: &RelationDef) -> Option<Row> {
+    if r.primary_key.is_empty() {
+        return None;
+    }
+    Some(vec![
+        Datum::Oid(Catalog::pkey_oid(r)),
+        text(&r.primary_key_name()),
+        Datum::Oid(Catalog::schema_oid(&r.schema)),
+        text("p"),
+        Datum::Oid(Catalog::rel_oid(r)),
+        Datum::Oid(Catalog::pkey_index_oid(r)),
+        key_columns(r, Datum::array),
+        Datum::Bool(false),
+        Datum::Bool(false),
+        Datum::Bool(true),
+        Datum::Oid(0),
+        Datum::Oid(0),
+        Datum::Oid(0),
+        Datum::Null,
+        Datum::Bool(true),
+        Datum::Int2(0),
+        Datum::Bool(true),
+        // Foreign-key actions and match type: blank for a primary key.
+        text(" "),
+        text(" "),
+        text(" "),
+    ])
 }
 
 pub(super) fn pg_enum_columns() -> Vec<ColumnDef> {

@@ -1,0 +1,217 @@
+//! Rows of a virtual table for given values of one column, without building
+//! the whole table: the rows a catalog lookup such as
+//! `pg_attribute WHERE attrelid = X` or DuckDB's `... AND relname = 'x'`
+//! reads. With thousands of relations the whole of `pg_class` or
+//! `pg_attribute` is tens of thousands of rows, most of a lookup's cost.
+//!
+//! [`VirtualTable::rows_where`] returns exactly the rows of
+//! [`VirtualTable::rows`] whose column equals one of the keys (PostgreSQL's
+//! equality, [`equality_key`]); it builds the rows of the relations that
+//! can hold such a value and keeps those that do.
+
+use std::collections::HashSet;
+
+use rocklake_types::datum::{Datum, PgType, Row};
+use rocklake_types::value::equality::equality_key;
+
+use super::{pg_catalog, VirtualTable};
+use crate::catalog::Catalog;
+
+/// The columns whose values pick rows without building the whole table.
+const KEYED: &[(VirtualTable, &str)] = &[
+    (VirtualTable::Class, "oid"),
+    (VirtualTable::Class, "relname"),
+    (VirtualTable::Attribute, "attrelid"),
+    (VirtualTable::Type, "oid"),
+    (VirtualTable::Constraint, "conrelid"),
+];
+
+impl VirtualTable {
+    /// Whether [`VirtualTable::rows_where`] can pick rows by column `column`
+    /// (a position in [`VirtualTable::columns`]) without building the table.
+    pub fn is_keyed(self, column: usize) -> bool {
+        let columns = self.columns();
+        let Some(name) = columns.get(column).map(|c| c.name.as_str()) else {
+            return false;
+        };
+        KEYED
+            .iter()
+            .any(|(table, keyed)| *table == self && *keyed == name)
+    }
+
+    /// The rows whose column `column` equals one of `keys`, in the order of
+    /// [`VirtualTable::rows`] per key. For a column that is not keyed, the
+    /// whole table is built and filtered. `None` when a key is not a value
+    /// of the column's kind (integers and oids for an oid column, text for a
+    /// name): PostgreSQL would compare them after a cast, so the caller
+    /// filters the whole table as the query says.
+    pub fn rows_where(self, cat: &Catalog, column: usize, keys: &[Datum]) -> Option<Vec<Row>> {
+        let pg_type = self.columns().get(column)?.pg_type.clone();
+        let comparable = |key: &Datum| match key {
+            Datum::Null => true,
+            Datum::Int2(_)
+            | Datum::Int4(_)
+            | Datum::Int8(_)
+            | Datum::Oid(_)
+            | Datum::Reg { .. } => {
+                matches!(
+                    pg_type,
+                    PgType::Oid | PgType::Int2 | PgType::Int4 | PgType::Int8
+                )
+            }
+            Datum::Text(_) => pg_type.is_string(),
+            _ => false,
+        };
+        if !keys.iter().all(comparable) {
+            return None;
+        }
+        // Each key once: `relname IN ('x', 'x')` is one relation's rows.
+        let mut wanted = HashSet::new();
+        let mut distinct = Vec::new();
+        for key in keys.iter().filter(|key| !key.is_null()) {
+            if wanted.insert(equality_key(key)) {
+                distinct.push(key);
+            }
+        }
+        let mut rows = Vec::new();
+        if !self.is_keyed(column) {
+            rows = self.rows(cat);
+        } else {
+            for key in distinct {
+                self.candidates(cat, column, key, &mut rows);
+            }
+        }
+        rows.retain(|row| wanted.contains(&equality_key(&row[column])));
+        Some(rows)
+    }
+
+    /// Rows that include every row whose `column` equals `key` (perhaps
+    /// more: the caller keeps the equal ones).
+    fn candidates(self, cat: &Catalog, column: usize, key: &Datum, rows: &mut Vec<Row>) {
+        let oid = || key.as_i64().and_then(|v| u32::try_from(v).ok());
+        match (self, column) {
+            (VirtualTable::Class, 0) => {
+                for r in oid().into_iter().flat_map(|oid| cat.owners_of(oid)) {
+                    pg_catalog::class_rows_of(r, rows);
+                }
+            }
+            (VirtualTable::Class, _) => {
+                let Some(name) = key.as_str() else { return };
+                for r in cat.relations.iter() {
+                    let index_named = !r.primary_key.is_empty() && r.primary_key_name() == name;
+                    if r.name == name || index_named {
+                        pg_catalog::class_rows_of(r, rows);
+                    }
+                }
+            }
+            (VirtualTable::Attribute, _) => {
+                for r in oid().into_iter().flat_map(|oid| cat.owners_of(oid)) {
+                    pg_catalog::attribute_rows_of(r, rows);
+                }
+            }
+            (VirtualTable::Type, _) => {
+                let Some(oid) = oid() else { return };
+                rows.extend(pg_catalog::builtin_type_rows(cat, |t| t == oid));
+                for r in cat.owners_of(oid) {
+                    rows.push(pg_catalog::row_type_row(cat, r));
+                }
+            }
+            (VirtualTable::Constraint, _) => {
+                for r in oid().into_iter().flat_map(|oid| cat.owners_of(oid)) {
+                    rows.extend(pg_catalog::constraint_row_of(r));
+                }
+            }
+            _ => rows.extend(self.rows(cat)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use rocklake_types::datum::{ColumnDef, PgType};
+
+    use super::*;
+    use crate::storage::RelationDef;
+
+    fn relation(schema: &str, name: &str, key: bool) -> RelationDef {
+        RelationDef {
+            schema: schema.into(),
+            name: name.into(),
+            columns: vec![
+                ColumnDef::new("id", PgType::Int8),
+                ColumnDef::new("label", PgType::Text),
+            ],
+            primary_key: if key { vec![0] } else { Vec::new() },
+        }
+    }
+
+    fn catalog() -> Catalog {
+        Catalog {
+            relations: Arc::new(vec![
+                relation("public", "a", true),
+                relation("public", "b", false),
+                relation("lake", "a", false),
+                relation("public", "a_pkey", true),
+            ]),
+            schemas: Arc::new(vec!["public".into(), "lake".into()]),
+            ..Catalog::default()
+        }
+    }
+
+    /// For every keyed column and every value it holds (plus values it
+    /// does not), the keyed rows are the whole table's rows with that value.
+    #[test]
+    fn keyed_rows_are_the_tables_rows_with_the_key() {
+        let cat = catalog();
+        for (table, name) in KEYED {
+            let column = table
+                .columns()
+                .iter()
+                .position(|c| c.name == *name)
+                .unwrap();
+            assert!(table.is_keyed(column));
+            let all = table.rows(&cat);
+            let mut keys: Vec<Datum> = all.iter().map(|row| row[column].clone()).collect();
+            keys.extend([Datum::Oid(1), Datum::Int4(-1), Datum::Null]);
+            for key in &keys {
+                let expected: Vec<&Row> = all
+                    .iter()
+                    .filter(|row| !key.is_null() && equality_key(&row[column]) == equality_key(key))
+                    .collect();
+                let got = table
+                    .rows_where(&cat, column, std::slice::from_ref(key))
+                    .unwrap_or_default();
+                assert_eq!(got.iter().collect::<Vec<_>>(), expected, "{name} = {key:?}");
+            }
+            let distinct: BTreeSet<Vec<u8>> = keys.iter().map(equality_key).collect();
+            assert!(
+                distinct.len() > 2,
+                "{name}: the catalog has values to look up"
+            );
+        }
+    }
+
+    #[test]
+    fn an_integer_key_finds_an_oid_and_unkeyed_columns_filter_the_table() {
+        let cat = catalog();
+        let oid = Catalog::rel_oid(&cat.relations[1]);
+        let by_int = VirtualTable::Attribute.rows_where(&cat, 0, &[Datum::Int8(oid.into())]);
+        assert_eq!(
+            by_int.map(|rows| rows.len()),
+            Some(3),
+            "ctid and two columns"
+        );
+        assert!(!VirtualTable::Attribute.is_keyed(1));
+        let by_name = VirtualTable::Attribute.rows_where(&cat, 1, &[Datum::text("label")]);
+        assert_eq!(by_name.map(|rows| rows.len()), Some(4));
+        // '16384' compared with an oid is cast first: no keyed rows for it.
+        let by_text = VirtualTable::Attribute.rows_where(&cat, 0, &[Datum::text("16384")]);
+        assert_eq!(by_text, None);
+        let twice =
+            VirtualTable::Attribute.rows_where(&cat, 0, &[Datum::Oid(oid), Datum::Oid(oid)]);
+        assert_eq!(twice.map(|rows| rows.len()), Some(3), "each key once");
+    }
+}

@@ -1,0 +1,57 @@
+//! The relation registry a committing transaction hands to the other
+//! transactions of its server (instead of their scanning it again) is the
+//! registry storage holds: after every kind of DDL, a session sharing the
+//! server's cache sees what a session of a fresh server (which scans the
+//! registry) sees.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::query;
+use rocklake_sql::Session;
+use rocklake_store::CatalogStorage;
+
+/// Every relation with its columns, as the engine sees them.
+const RELATIONS: &str = "SELECT n.nspname, c.relname, a.attnum, a.attname, a.atttypid \
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+    JOIN pg_attribute a ON a.attrelid = c.oid \
+    WHERE c.relkind = 'r' AND a.attnum > 0 ORDER BY 1, 2, 3";
+
+#[tokio::test]
+async fn the_registry_a_ddl_commit_publishes_is_the_stored_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = common::open(dir.path()).await;
+    let shared = Arc::new(CatalogStorage::new(store.clone()));
+    let mut writer = Session::new(shared.clone());
+    let mut reader = Session::new(shared.clone());
+    let steps = [
+        "CREATE TABLE t1 (a int PRIMARY KEY, b text)",
+        "CREATE TABLE t2 (x bigint); CREATE TABLE t3 (y int)",
+        "ALTER TABLE t1 ADD COLUMN c double precision",
+        "ALTER TABLE t1 DROP COLUMN b",
+        "ALTER TABLE t1 RENAME COLUMN c TO d",
+        "ALTER TABLE t2 RENAME TO t2_renamed",
+        "DROP TABLE t3",
+        "BEGIN; CREATE TABLE rolled_back (z int); ROLLBACK",
+        "CREATE SCHEMA other; CREATE TABLE other.t1 (q int)",
+        "BEGIN; CREATE TABLE t4 (a int); DROP TABLE t4; CREATE TABLE t5 (b int); COMMIT",
+    ];
+    for step in steps {
+        query(&mut writer, &format!("{step}; SELECT 1")).await;
+        let cached = query(&mut reader, RELATIONS).await;
+        let mut fresh = Session::new(Arc::new(CatalogStorage::new(store.clone())));
+        let scanned = query(&mut fresh, RELATIONS).await;
+        assert_eq!(cached, scanned, "after {step}");
+        assert!(!scanned.is_empty());
+    }
+    let names: Vec<String> = query(
+        &mut reader,
+        "SELECT DISTINCT relname FROM pg_class ORDER BY 1",
+    )
+    .await
+    .into_iter()
+    .map(|row| row[0].as_str().unwrap_or_default().to_string())
+    .collect();
+    assert_eq!(names, ["t1", "t1_pkey", "t2_renamed", "t5"]);
+}
