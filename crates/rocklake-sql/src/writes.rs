@@ -47,7 +47,7 @@ impl StorageTxn for CountingTxn {
         self.inner.relation(schema, name).await
     }
 
-    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
+    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>> {
         self.inner.relations().await
     }
 

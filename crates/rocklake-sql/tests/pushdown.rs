@@ -37,7 +37,7 @@ impl StorageTxn for RecordingTxn {
     async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>> {
         self.inner.relation(schema, name).await
     }
-    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
+    async fn relations(&mut self) -> StorageResult<std::sync::Arc<Vec<RelationDef>>> {
         self.inner.relations().await
     }
     async fn create_relation(

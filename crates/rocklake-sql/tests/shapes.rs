@@ -392,8 +392,8 @@ async fn every_captured_shape_executes() {
         txn.relations()
             .await
             .unwrap()
-            .into_iter()
-            .map(|r| (r.name.clone(), r))
+            .iter()
+            .map(|r| (r.name.clone(), r.clone()))
             .collect()
     };
     assert!(relations.len() >= 28 + 20, "{} relations", relations.len());

@@ -27,9 +27,10 @@ pub const INFORMATION_SCHEMA_OID: u32 = 13_000;
 /// First OID handed to user objects, as in PostgreSQL.
 pub const FIRST_USER_OID: u32 = 16_384;
 
-fn fnv1a(s: &str) -> u32 {
+/// FNV-1a over the bytes of `parts` in sequence.
+fn fnv1a(parts: &[&str]) -> u32 {
     let mut h: u32 = 0x811c_9dc5;
-    for b in s.bytes() {
+    for b in parts.iter().flat_map(|part| part.bytes()) {
         h ^= u32::from(b);
         h = h.wrapping_mul(0x0100_0193);
     }
@@ -38,7 +39,17 @@ fn fnv1a(s: &str) -> u32 {
 
 /// A deterministic OID in the user range for an object identified by `key`.
 pub fn stable_oid(kind: &str, key: &str) -> u32 {
-    FIRST_USER_OID + fnv1a(&format!("{kind}:{key}")) % (0x7fff_0000 - FIRST_USER_OID)
+    oid_of_parts(&[kind, ":", key])
+}
+
+/// [`stable_oid`] of an object of a relation, `kind:schema.name`, without
+/// building the string (it runs per relation when catalog rows are built).
+fn relation_object_oid(kind: &str, def: &RelationDef) -> u32 {
+    oid_of_parts(&[kind, ":", &def.schema, ".", &def.name])
+}
+
+fn oid_of_parts(parts: &[&str]) -> u32 {
+    FIRST_USER_OID + fnv1a(parts) % (0x7fff_0000 - FIRST_USER_OID)
 }
 
 /// What the engine knows of the catalog during one transaction.
@@ -162,15 +173,15 @@ impl Catalog {
 
     /// OID of a relation (stable across sessions: derived from its name).
     pub fn rel_oid(def: &RelationDef) -> u32 {
-        stable_oid("class", &format!("{}.{}", def.schema, def.name))
+        relation_object_oid("class", def)
     }
 
     fn rowtype_oid(def: &RelationDef) -> u32 {
-        stable_oid("type", &format!("{}.{}", def.schema, def.name))
+        relation_object_oid("type", def)
     }
 
     fn pkey_oid(def: &RelationDef) -> u32 {
-        stable_oid("constraint", &format!("{}.{}", def.schema, def.name))
+        relation_object_oid("constraint", def)
     }
 
     /// OID of the index of a relation's primary key (`pg_index.indexrelid`,
@@ -327,6 +338,26 @@ pub use virtual_tables::VirtualTable;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_relations_oids_are_those_of_its_qualified_name() {
+        let def = RelationDef {
+            schema: "lake".into(),
+            name: "ducklake_snapshot".into(),
+            columns: Vec::new(),
+            primary_key: Vec::new(),
+        };
+        assert_eq!(
+            Catalog::rel_oid(&def),
+            stable_oid("class", "lake.ducklake_snapshot")
+        );
+        assert_eq!(
+            Catalog::rowtype_oid(&def),
+            stable_oid("type", "lake.ducklake_snapshot")
+        );
+        // The value every release gave (OIDs are stable across releases).
+        assert_eq!(stable_oid("class", "public.ducklake_snapshot"), 495_629_459);
+    }
 
     #[test]
     fn oids_are_stable_and_fixed_where_postgres_fixes_them() {

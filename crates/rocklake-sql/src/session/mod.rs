@@ -598,7 +598,7 @@ impl Session {
                     (known.relations.clone(), known.schemas.clone())
                 }
                 _ => {
-                    let relations = Arc::new(ctx.txn.relations().await?);
+                    let relations = ctx.txn.relations().await?;
                     let schemas = Arc::new(ctx.txn.schemas().await?);
                     if let Some(version) = version {
                         self.known_catalog = Some(KnownCatalog {

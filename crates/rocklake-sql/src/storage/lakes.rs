@@ -286,17 +286,21 @@ impl StorageTxn for LakeTxn {
         self.route(schema).await?.relation(schema, name).await
     }
 
-    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
-        let mut all = self.home.relations().await?;
+    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>> {
+        let home = self.home.relations().await?;
+        if self.live_lakes().is_empty() {
+            return Ok(home);
+        }
+        let mut all = Vec::clone(&home);
         for schema in self.live_lakes() {
             if !self.lake_has_schema(&schema).await? {
                 continue;
             }
             let target = Target::Lake(schema.clone());
             let relations = self.txn(&target).await?.relations().await?;
-            all.extend(relations.into_iter().filter(|r| r.schema == schema));
+            all.extend(relations.iter().filter(|r| r.schema == schema).cloned());
         }
-        Ok(all)
+        Ok(Arc::new(all))
     }
 
     /// The home storage's version while the database has no schema lake.

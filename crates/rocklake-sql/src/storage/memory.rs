@@ -224,13 +224,14 @@ impl StorageTxn for MemoryTxn {
             .map(|r| r.def.clone()))
     }
 
-    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
-        Ok(self
-            .state
-            .relations
-            .values()
-            .map(|r| r.def.clone())
-            .collect())
+    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>> {
+        Ok(Arc::new(
+            self.state
+                .relations
+                .values()
+                .map(|r| r.def.clone())
+                .collect(),
+        ))
     }
 
     async fn create_relation(

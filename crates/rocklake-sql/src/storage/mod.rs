@@ -145,8 +145,9 @@ pub trait StorageTxn: Send {
     /// Looks a relation up by schema and name (both already case-folded).
     async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>>;
 
-    /// All relations, in a stable order.
-    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>>;
+    /// All relations, in a stable order (shared: storage may hand every
+    /// transaction at one catalog version the same list).
+    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>>;
 
     /// A version of the relation and schema lists this transaction sees:
     /// while it stays the same, [`StorageTxn::relations`] and

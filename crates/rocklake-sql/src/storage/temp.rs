@@ -12,6 +12,8 @@
 //! exactly `ON COMMIT DROP` (and the table also vanishes on ROLLBACK, as in
 //! PostgreSQL).
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use rocklake_types::datum::Row;
 
@@ -63,12 +65,14 @@ impl StorageTxn for TempOverlay {
         self.route(schema).await?.relation(schema, name).await
     }
 
-    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
-        let mut all = self.inner.relations().await?;
-        if let Some(temp) = self.temp.as_mut() {
-            all.extend(temp.relations().await?);
-        }
-        Ok(all)
+    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>> {
+        let stored = self.inner.relations().await?;
+        let Some(temp) = self.temp.as_mut() else {
+            return Ok(stored);
+        };
+        let mut all = Vec::clone(&stored);
+        all.extend(temp.relations().await?.iter().cloned());
+        Ok(Arc::new(all))
     }
 
     /// Temporary tables live in this transaction only: with any, the lists

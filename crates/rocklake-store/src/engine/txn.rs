@@ -27,18 +27,30 @@ use crate::txn::{NewRelation, ReadTxn, RelationMap, WriteTxn};
 use crate::view::CatalogView;
 
 impl RegistryCache {
-    /// Keeps `relations` as the registry at `version`, unless a newer one
-    /// is kept.
-    fn publish(&self, version: u64, relations: Arc<RelationMap>) {
+    /// Keeps `relations` as the registry at `version`, unless it keeps that
+    /// version or a newer one; the list of the relations at `version` to
+    /// share (unshared for an older version).
+    fn publish(&self, version: u64, relations: Arc<RelationMap>) -> Arc<Definitions> {
         let mut latest = self.latest();
-        if latest.as_ref().is_none_or(|(cached, _)| *cached < version) {
-            *latest = Some((version, relations));
+        match &*latest {
+            // One version, one registry: its list is shared.
+            Some(kept) if kept.version == version => kept.definitions.clone(),
+            Some(kept) if kept.version > version => Arc::default(),
+            _ => {
+                let definitions: Arc<Definitions> = Arc::default();
+                *latest = Some(KeptRegistry {
+                    version,
+                    relations,
+                    definitions: definitions.clone(),
+                });
+                definitions
+            }
         }
     }
 
     /// The kept registry, locked; dropped (loaded again) after a panic while
     /// it was locked.
-    fn latest(&self) -> std::sync::MutexGuard<'_, Option<(u64, Arc<RelationMap>)>> {
+    fn latest(&self) -> std::sync::MutexGuard<'_, Option<KeptRegistry>> {
         self.latest.lock().unwrap_or_else(|poisoned| {
             let mut latest = poisoned.into_inner();
             *latest = None;
@@ -53,7 +65,18 @@ impl RegistryCache {
 /// scanning and decoding the registry again.
 #[derive(Default)]
 pub(super) struct RegistryCache {
-    latest: Mutex<Option<(u64, Arc<RelationMap>)>>,
+    latest: Mutex<Option<KeptRegistry>>,
+}
+
+/// The engine's list of the registry's relations, built once per version
+/// for every transaction that reads it (sessions' catalogs share it).
+type Definitions = std::sync::OnceLock<Arc<Vec<RelationDef>>>;
+
+/// The registry at one version.
+struct KeptRegistry {
+    version: u64,
+    relations: Arc<RelationMap>,
+    definitions: Arc<Definitions>,
 }
 /// The rows of one scan as the store read them (perhaps from the scan
 /// cache), handed to the engine without copying.
@@ -96,6 +119,9 @@ pub(super) struct StoreTxn {
     relations: Option<Arc<RelationMap>>,
     /// The registry version `relations` was loaded at.
     registry_version: u64,
+    /// The engine's list of `relations` while this transaction has not
+    /// changed them, shared with the other transactions at that version.
+    definitions: Option<Arc<Definitions>>,
     /// Whether this transaction created or dropped a relation or schema.
     registry_changed: bool,
     /// Keys of the rows this transaction has read or written, so updates and
@@ -173,6 +199,7 @@ impl StoreTxn {
             registry,
             relations: None,
             registry_version: 0,
+            definitions: None,
             registry_changed: false,
             row_keys: RowKeys::default(),
             retain_from: None,
@@ -196,9 +223,10 @@ impl StoreTxn {
 
     async fn relation_map(&mut self) -> StorageResult<&RelationMap> {
         if self.relations.is_none() {
-            let (version, map) = self.load_relations().await?;
+            let (version, map, definitions) = self.load_relations().await?;
             self.registry_version = version;
             self.relations = Some(map);
+            self.definitions = Some(definitions);
         }
         Ok(self.relations.as_deref().expect("loaded above"))
     }
@@ -208,6 +236,7 @@ impl StoreTxn {
     async fn relation_map_mut(&mut self) -> StorageResult<&mut RelationMap> {
         self.relation_map().await?;
         self.registry_changed = true;
+        self.definitions = None;
         Ok(Arc::make_mut(
             self.relations.as_mut().expect("loaded above"),
         ))
@@ -215,16 +244,16 @@ impl StoreTxn {
 
     /// The registry at this transaction's snapshot: from the cache when its
     /// version matches, otherwise scanned (and cached if newer).
-    async fn load_relations(&self) -> StorageResult<(u64, Arc<RelationMap>)> {
+    async fn load_relations(&self) -> StorageResult<(u64, Arc<RelationMap>, Arc<Definitions>)> {
         let version = self
             .access
             .view()
             .registry_version()
             .await
             .map_err(to_sql)?;
-        if let Some((cached, map)) = &*self.registry.latest() {
-            if *cached == version {
-                return Ok((version, map.clone()));
+        if let Some(kept) = &*self.registry.latest() {
+            if kept.version == version {
+                return Ok((version, kept.relations.clone(), kept.definitions.clone()));
             }
         }
         let list = self.access.view().relations().await.map_err(to_sql)?;
@@ -233,8 +262,8 @@ impl StoreTxn {
                 .map(|r| ((r.schema.clone(), r.name.clone()), Arc::new(r)))
                 .collect(),
         );
-        self.registry.publish(version, map.clone());
-        Ok((version, map))
+        let definitions = self.registry.publish(version, map.clone());
+        Ok((version, map, definitions))
     }
 
     async fn resolve(&mut self, def: &RelationDef) -> StorageResult<Arc<Relation>> {
@@ -310,15 +339,18 @@ impl StorageTxn for StoreTxn {
             .map(|relation| definition(relation)))
     }
 
-    async fn relations(&mut self) -> StorageResult<Vec<RelationDef>> {
-        let mut list: Vec<&Relation> = self
-            .relation_map()
-            .await?
-            .values()
-            .map(|relation| relation.as_ref())
-            .collect();
-        list.sort_by_key(|r| r.relation_id);
-        Ok(list.into_iter().map(definition).collect())
+    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>> {
+        self.relation_map().await?;
+        let map = self.relations.as_deref().expect("loaded above");
+        let build = || {
+            let mut list: Vec<&Relation> = map.values().map(|relation| relation.as_ref()).collect();
+            list.sort_by_key(|r| r.relation_id);
+            Arc::new(list.into_iter().map(definition).collect::<Vec<_>>())
+        };
+        Ok(match &self.definitions {
+            Some(shared) => shared.get_or_init(build).clone(),
+            None => build(),
+        })
     }
 
     async fn catalog_version(&mut self) -> StorageResult<Option<u64>> {
