@@ -27,6 +27,15 @@ SETUP = [
     "CREATE TABLE arr (g text, id bigint PRIMARY KEY, v int, name varchar)",
     "INSERT INTO arr VALUES ('a', 1, 10, 'x'), ('a', 2, NULL, 'y z'), ('b', 3, 30, NULL), "
     "('b', 4, 40, 'q\"uote'), ('c', 5, 50, '')",
+    # Set operations (duplicates and NULLs).
+    "DROP TABLE IF EXISTS sl",
+    "DROP TABLE IF EXISTS sr",
+    "CREATE TABLE sl (x int, y text)",
+    "INSERT INTO sl VALUES (1, 'a'), (1, 'a'), (1, 'a'), (2, 'b'), (2, 'b'), (NULL, NULL), "
+    "(NULL, NULL), (3, 'c')",
+    "CREATE TABLE sr (x bigint, y varchar, z numeric)",
+    "INSERT INTO sr VALUES (1, 'a', 1.5), (2, 'b', 2.5), (2, 'b', 0), (2, 'b', NULL), "
+    "(NULL, NULL, 7), (4, 'd', 4)",
 ]
 
 STEPS = [
@@ -209,6 +218,13 @@ STEPS = [
     "trim(both '' from 'a'), trim(NULL::text), btrim('abc', NULL)",
     "SELECT 5 & 3, 5 | 3, 5 # 3, 6::smallint & 3::smallint, 7::bigint & 2, NULL::int & 1",
     "SELECT 1.5 & 1",
+    # The common type of string types, as PostgreSQL's: the first of varchar
+    # and text, name over the others, CASE's ELSE first.
+    "SELECT y FROM sr UNION SELECT y FROM sl ORDER BY 1",
+    "SELECT y FROM sl UNION ALL SELECT y FROM sr ORDER BY 1",
+    "SELECT relname FROM pg_class WHERE relname = 'sl' UNION SELECT 'x'::text ORDER BY 1",
+    "SELECT COALESCE(y, 'none'::text), CASE WHEN x > 1 THEN y ELSE 'small'::text END FROM sr "
+    "ORDER BY 1, 2",
 ]
 
 # Transaction characteristics (what pgJDBC's setTransactionIsolation and

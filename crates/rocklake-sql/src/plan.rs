@@ -645,7 +645,7 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
         return Ok(Some(PgType::Numeric(None)));
     }
     if x.is_string() && y.is_string() {
-        return Ok(Some(PgType::Text));
+        return Ok(Some(string_common_type(x, y)));
     }
     match (x, y) {
         (
@@ -672,6 +672,20 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
                 y.display_name()
             ),
         )),
+    }
+}
+
+/// The common type of two different string types as PostgreSQL's
+/// `select_common_type` picks it: `text`, the preferred type, when the
+/// first is `text`; else `name` when the second is (the others convert to
+/// `name` implicitly, `name` to them only on assignment); else the first
+/// (`varchar` and `text` convert to each other implicitly). `"char"` with
+/// any of them is `text`.
+fn string_common_type(x: &PgType, y: &PgType) -> PgType {
+    match (x, y) {
+        (PgType::Text, _) | (PgType::Char, _) | (_, PgType::Char) => PgType::Text,
+        (_, PgType::Name) => PgType::Name,
+        _ => x.clone(),
     }
 }
 
@@ -715,7 +729,19 @@ mod tests {
         );
         assert_eq!(
             common_type(&t(PgType::Name), &t(PgType::Varchar), "x").unwrap(),
+            t(PgType::Name)
+        );
+        assert_eq!(
+            common_type(&t(PgType::Varchar), &t(PgType::Text), "x").unwrap(),
+            t(PgType::Varchar)
+        );
+        assert_eq!(
+            common_type(&t(PgType::Text), &t(PgType::Varchar), "x").unwrap(),
             t(PgType::Text)
+        );
+        assert_eq!(
+            common_type(&t(PgType::Varchar), &t(PgType::Name), "x").unwrap(),
+            t(PgType::Name)
         );
         let e = common_type(&t(PgType::Bool), &t(PgType::Int4), "UNION").unwrap_err();
         assert_eq!(e.code, "42804");

@@ -620,18 +620,20 @@ impl Binder<'_> {
                 None => self.bind_bool(&c.condition, "CASE/WHEN")?,
             };
             let (rb, rt) = self.bind_expr(&c.result)?;
-            ty = common_type(&ty, &rt, "CASE")?;
             whens.push(cond);
             results.push((rb, rt));
         }
         let els = match else_result {
-            Some(x) => {
-                let (b, t) = self.bind_expr(x)?;
-                ty = common_type(&ty, &t, "CASE")?;
-                Some((b, t))
-            }
+            Some(x) => Some(self.bind_expr(x)?),
             None => None,
         };
+        // The ELSE result first, as PostgreSQL resolves them.
+        if let Some((_, t)) = &els {
+            ty = t.clone();
+        }
+        for (_, rt) in &results {
+            ty = common_type(&ty, rt, "CASE")?;
+        }
         let target = ty.unwrap_or(PgType::Text);
         let mut pairs = Vec::new();
         for (cond, (rb, rt)) in whens.into_iter().zip(results) {
