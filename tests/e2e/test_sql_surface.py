@@ -225,6 +225,41 @@ STEPS = [
     "SELECT relname FROM pg_class WHERE relname = 'sl' UNION SELECT 'x'::text ORDER BY 1",
     "SELECT COALESCE(y, 'none'::text), CASE WHEN x > 1 THEN y ELSE 'small'::text END FROM sr "
     "ORDER BY 1, 2",
+    # INTERSECT / EXCEPT [ALL]: duplicates counted (min(m, n), max(m - n, 0)),
+    # NULLs equal, INTERSECT binding tighter, types resolved like UNION's.
+    "SELECT x, y FROM sl INTERSECT SELECT x, y FROM sr ORDER BY 1, 2",
+    "SELECT x, y FROM sl INTERSECT ALL SELECT x, y FROM sr ORDER BY 1, 2",
+    "SELECT x, y FROM sl EXCEPT SELECT x, y FROM sr ORDER BY 1, 2",
+    "SELECT x, y FROM sl EXCEPT ALL SELECT x, y FROM sr ORDER BY 1, 2",
+    "SELECT x, y FROM sr EXCEPT ALL SELECT x, y FROM sl ORDER BY x DESC NULLS LAST, y",
+    "SELECT x AS k FROM sl INTERSECT SELECT x FROM sr ORDER BY k NULLS FIRST",
+    "SELECT x FROM sl EXCEPT ALL SELECT x FROM sr ORDER BY 1 LIMIT 2 OFFSET 1",
+    "SELECT 1 UNION SELECT 2 INTERSECT SELECT 3",
+    "(SELECT 1 UNION SELECT 2) INTERSECT SELECT 2",
+    "SELECT 1 EXCEPT SELECT 1 INTERSECT SELECT 2",
+    "SELECT 1 UNION SELECT 2 EXCEPT SELECT 1 ORDER BY 1",
+    "SELECT 1 UNION ALL SELECT 1 EXCEPT ALL SELECT 1",
+    "(SELECT x FROM sl EXCEPT SELECT x FROM sr) UNION ALL (SELECT 9 INTERSECT ALL SELECT 9) "
+    "ORDER BY 1",
+    "SELECT count(*), count(x) FROM (SELECT x FROM sl EXCEPT ALL SELECT x FROM sr) s",
+    "WITH e AS (SELECT y FROM sl EXCEPT SELECT y FROM sr) SELECT * FROM e",
+    "SELECT x FROM sl WHERE x IN (SELECT x FROM sl INTERSECT SELECT x FROM sr) ORDER BY x",
+    "SELECT 'x'::varchar INTERSECT SELECT relname FROM pg_class WHERE relname = 'sl'",
+    "SELECT 1 INTERSECT SELECT 1.0",
+    "SELECT 1.5 EXCEPT SELECT 1.50",
+    "SELECT 'a' INTERSECT ALL SELECT 'a'",
+    "SELECT NULL::int, 'a' EXCEPT SELECT NULL, 'a'",
+    "SELECT ARRAY[1, NULL] INTERSECT SELECT ARRAY[1, NULL]",
+    "SELECT y, z FROM sr EXCEPT SELECT 'b', 0.00 ORDER BY 1, 2",
+    "SELECT 1, 2 INTERSECT SELECT 1",
+    "SELECT 1 INTERSECT SELECT true",
+    "SELECT x FROM sl EXCEPT SELECT y FROM sr",
+]
+
+# Errors whose message is compared too (SQLSTATE and primary message).
+MESSAGE_STEPS = [
+    "SELECT x, y FROM sl INTERSECT SELECT x FROM sr",
+    "SELECT 1 EXCEPT SELECT true",
 ]
 
 # Transaction characteristics (what pgJDBC's setTransactionIsolation and
@@ -373,6 +408,11 @@ def run_steps(conn: psycopg.Connection) -> list:
                                 [d.type_code for d in cur.description]))
             except psycopg.Error as e:
                 out.append((sql, binary, f"ERROR {e.sqlstate}"))
+    for sql in MESSAGE_STEPS:
+        try:
+            out.append((sql, None, conn.execute(sql).fetchall()))
+        except psycopg.Error as e:
+            out.append((sql, None, f"ERROR {e.sqlstate} {e.diag.message_primary}"))
     return out
 
 

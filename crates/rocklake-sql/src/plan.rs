@@ -544,7 +544,29 @@ impl SelectPlan {
     }
 }
 
-/// A set expression: SELECT, VALUES or UNION.
+/// The set operations between two queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOperation {
+    /// `UNION`: the rows of either.
+    Union,
+    /// `INTERSECT`: the rows of both.
+    Intersect,
+    /// `EXCEPT`: the rows of the left one that the right one lacks.
+    Except,
+}
+
+impl SetOperation {
+    /// The SQL keyword, for messages.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            SetOperation::Union => "UNION",
+            SetOperation::Intersect => "INTERSECT",
+            SetOperation::Except => "EXCEPT",
+        }
+    }
+}
+
+/// A set expression: SELECT, VALUES or a set operation.
 #[derive(Debug, Clone)]
 pub enum SetPlan {
     /// A SELECT.
@@ -568,13 +590,17 @@ pub enum SetPlan {
         /// Casts of the step's columns to the base's types.
         step_casts: Vec<Option<PgType>>,
     },
-    /// UNION [ALL] with per-column casts applied to each side.
-    Union {
+    /// `UNION`, `INTERSECT` or `EXCEPT` (each `[ALL]`) with per-column
+    /// casts applied to each side.
+    SetOp {
+        /// Which operation.
+        op: SetOperation,
         /// Left input.
         left: Box<SetPlan>,
         /// Right input.
         right: Box<SetPlan>,
-        /// UNION ALL (no duplicate removal).
+        /// `ALL`: duplicates kept (`UNION ALL`), counted (`INTERSECT ALL`
+        /// keeps min(m, n) copies of a row, `EXCEPT ALL` max(m - n, 0)).
         all: bool,
         /// Casts for the left side's columns.
         left_casts: Vec<Option<PgType>>,

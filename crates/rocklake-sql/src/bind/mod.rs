@@ -9,7 +9,9 @@ pub(crate) mod expr;
 mod from;
 mod func;
 mod recursive;
+mod set_ops;
 pub(crate) use func::UTF8_ENCODING;
+pub(crate) use set_ops::union_all;
 mod order;
 mod predicates;
 mod window;
@@ -23,7 +25,7 @@ pub use colname::figure_colname;
 use rocklake_types::datum::PgType;
 use sqlparser::ast::{
     Distinct, Expr, GroupByExpr, Ident, LimitClause, ObjectName, ObjectNamePart, OrderByKind,
-    Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Value,
+    Query, Select, SelectItem, SetExpr, Value,
 };
 
 use crate::catalog::Catalog;
@@ -408,42 +410,7 @@ impl<'c> Binder<'c> {
                 op,
                 set_quantifier,
                 right,
-            } => {
-                if *op != SetOperator::Union {
-                    return Err(SqlError::unsupported(format!("{op} is not supported")));
-                }
-                let all = union_all(set_quantifier)?;
-                let (lp, lc) = self.bind_set_expr(left)?;
-                let (rp, rc) = self.bind_set_expr(right)?;
-                if lc.len() != rc.len() {
-                    return Err(SqlError::new(
-                        SqlState::SYNTAX_ERROR,
-                        "each UNION query must have the same number of columns",
-                    ));
-                }
-                let mut cols = Vec::new();
-                let (mut lcasts, mut rcasts) = (Vec::new(), Vec::new());
-                for (l, r) in lc.iter().zip(&rc) {
-                    let t = common_type(&l.ty, &r.ty, "UNION")?.or(Some(PgType::Text));
-                    lcasts.push(if l.ty == t { None } else { t.clone() });
-                    rcasts.push(if r.ty == t { None } else { t.clone() });
-                    cols.push(OutCol {
-                        name: l.name.clone(),
-                        ty: t,
-                        origin: None,
-                    });
-                }
-                Ok((
-                    SetPlan::Union {
-                        left: Box::new(lp),
-                        right: Box::new(rp),
-                        all,
-                        left_casts: lcasts,
-                        right_casts: rcasts,
-                    },
-                    cols,
-                ))
-            }
+            } => self.bind_set_operation(left, op, set_quantifier, right),
             other => Err(SqlError::unsupported(format!(
                 "unsupported query body: {other}"
             ))),
@@ -861,17 +828,6 @@ fn single_extreme(agg: &AggPlan) -> Option<Extreme> {
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// Whether a UNION keeps duplicates (`ALL`) or drops them.
-pub(crate) fn union_all(quantifier: &SetQuantifier) -> Result<bool, SqlError> {
-    match quantifier {
-        SetQuantifier::All => Ok(true),
-        SetQuantifier::Distinct | SetQuantifier::None => Ok(false),
-        other => Err(SqlError::unsupported(format!(
-            "UNION {other} is not supported"
-        ))),
     }
 }
 

@@ -28,6 +28,7 @@ pub(crate) mod recursive;
 pub(crate) mod scan_data;
 pub(crate) mod select;
 pub(crate) mod set_calls;
+pub(crate) mod set_ops;
 pub(crate) mod sort;
 pub(crate) mod stream;
 pub(crate) mod window;

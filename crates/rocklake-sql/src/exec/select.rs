@@ -12,13 +12,14 @@ use rocklake_types::{SqlError, SqlState};
 use crate::exec::aggregate::Aggregate;
 use crate::exec::eval::eval;
 use crate::exec::join::{Join, JoinSpec};
+use crate::exec::set_ops::IntersectExcept;
 use crate::exec::sort::Sort;
 use crate::exec::stream::{
     collect, Distinct, Filter, Limit, Project, RowCow, RowStream, ScanStream, Single, Stream,
     Union, Values,
 };
 use crate::exec::{ExecCtx, Scope};
-use crate::plan::{BExpr, FromPlan, QueryPlan, SelectPlan, SetPlan, SubPlan};
+use crate::plan::{BExpr, FromPlan, QueryPlan, SelectPlan, SetOperation, SetPlan, SubPlan};
 
 /// A hashable key for values that compare equal: integers of any width
 /// alike, and otherwise the value's [`equality_key`] (so `1.0` and `1.00`,
@@ -129,7 +130,7 @@ pub(crate) fn query_stream<'a>(
     )))
 }
 
-/// The rows of a set expression: a SELECT, VALUES or UNION.
+/// The rows of a set expression: a SELECT, VALUES or a set operation.
 pub(crate) fn set_stream<'a>(
     plan: &'a SetPlan,
     ctx: &'a ExecCtx<'a>,
@@ -148,21 +149,32 @@ pub(crate) fn set_stream<'a>(
         } => Box::new(crate::exec::recursive::RecursiveUnion::new(
             *id, base, step, *all, step_casts, outer, ctx,
         )),
-        SetPlan::Union {
+        SetPlan::SetOp {
+            op,
             left,
             right,
             all,
             left_casts,
             right_casts,
         } => {
-            let union: Stream<'a> = Box::new(Union::new(vec![
-                (set_stream(left, ctx, outer.clone())?, left_casts),
-                (set_stream(right, ctx, outer)?, right_casts),
-            ]));
-            if *all {
-                union
-            } else {
-                Box::new(Distinct::new(union, ctx))
+            let left = set_stream(left, ctx, outer.clone())?;
+            let right = set_stream(right, ctx, outer)?;
+            match op {
+                SetOperation::Union => {
+                    let union: Stream<'a> =
+                        Box::new(Union::new(vec![(left, left_casts), (right, right_casts)]));
+                    if *all {
+                        union
+                    } else {
+                        Box::new(Distinct::new(union, ctx))
+                    }
+                }
+                SetOperation::Intersect | SetOperation::Except => {
+                    // A union of one input casts its rows to the result's types.
+                    let left = Box::new(Union::new(vec![(left, left_casts)]));
+                    let right = Box::new(Union::new(vec![(right, right_casts)]));
+                    Box::new(IntersectExcept::new(left, right, *op, *all, ctx))
+                }
             }
         }
     })
