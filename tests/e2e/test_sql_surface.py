@@ -27,7 +27,7 @@ SETUP = [
     "CREATE TABLE arr (g text, id bigint PRIMARY KEY, v int, name varchar)",
     "INSERT INTO arr VALUES ('a', 1, 10, 'x'), ('a', 2, NULL, 'y z'), ('b', 3, 30, NULL), "
     "('b', 4, 40, 'q\"uote'), ('c', 5, 50, '')",
-    # Set operations (duplicates and NULLs).
+    # Set operations and DISTINCT ON (duplicates and NULLs).
     "DROP TABLE IF EXISTS sl",
     "DROP TABLE IF EXISTS sr",
     "CREATE TABLE sl (x int, y text)",
@@ -254,12 +254,37 @@ STEPS = [
     "SELECT 1, 2 INTERSECT SELECT 1",
     "SELECT 1 INTERSECT SELECT true",
     "SELECT x FROM sl EXCEPT SELECT y FROM sr",
+    # SELECT DISTINCT ON: the first row of each group in ORDER BY order.
+    "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY x, y DESC",
+    "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY x NULLS FIRST, y",
+    "SELECT DISTINCT ON (y) x, y, z FROM sr ORDER BY y, z DESC NULLS LAST",
+    "SELECT DISTINCT ON (x) y, z FROM sr ORDER BY x, z",
+    "SELECT DISTINCT ON (x) x, z FROM sr ORDER BY x DESC, z DESC",
+    "SELECT DISTINCT ON (y) y, z FROM sr ORDER BY y, z NULLS FIRST",
+    "SELECT DISTINCT ON (x, y) x, y FROM sl ORDER BY y DESC",
+    "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY x, y, x DESC LIMIT 2",
+    "SELECT DISTINCT ON (x) x, count(*) FROM sl GROUP BY x ORDER BY x",
+    "SELECT DISTINCT ON (1) x AS k, y FROM sl ORDER BY k",
+    "SELECT DISTINCT ON (k) x AS k, y FROM sl ORDER BY k DESC, y",
+    "SELECT DISTINCT ON (sl.x) x, y FROM sl ORDER BY x, y",
+    "SELECT DISTINCT ON (x + 1) y FROM sl ORDER BY x + 1 DESC",
+    "SELECT DISTINCT ON (upper(y)) y FROM sl ORDER BY upper(y), x",
+    "SELECT DISTINCT ON (x) * FROM sr ORDER BY x, z DESC",
+    "SELECT DISTINCT ON (y) x FROM sl",
+    "SELECT count(*) FROM (SELECT DISTINCT ON (x) x FROM sl) s",
+    "SELECT DISTINCT ON (v) v FROM (VALUES (1.0::numeric), (1.00), (2)) t(v) ORDER BY v",
+    "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY y",
+    "SELECT DISTINCT ON (y) x FROM sl ORDER BY x, y",
+    "SELECT DISTINCT ON (3) x FROM sl",
 ]
 
 # Errors whose message is compared too (SQLSTATE and primary message).
 MESSAGE_STEPS = [
     "SELECT x, y FROM sl INTERSECT SELECT x FROM sr",
     "SELECT 1 EXCEPT SELECT true",
+    "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY y",
+    "SELECT DISTINCT ON (x, y) x FROM sl ORDER BY x, x + 1",
+    "SELECT DISTINCT ON (3) x FROM sl",
 ]
 
 # Transaction characteristics (what pgJDBC's setTransactionIsolation and

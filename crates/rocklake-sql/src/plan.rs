@@ -525,6 +525,21 @@ pub struct SelectPlan {
     pub projection: Vec<BExpr>,
     /// SELECT DISTINCT.
     pub distinct: bool,
+    /// SELECT DISTINCT ON (...).
+    pub distinct_on: Option<DistinctOn>,
+}
+
+/// `SELECT DISTINCT ON (expressions)`: of each group of rows equal in the
+/// expressions, the first in an order.
+#[derive(Debug, Clone)]
+pub struct DistinctOn {
+    /// The columns of the projection that hold the expressions.
+    pub columns: Vec<usize>,
+    /// The order the rows are sorted in before the first of each group is
+    /// kept: the query's ORDER BY without repeated keys, then ascending the
+    /// DISTINCT ON columns it lacks, as PostgreSQL sorts them (its rows are
+    /// then in the query's order, which needs no sort of its own).
+    pub order: Vec<SortKey>,
 }
 
 impl SelectPlan {
@@ -540,6 +555,7 @@ impl SelectPlan {
             set_calls: Vec::new(),
             projection,
             distinct: false,
+            distinct_on: None,
         }
     }
 }

@@ -5,6 +5,7 @@
 mod arrays;
 mod colname;
 mod comma;
+mod distinct_on;
 pub(crate) mod expr;
 mod from;
 mod func;
@@ -108,6 +109,17 @@ pub struct AggState {
     pub calls: Vec<crate::plan::AggCall>,
     /// Result types of the calls.
     pub call_types: Vec<Ty>,
+}
+
+/// A SELECT's bound select list and the clauses bound against it.
+struct SelectList {
+    /// Visible columns, then hidden ones (ORDER BY, DISTINCT ON keys).
+    projection: Vec<BExpr>,
+    /// The visible columns.
+    cols: Vec<OutCol>,
+    having: Option<BExpr>,
+    order: Vec<SortKey>,
+    distinct_on: Option<crate::plan::DistinctOn>,
 }
 
 /// Binds statements against a catalog snapshot.
@@ -428,6 +440,7 @@ impl<'c> Binder<'c> {
             set_calls: Vec::new(),
             projection: (0..width).map(|idx| BExpr::Col { up: 0, idx }).collect(),
             distinct: false,
+            distinct_on: None,
         }))
     }
 
@@ -558,7 +571,13 @@ impl<'c> Binder<'c> {
         let windows = std::mem::replace(&mut self.windows, outer_windows)
             .map(|(_, calls)| calls)
             .unwrap_or_default();
-        let (mut projection, cols, having, order) = bound?;
+        let SelectList {
+            mut projection,
+            cols,
+            having,
+            order,
+            distinct_on,
+        } = bound?;
         if !set_calls.is_empty() {
             // Set-returning calls add their columns after every other
             // column of the rows the projection reads.
@@ -573,9 +592,7 @@ impl<'c> Binder<'c> {
         let distinct = match &sel.distinct {
             None | Some(Distinct::All) => false,
             Some(Distinct::Distinct) => true,
-            Some(Distinct::On(_)) => {
-                return Err(SqlError::unsupported("DISTINCT ON is not supported"))
-            }
+            Some(Distinct::On(_)) => false,
         };
         if distinct && projection.len() > cols.len() {
             return Err(SqlError::new(
@@ -604,20 +621,20 @@ impl<'c> Binder<'c> {
             set_calls,
             projection,
             distinct,
+            distinct_on,
         };
         Ok((plan, cols, order))
     }
 
-    /// The select list, HAVING and ORDER BY of a SELECT, in that order
-    /// (window functions are allowed in the first and the last).
-    #[allow(clippy::type_complexity)]
+    /// The select list, HAVING, ORDER BY and DISTINCT ON of a SELECT, in
+    /// that order (window functions are allowed in all but HAVING).
     fn bind_select_list(
         &mut self,
         sel: &Select,
         is_agg: bool,
         order_by: &[sqlparser::ast::OrderByExpr],
         projection_asts: &[&Expr],
-    ) -> Result<(Vec<BExpr>, Vec<OutCol>, Option<BExpr>, Vec<SortKey>), SqlError> {
+    ) -> Result<SelectList, SqlError> {
         let (mut projection, cols) = self.bind_projection(sel, is_agg)?;
         // Window functions are not allowed in HAVING (42P20).
         let windows = self.windows.take();
@@ -629,7 +646,23 @@ impl<'c> Binder<'c> {
         self.grouped_select = grouped;
         let having = having.transpose()?;
         let order = self.bind_order_by(order_by, &cols, projection_asts, &mut projection)?;
-        Ok((projection, cols, having, order))
+        let distinct_on = match &sel.distinct {
+            Some(Distinct::On(exprs)) => Some(self.bind_distinct_on(
+                exprs,
+                (order_by, &order),
+                &cols,
+                projection_asts,
+                &mut projection,
+            )?),
+            _ => None,
+        };
+        Ok(SelectList {
+            projection,
+            cols,
+            having,
+            order,
+            distinct_on,
+        })
     }
 
     /// The GROUP BY keys (an ordinal names a select item, an output alias

@@ -191,6 +191,7 @@ mod tests {
                 set_calls: Vec::new(),
                 projection: (0..4).map(col).collect(),
                 distinct: false,
+                distinct_on: None,
             })),
             order: vec![
                 SortKey {
@@ -279,6 +280,7 @@ mod bounds {
                 set_calls: Vec::new(),
                 projection: vec![BExpr::Col { up: 0, idx: 0 }],
                 distinct: false,
+                distinct_on: None,
             })),
             order: Vec::new(),
             limit: None,
@@ -332,6 +334,7 @@ mod bounds {
                 set_calls: Vec::new(),
                 projection: vec![BExpr::Col { up: 0, idx: 0 }],
                 distinct: false,
+                distinct_on: None,
             })),
             order: vec![crate::plan::SortKey {
                 idx: 0,

@@ -15,8 +15,8 @@ use crate::exec::join::{Join, JoinSpec};
 use crate::exec::set_ops::IntersectExcept;
 use crate::exec::sort::Sort;
 use crate::exec::stream::{
-    collect, Distinct, Filter, Limit, Project, RowCow, RowStream, ScanStream, Single, Stream,
-    Union, Values,
+    collect, Distinct, Filter, FirstOfRuns, Limit, Project, RowCow, RowStream, ScanStream, Single,
+    Stream, Union, Values,
 };
 use crate::exec::{ExecCtx, Scope};
 use crate::plan::{BExpr, FromPlan, QueryPlan, SelectPlan, SetOperation, SetPlan, SubPlan};
@@ -119,7 +119,9 @@ pub(crate) fn query_stream<'a>(
     let offset = row_count(&plan.offset, ctx, &outer)?.unwrap_or(0);
     let limit = row_count(&plan.limit, ctx, &outer)?;
     let mut stream = set_stream(&plan.body, ctx, outer)?;
-    if !plan.order.is_empty() {
+    // DISTINCT ON sorted its rows in this order already.
+    let sorted = matches!(&plan.body, SetPlan::Select(s) if s.distinct_on.is_some());
+    if !plan.order.is_empty() && !sorted {
         stream = Box::new(Sort::new(stream, &plan.order, ctx));
     }
     Ok(Box::new(Limit::new(
@@ -181,7 +183,7 @@ pub(crate) fn set_stream<'a>(
 }
 
 /// One SELECT: FROM, WHERE, grouping, HAVING, the projection (visible
-/// columns, then hidden sort keys) and DISTINCT.
+/// columns, then hidden sort keys) and DISTINCT or DISTINCT ON.
 pub(crate) fn select_stream<'a>(
     sp: &'a SelectPlan,
     ctx: &'a ExecCtx<'a>,
@@ -219,6 +221,10 @@ pub(crate) fn select_stream<'a>(
     stream = Box::new(Project::new(stream, &sp.projection, outer, ctx));
     if sp.distinct {
         stream = Box::new(Distinct::new(stream, ctx));
+    }
+    if let Some(on) = &sp.distinct_on {
+        stream = Box::new(Sort::new(stream, &on.order, ctx));
+        stream = Box::new(FirstOfRuns::new(stream, &on.columns));
     }
     Ok(stream)
 }
