@@ -27,7 +27,7 @@ SETUP = [
     "CREATE TABLE arr (g text, id bigint PRIMARY KEY, v int, name varchar)",
     "INSERT INTO arr VALUES ('a', 1, 10, 'x'), ('a', 2, NULL, 'y z'), ('b', 3, 30, NULL), "
     "('b', 4, 40, 'q\"uote'), ('c', 5, 50, '')",
-    # Set operations and DISTINCT ON (duplicates and NULLs).
+    # Set operations, DISTINCT ON and outer joins (duplicates and NULLs).
     "DROP TABLE IF EXISTS sl",
     "DROP TABLE IF EXISTS sr",
     "CREATE TABLE sl (x int, y text)",
@@ -36,6 +36,15 @@ SETUP = [
     "CREATE TABLE sr (x bigint, y varchar, z numeric)",
     "INSERT INTO sr VALUES (1, 'a', 1.5), (2, 'b', 2.5), (2, 'b', 0), (2, 'b', NULL), "
     "(NULL, NULL, 7), (4, 'd', 4)",
+    "DROP TABLE IF EXISTS ja",
+    "DROP TABLE IF EXISTS jb",
+    "DROP TABLE IF EXISTS jc",
+    "CREATE TABLE ja (id int, v text)",
+    "INSERT INTO ja VALUES (1, 'a1'), (2, 'a2'), (2, 'a2b'), (NULL, 'an'), (5, 'a5')",
+    "CREATE TABLE jb (id bigint, w text)",
+    "INSERT INTO jb VALUES (2, 'b2'), (3, 'b3'), (NULL, 'bn'), (5, 'b5'), (5, 'b5b')",
+    "CREATE TABLE jc (id numeric, u text)",
+    "INSERT INTO jc VALUES (3, 'c3'), (6, 'c6'), (1, 'c1')",
 ]
 
 STEPS = [
@@ -276,6 +285,30 @@ STEPS = [
     "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY y",
     "SELECT DISTINCT ON (y) x FROM sl ORDER BY x, y",
     "SELECT DISTINCT ON (3) x FROM sl",
+    # RIGHT and FULL joins: ON, USING (merged column), NATURAL.
+    "SELECT ja.id, v, jb.id, w FROM ja RIGHT JOIN jb ON ja.id = jb.id ORDER BY w, v",
+    "SELECT ja.id, v, jb.id, w FROM ja FULL OUTER JOIN jb ON ja.id = jb.id ORDER BY w, v",
+    "SELECT v, w FROM ja RIGHT OUTER JOIN jb ON ja.id < jb.id ORDER BY w, v",
+    "SELECT v, w FROM ja FULL JOIN jb ON ja.id = jb.id AND v < 'a5' ORDER BY v, w",
+    "SELECT count(*) FROM ja FULL JOIN jb ON true",
+    "SELECT v, w FROM ja FULL JOIN jb ON false ORDER BY v, w",
+    "SELECT v, w FROM ja FULL JOIN jb ON ja.id = jb.id WHERE ja.id IS NULL ORDER BY v, w",
+    "SELECT v, w, u FROM ja LEFT JOIN jb ON ja.id = jb.id RIGHT JOIN jc ON jc.id = ja.id "
+    "ORDER BY u, v, w",
+    "SELECT count(*), count(ja.id), count(jb.id) FROM ja FULL JOIN jb ON jb.id = ja.id + 1",
+    "SELECT * FROM ja FULL JOIN jb USING (id) ORDER BY id, v, w",
+    "SELECT * FROM ja RIGHT JOIN jb USING (id) ORDER BY w, v",
+    "SELECT * FROM ja NATURAL FULL JOIN jb ORDER BY 1, 2, 3",
+    "SELECT * FROM ja JOIN jb USING (id) ORDER BY 1, 2, 3",
+    "SELECT * FROM ja LEFT JOIN jb USING (id) ORDER BY 1, 2, 3",
+    "SELECT id, v, w, u FROM ja FULL JOIN jb USING (id) FULL JOIN jc USING (id) "
+    "ORDER BY id, v, w",
+    "SELECT id, count(*) FROM ja FULL JOIN jb USING (id) GROUP BY id ORDER BY id",
+    "SELECT id, ja.id, jb.id FROM ja FULL JOIN jb USING (id) WHERE id > 2 ORDER BY 1, 3",
+    "SELECT * FROM ja FULL JOIN jb ON ja.id < jb.id",
+    "SELECT * FROM ja FULL JOIN jb ON ja.id = jb.id OR v = w",
+    "SELECT * FROM ja FULL JOIN jb ON ja.id = 1",
+    "SELECT * FROM ja FULL JOIN jb",
 ]
 
 # Errors whose message is compared too (SQLSTATE and primary message).
@@ -285,6 +318,9 @@ MESSAGE_STEPS = [
     "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY y",
     "SELECT DISTINCT ON (x, y) x FROM sl ORDER BY x, x + 1",
     "SELECT DISTINCT ON (3) x FROM sl",
+    "SELECT * FROM ja FULL JOIN jb ON ja.id < jb.id",
+    "SELECT * FROM ja FULL JOIN jb ON ja.id IS NOT DISTINCT FROM jb.id",
+    "SELECT * FROM ja JOIN (SELECT 'x'::text AS id) t USING (id)",
 ]
 
 # Transaction characteristics (what pgJDBC's setTransactionIsolation and
@@ -398,6 +434,8 @@ ORIGIN_STEPS = [
     "WITH c AS (SELECT v, id FROM tx) SELECT id, v FROM c",
     "SELECT a.v, b.v, id FROM tx a JOIN tx b USING (id)",
     "SELECT * FROM tx a JOIN tx b USING (id)",
+    "SELECT * FROM tx a RIGHT JOIN tx b USING (id)",
+    "SELECT * FROM tx a FULL JOIN tx b USING (id)",
     "SELECT id, count(*), max(v) FROM tx GROUP BY id",
     "SELECT id FROM tx UNION ALL SELECT id FROM tx",
     "SELECT DISTINCT v FROM tx ORDER BY v",

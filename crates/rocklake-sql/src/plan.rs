@@ -461,6 +461,11 @@ pub enum JoinKind {
     Inner,
     /// Left outer join.
     Left,
+    /// Right outer join: also each right row that matched no left row,
+    /// with NULLs for the left columns.
+    Right,
+    /// Full outer join: a left and a right outer join at once.
+    Full,
 }
 
 /// The FROM clause of a SELECT.

@@ -160,7 +160,7 @@ impl Binder<'_> {
                         && self.scopes[level]
                             .merged
                             .iter()
-                            .any(|(_, right)| *right == e.offset + i);
+                            .any(|m| m.right == e.offset + i);
                     if !merged_away {
                         hits.push((e.offset + i, e.cols[i].1.clone()));
                     }
@@ -196,6 +196,11 @@ impl Binder<'_> {
                         SqlState::GROUPING_ERROR,
                         format!("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function", parts.join(".")),
                     ));
+                }
+                if qual.is_none() {
+                    if let Some(m) = self.scopes[level].merged_column(idx) {
+                        return Ok((super::joins::at_level(&m.expr, up), m.ty.clone()));
+                    }
                 }
                 return Ok((BExpr::Col { up, idx }, ty));
             }

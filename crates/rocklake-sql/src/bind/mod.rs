@@ -9,6 +9,8 @@ mod distinct_on;
 pub(crate) mod expr;
 mod from;
 mod func;
+mod joins;
+pub use joins::Merged;
 mod recursive;
 mod set_ops;
 pub(crate) use func::UTF8_ENCODING;
@@ -92,10 +94,10 @@ pub struct Scope {
     pub entries: Vec<Entry>,
     /// Width of the flat row.
     pub width: usize,
-    /// Columns merged by `JOIN ... USING` / `NATURAL JOIN`, as (left, right)
-    /// flat indexes in USING order: an unqualified name means the left one,
-    /// and `*` shows each once, first, as PostgreSQL does.
-    pub merged: Vec<(usize, usize)>,
+    /// Columns merged by `JOIN ... USING` / `NATURAL JOIN`, in USING order:
+    /// an unqualified name means the merged column, and `*` shows each once,
+    /// first, as PostgreSQL does.
+    pub merged: Vec<Merged>,
 }
 
 /// State of aggregate binding for the current SELECT.
@@ -795,24 +797,21 @@ impl<'c> Binder<'c> {
         let mut found = false;
         let mut skip = std::collections::HashSet::new();
         if qual.is_none() {
-            for &(left, right) in &scope.merged {
-                if skip.contains(&left) {
+            for m in &scope.merged {
+                if skip.contains(&m.left) {
                     // Merged again by a later USING: shown once.
-                    skip.insert(right);
+                    skip.insert(m.right);
                     continue;
                 }
-                let entry = scope
-                    .entries
-                    .iter()
-                    .find(|e| left >= e.offset && left < e.offset + e.cols.len());
-                let (name, ty) = entry
-                    .map(|e| e.cols[left - e.offset].clone())
-                    .unwrap_or_default();
-                let origin = entry.and_then(|e| e.origin(left - e.offset));
-                projection.push(BExpr::Col { up: 0, idx: left });
-                cols.push(OutCol { name, ty, origin });
-                skip.insert(left);
-                skip.insert(right);
+                let merged = scope.merged_column(m.left).unwrap_or(m);
+                projection.push(merged.expr.clone());
+                cols.push(OutCol {
+                    name: scope.column_name(m.left),
+                    ty: merged.ty.clone(),
+                    origin: scope.expr_origin(&merged.expr),
+                });
+                skip.insert(m.left);
+                skip.insert(m.right);
             }
         }
         for e in scope

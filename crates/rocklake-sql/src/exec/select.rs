@@ -258,7 +258,7 @@ pub(crate) fn from_stream<'a>(
             right,
             kind,
             on,
-            left_width: _,
+            left_width,
             right_width,
             equi,
         } => {
@@ -267,6 +267,7 @@ pub(crate) fn from_stream<'a>(
             let spec = JoinSpec {
                 kind: *kind,
                 on: on.as_ref(),
+                left_width: *left_width,
                 right_width: *right_width,
                 equi,
             };
