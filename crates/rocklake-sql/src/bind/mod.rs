@@ -17,6 +17,7 @@ pub(crate) use func::UTF8_ENCODING;
 pub(crate) use set_ops::union_all;
 mod order;
 mod predicates;
+mod projection;
 mod window;
 
 use order::{output_index, sort_key};
@@ -521,17 +522,7 @@ impl<'c> Binder<'c> {
         sel: &Select,
         order_by: &[sqlparser::ast::OrderByExpr],
     ) -> Result<(SelectPlan, Vec<OutCol>, Vec<SortKey>), SqlError> {
-        let mut from = self.bind_from(&sel.from)?;
-        let filter = match &sel.selection {
-            Some(w) => Some(self.bind_bool(w, "WHERE")?),
-            None => None,
-        };
-        if let (FromPlan::Scan(id), Some(f)) = (&from, &filter) {
-            self.push_down(*id, f);
-        }
-        if let Some(f) = &filter {
-            self.attach_to_inner_joins(&mut from, f);
-        }
+        let (from, filter) = self.bind_from_where(sel)?;
         let group_exprs = match &sel.group_by {
             GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
             other => {
@@ -591,11 +582,7 @@ impl<'c> Binder<'c> {
                 arrays::place_set_calls(e, width);
             }
         }
-        let distinct = match &sel.distinct {
-            None | Some(Distinct::All) => false,
-            Some(Distinct::Distinct) => true,
-            Some(Distinct::On(_)) => false,
-        };
+        let distinct = matches!(sel.distinct, Some(Distinct::Distinct));
         if distinct && projection.len() > cols.len() {
             return Err(SqlError::new(
                 SqlState::INVALID_COLUMN_REFERENCE,
@@ -626,6 +613,23 @@ impl<'c> Binder<'c> {
             distinct_on,
         };
         Ok((plan, cols, order))
+    }
+
+    /// FROM and WHERE, with the WHERE's conjuncts pushed down to the scan
+    /// or into the inner joins whose rows they can bound.
+    fn bind_from_where(&mut self, sel: &Select) -> Result<(FromPlan, Option<BExpr>), SqlError> {
+        let mut from = self.bind_from(&sel.from)?;
+        let filter = match &sel.selection {
+            Some(w) => Some(self.bind_bool(w, "WHERE")?),
+            None => None,
+        };
+        if let (FromPlan::Scan(id), Some(f)) = (&from, &filter) {
+            self.push_down(*id, f);
+        }
+        if let Some(f) = &filter {
+            self.attach_to_inner_joins(&mut from, f);
+        }
+        Ok((from, filter))
     }
 
     /// The select list, HAVING, ORDER BY and DISTINCT ON of a SELECT, in
@@ -727,124 +731,6 @@ impl<'c> Binder<'c> {
             state.group_types.push(t);
         }
         Ok((group, state))
-    }
-
-    /// The select list: one expression and output column per item, `*` and
-    /// `t.*` expanded.
-    fn bind_projection(
-        &mut self,
-        sel: &Select,
-        is_agg: bool,
-    ) -> Result<(Vec<BExpr>, Vec<OutCol>), SqlError> {
-        let mut projection = Vec::new();
-        let mut cols = Vec::new();
-        for item in &sel.projection {
-            match item {
-                SelectItem::UnnamedExpr(e) => {
-                    let (b, t) = self.bind_expr(e)?;
-                    projection.push(b);
-                    cols.push(OutCol {
-                        name: figure_colname(e),
-                        ty: t,
-                        origin: self.column_origin(e),
-                    });
-                }
-                SelectItem::ExprWithAlias { expr, alias } => {
-                    let (b, t) = self.bind_expr(expr)?;
-                    projection.push(b);
-                    cols.push(OutCol {
-                        name: fold(alias),
-                        ty: t,
-                        origin: self.column_origin(expr),
-                    });
-                }
-                SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
-                    if is_agg {
-                        return Err(SqlError::unsupported(
-                            "SELECT * with aggregates is not supported",
-                        ));
-                    }
-                    self.expand_wildcard(item, &mut projection, &mut cols)?;
-                }
-                other => {
-                    return Err(SqlError::unsupported(format!(
-                        "unsupported select item {other}"
-                    )))
-                }
-            }
-        }
-        Ok((projection, cols))
-    }
-
-    /// `*` or `t.*`: every column of the FROM items (or of `t`).
-    fn expand_wildcard(
-        &mut self,
-        item: &SelectItem,
-        projection: &mut Vec<BExpr>,
-        cols: &mut Vec<OutCol>,
-    ) -> Result<(), SqlError> {
-        let qual = match item {
-            SelectItem::QualifiedWildcard(
-                sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n),
-                _,
-            ) => Some(name_parts(n)?.last().cloned().unwrap_or_default()),
-            SelectItem::QualifiedWildcard(..) => {
-                return Err(SqlError::unsupported("unsupported wildcard"))
-            }
-            _ => None,
-        };
-        let scope = self.scope().clone();
-        let mut found = false;
-        let mut skip = std::collections::HashSet::new();
-        if qual.is_none() {
-            for m in &scope.merged {
-                if skip.contains(&m.left) {
-                    // Merged again by a later USING: shown once.
-                    skip.insert(m.right);
-                    continue;
-                }
-                let merged = scope.merged_column(m.left).unwrap_or(m);
-                projection.push(merged.expr.clone());
-                cols.push(OutCol {
-                    name: scope.column_name(m.left),
-                    ty: merged.ty.clone(),
-                    origin: scope.expr_origin(&merged.expr),
-                });
-                skip.insert(m.left);
-                skip.insert(m.right);
-            }
-        }
-        for e in scope
-            .entries
-            .iter()
-            .filter(|e| qual.as_ref().is_none_or(|q| *q == e.alias))
-        {
-            found = true;
-            for (i, (n, t)) in e.cols.iter().enumerate() {
-                if skip.contains(&(e.offset + i)) {
-                    continue;
-                }
-                projection.push(BExpr::Col {
-                    up: 0,
-                    idx: e.offset + i,
-                });
-                cols.push(OutCol {
-                    name: n.clone(),
-                    ty: t.clone(),
-                    origin: e.origin(i),
-                });
-            }
-        }
-        if !found && qual.is_some() {
-            return Err(SqlError::new(
-                SqlState::UNDEFINED_TABLE,
-                format!(
-                    "missing FROM-clause entry for table \"{}\"",
-                    qual.unwrap_or_default()
-                ),
-            ));
-        }
-        Ok(())
     }
 }
 
