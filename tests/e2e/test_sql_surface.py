@@ -9,7 +9,9 @@ ESCAPE, `quote_ident`, and the `pg_catalog` vectors (`int2vector`,
 `oidvector`) that reflection code reads, the object-identifier types
 (`regclass`, `regtype`, `regnamespace`, `regproc`) that print as names, row
 values (`information_schema._pg_expandarray`, `(row).field`), TRIM and the
-bitwise operators;
+bitwise operators; `INTERSECT`/`EXCEPT [ALL]`, `SELECT DISTINCT ON`,
+`RIGHT`/`FULL JOIN` (ON, USING, NATURAL) and their errors, and the common
+type of string types;
 transaction characteristics (isolation level, read-only transactions) and
 the table origins of result columns in RowDescription. Each step runs with text and with
 binary results (psycopg decodes arrays by their type OIDs).
