@@ -10,8 +10,9 @@ ESCAPE, `quote_ident`, and the `pg_catalog` vectors (`int2vector`,
 (`regclass`, `regtype`, `regnamespace`, `regproc`) that print as names, row
 values (`information_schema._pg_expandarray`, `(row).field`), TRIM and the
 bitwise operators; `INTERSECT`/`EXCEPT [ALL]`, `SELECT DISTINCT ON`,
-`RIGHT`/`FULL JOIN` (ON, USING, NATURAL) and their errors, and the common
-type of string types;
+`RIGHT`/`FULL JOIN` (ON, USING, NATURAL) and their errors, explicit window
+frames (`ROWS`, `RANGE`, `GROUPS`) and their errors, and the common type of
+string types;
 transaction characteristics (isolation level, read-only transactions) and
 the table origins of result columns in RowDescription. Each step runs with text and with
 binary results (psycopg decodes arrays by their type OIDs).
@@ -47,6 +48,10 @@ SETUP = [
     "INSERT INTO jb VALUES (2, 'b2'), (3, 'b3'), (NULL, 'bn'), (5, 'b5'), (5, 'b5b')",
     "CREATE TABLE jc (id numeric, u text)",
     "INSERT INTO jc VALUES (3, 'c3'), (6, 'c6'), (1, 'c1')",
+    "DROP TABLE IF EXISTS w",
+    "CREATE TABLE w (g text, o int, v int)",
+    "INSERT INTO w VALUES ('a', 1, 10), ('a', 2, 20), ('a', 2, 25), ('a', 3, NULL), "
+    "('a', 5, 50), ('b', 1, 1), ('b', 1, 2), ('b', 4, NULL)",
 ]
 
 STEPS = [
@@ -311,6 +316,54 @@ STEPS = [
     "SELECT * FROM ja FULL JOIN jb ON ja.id = jb.id OR v = w",
     "SELECT * FROM ja FULL JOIN jb ON ja.id = 1",
     "SELECT * FROM ja FULL JOIN jb",
+    # Explicit window frames: ROWS, RANGE (peers), GROUPS, empty frames.
+    "SELECT g, o, v, "
+    "sum(v) OVER (PARTITION BY g ORDER BY o, v ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), "
+    "sum(v) OVER (PARTITION BY g ORDER BY o ROWS UNBOUNDED PRECEDING), "
+    "sum(v) OVER (PARTITION BY g ORDER BY o) FROM w ORDER BY g, o, v",
+    "SELECT o, v, max(v) OVER (ORDER BY o, v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), "
+    "min(v) OVER (ORDER BY o, v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), "
+    "avg(v) OVER (ORDER BY o, v ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING), "
+    "sum(v) OVER (ORDER BY o, v ROWS 2 PRECEDING) FROM w ORDER BY o, v",
+    "SELECT o, v, sum(v::float8 / 3) OVER (ORDER BY o, v ROWS 1 PRECEDING), "
+    "sum(v::bigint) OVER (ORDER BY o, v ROWS 1 PRECEDING), "
+    "sum(CASE WHEN o % 2 = 0 THEN v + 0.5 ELSE v::numeric END) "
+    "OVER (ORDER BY o, v ROWS 1 PRECEDING), "
+    "avg(v::bigint) OVER (ORDER BY o, v ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING), "
+    "bool_and(v > 15) OVER (ORDER BY o, v ROWS 1 PRECEDING), "
+    "count(v) OVER (ORDER BY o, v ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM w ORDER BY o, v",
+    "SELECT g, o, v, first_value(v) OVER (PARTITION BY g ORDER BY o, v "
+    "ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING), last_value(v) OVER (PARTITION BY g "
+    "ORDER BY o, v ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING), count(*) OVER (PARTITION BY g "
+    "ORDER BY o, v ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING) FROM w ORDER BY g, o, v",
+    "SELECT o, sum(v) OVER (ORDER BY o, v ROWS BETWEEN 2 FOLLOWING AND 1 FOLLOWING), "
+    "count(*) OVER (ORDER BY o, v ROWS BETWEEN 2 FOLLOWING AND 1 FOLLOWING), "
+    "sum(v) OVER (ORDER BY o, v ROWS BETWEEN 1.5 PRECEDING AND CURRENT ROW), "
+    "sum(v) OVER (ORDER BY o, v ROWS BETWEEN 1000000000000 PRECEDING "
+    "AND 9223372036854775807 FOLLOWING) FROM w ORDER BY o, v",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN (SELECT 1) PRECEDING AND CURRENT ROW), "
+    "sum(o) OVER (ORDER BY o ROWS BETWEEN '1' PRECEDING AND CURRENT ROW) FROM w ORDER BY o",
+    "SELECT o, v, count(*) OVER (ORDER BY o RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING), "
+    "sum(v) OVER (PARTITION BY g ORDER BY o RANGE BETWEEN UNBOUNDED PRECEDING "
+    "AND UNBOUNDED FOLLOWING), last_value(v) OVER (ORDER BY o RANGE BETWEEN "
+    "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), first_value(v) OVER (ORDER BY o, v "
+    "RANGE CURRENT ROW) FROM w ORDER BY o, v, g",
+    "SELECT g, sum(v) OVER (PARTITION BY g RANGE BETWEEN CURRENT ROW AND CURRENT ROW) "
+    "FROM w ORDER BY 1, 2",
+    "SELECT o, v, sum(v) OVER (ORDER BY o GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING), "
+    "count(v) OVER (ORDER BY o GROUPS 1 PRECEDING), "
+    "count(*) OVER (ORDER BY o GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING), "
+    "first_value(v) OVER (ORDER BY o, v GROUPS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING), "
+    "sum(v) OVER (ORDER BY o GROUPS BETWEEN 2 FOLLOWING AND 1 FOLLOWING) FROM w ORDER BY o, v",
+    "SELECT o, v, row_number() OVER (ORDER BY o, v ROWS 1 PRECEDING), "
+    "lag(v) OVER (ORDER BY o, v ROWS BETWEEN CURRENT ROW AND CURRENT ROW), "
+    "rank() OVER (ORDER BY o ROWS 1 PRECEDING) FROM w ORDER BY o, v",
+    "SELECT sum(c), sum(t) FROM (SELECT "
+    "count(*) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS c, "
+    "sum(g) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS t "
+    "FROM generate_series(1, 20000) g) s",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN -1 PRECEDING AND CURRENT ROW) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN 'a' PRECEDING AND CURRENT ROW) FROM w",
 ]
 
 # Errors whose message is compared too (SQLSTATE and primary message).
@@ -323,6 +376,17 @@ MESSAGE_STEPS = [
     "SELECT * FROM ja FULL JOIN jb ON ja.id < jb.id",
     "SELECT * FROM ja FULL JOIN jb ON ja.id IS NOT DISTINCT FROM jb.id",
     "SELECT * FROM ja JOIN (SELECT 'x'::text AS id) t USING (id)",
+    "SELECT sum(o) OVER (ORDER BY o ROWS UNBOUNDED FOLLOWING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS 1 FOLLOWING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND UNBOUNDED PRECEDING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND 1 PRECEDING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN 1 FOLLOWING AND CURRENT ROW) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND -2 FOLLOWING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN NULL PRECEDING AND CURRENT ROW) FROM w "
+    "WHERE false",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND NULL FOLLOWING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN v PRECEDING AND CURRENT ROW) FROM w",
+    "SELECT sum(o) OVER (GROUPS 1 PRECEDING) FROM w",
 ]
 
 # Transaction characteristics (what pgJDBC's setTransactionIsolation and

@@ -235,9 +235,8 @@ pub enum WindowFunc {
     Aggregate(AggFunc),
 }
 
-/// One `f(args) OVER (PARTITION BY ... ORDER BY ...)`, over the rows of the
-/// SELECT's FROM and WHERE, with PostgreSQL's default frame (the partition
-/// up to the current row's last peer when ordered, else all of it).
+/// One `f(args) OVER (PARTITION BY ... ORDER BY ... [frame])`, over the
+/// rows of the SELECT's FROM and WHERE.
 #[derive(Debug, Clone)]
 pub struct WindowCall {
     /// The function.
@@ -248,6 +247,61 @@ pub struct WindowCall {
     pub partition: Vec<BExpr>,
     /// ORDER BY expressions with (descending, nulls first).
     pub order: Vec<(BExpr, bool, bool)>,
+    /// The rows of the partition an aggregate, `first_value` and
+    /// `last_value` are computed over, for each row.
+    pub frame: WindowFrame,
+}
+
+/// A window frame: from `start` to `end` of the current row, in `units`.
+#[derive(Debug, Clone)]
+pub struct WindowFrame {
+    /// What the offsets count.
+    pub units: FrameUnits,
+    /// Where the frame starts.
+    pub start: FrameBound,
+    /// Where it ends (inclusive).
+    pub end: FrameBound,
+}
+
+impl WindowFrame {
+    /// PostgreSQL's default frame, `RANGE BETWEEN UNBOUNDED PRECEDING AND
+    /// CURRENT ROW`: the partition up to the current row's last peer (all
+    /// of it when the window has no ORDER BY).
+    pub fn default_frame() -> Self {
+        WindowFrame {
+            units: FrameUnits::Range,
+            start: FrameBound::UnboundedPreceding,
+            end: FrameBound::CurrentRow,
+        }
+    }
+}
+
+/// What the offsets of a window frame count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameUnits {
+    /// Rows.
+    Rows,
+    /// Values of the ORDER BY key: `CURRENT ROW` means the current row's
+    /// peers (offsets are not supported).
+    Range,
+    /// Peer groups (rows equal in the ORDER BY keys).
+    Groups,
+}
+
+/// One end of a window frame.
+#[derive(Debug, Clone)]
+pub enum FrameBound {
+    /// The partition's first row.
+    UnboundedPreceding,
+    /// That many rows (peer groups) before the current one: a `bigint`
+    /// without columns of the query, evaluated once.
+    Preceding(BExpr),
+    /// The current row (with `RANGE` and `GROUPS`: its first or last peer).
+    CurrentRow,
+    /// That many rows (peer groups) after the current one.
+    Following(BExpr),
+    /// The partition's last row.
+    UnboundedFollowing,
 }
 
 /// A subquery used inside an expression.

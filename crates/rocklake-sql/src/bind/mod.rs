@@ -7,6 +7,7 @@ mod colname;
 mod comma;
 mod distinct_on;
 pub(crate) mod expr;
+mod frames;
 mod from;
 mod func;
 mod joins;

@@ -18,6 +18,7 @@ pub(crate) mod cast;
 pub(crate) mod compare;
 pub(crate) mod eval;
 pub(crate) mod fetch;
+pub(crate) mod frames;
 pub(crate) mod functions;
 pub(crate) mod join;
 pub mod memory;
