@@ -9,7 +9,10 @@ ESCAPE, `quote_ident`, and the `pg_catalog` vectors (`int2vector`,
 `oidvector`) that reflection code reads, the object-identifier types
 (`regclass`, `regtype`, `regnamespace`, `regproc`) that print as names, row
 values (`information_schema._pg_expandarray`, `(row).field`), TRIM and the
-bitwise operators;
+bitwise operators; `INTERSECT`/`EXCEPT [ALL]`, `SELECT DISTINCT ON`,
+`RIGHT`/`FULL JOIN` (ON, USING, NATURAL) and their errors, explicit window
+frames (`ROWS`, `RANGE`, `GROUPS`) and their errors, and the common type of
+string types;
 transaction characteristics (isolation level, read-only transactions) and
 the table origins of result columns in RowDescription. Each step runs with text and with
 binary results (psycopg decodes arrays by their type OIDs).
@@ -27,6 +30,28 @@ SETUP = [
     "CREATE TABLE arr (g text, id bigint PRIMARY KEY, v int, name varchar)",
     "INSERT INTO arr VALUES ('a', 1, 10, 'x'), ('a', 2, NULL, 'y z'), ('b', 3, 30, NULL), "
     "('b', 4, 40, 'q\"uote'), ('c', 5, 50, '')",
+    # Set operations, DISTINCT ON and outer joins (duplicates and NULLs).
+    "DROP TABLE IF EXISTS sl",
+    "DROP TABLE IF EXISTS sr",
+    "CREATE TABLE sl (x int, y text)",
+    "INSERT INTO sl VALUES (1, 'a'), (1, 'a'), (1, 'a'), (2, 'b'), (2, 'b'), (NULL, NULL), "
+    "(NULL, NULL), (3, 'c')",
+    "CREATE TABLE sr (x bigint, y varchar, z numeric)",
+    "INSERT INTO sr VALUES (1, 'a', 1.5), (2, 'b', 2.5), (2, 'b', 0), (2, 'b', NULL), "
+    "(NULL, NULL, 7), (4, 'd', 4)",
+    "DROP TABLE IF EXISTS ja",
+    "DROP TABLE IF EXISTS jb",
+    "DROP TABLE IF EXISTS jc",
+    "CREATE TABLE ja (id int, v text)",
+    "INSERT INTO ja VALUES (1, 'a1'), (2, 'a2'), (2, 'a2b'), (NULL, 'an'), (5, 'a5')",
+    "CREATE TABLE jb (id bigint, w text)",
+    "INSERT INTO jb VALUES (2, 'b2'), (3, 'b3'), (NULL, 'bn'), (5, 'b5'), (5, 'b5b')",
+    "CREATE TABLE jc (id numeric, u text)",
+    "INSERT INTO jc VALUES (3, 'c3'), (6, 'c6'), (1, 'c1')",
+    "DROP TABLE IF EXISTS w",
+    "CREATE TABLE w (g text, o int, v int)",
+    "INSERT INTO w VALUES ('a', 1, 10), ('a', 2, 20), ('a', 2, 25), ('a', 3, NULL), "
+    "('a', 5, 50), ('b', 1, 1), ('b', 1, 2), ('b', 4, NULL)",
 ]
 
 STEPS = [
@@ -209,6 +234,159 @@ STEPS = [
     "trim(both '' from 'a'), trim(NULL::text), btrim('abc', NULL)",
     "SELECT 5 & 3, 5 | 3, 5 # 3, 6::smallint & 3::smallint, 7::bigint & 2, NULL::int & 1",
     "SELECT 1.5 & 1",
+    # The common type of string types, as PostgreSQL's: the first of varchar
+    # and text, name over the others, CASE's ELSE first.
+    "SELECT y FROM sr UNION SELECT y FROM sl ORDER BY 1",
+    "SELECT y FROM sl UNION ALL SELECT y FROM sr ORDER BY 1",
+    "SELECT relname FROM pg_class WHERE relname = 'sl' UNION SELECT 'x'::text ORDER BY 1",
+    "SELECT COALESCE(y, 'none'::text), CASE WHEN x > 1 THEN y ELSE 'small'::text END FROM sr "
+    "ORDER BY 1, 2",
+    # INTERSECT / EXCEPT [ALL]: duplicates counted (min(m, n), max(m - n, 0)),
+    # NULLs equal, INTERSECT binding tighter, types resolved like UNION's.
+    "SELECT x, y FROM sl INTERSECT SELECT x, y FROM sr ORDER BY 1, 2",
+    "SELECT x, y FROM sl INTERSECT ALL SELECT x, y FROM sr ORDER BY 1, 2",
+    "SELECT x, y FROM sl EXCEPT SELECT x, y FROM sr ORDER BY 1, 2",
+    "SELECT x, y FROM sl EXCEPT ALL SELECT x, y FROM sr ORDER BY 1, 2",
+    "SELECT x, y FROM sr EXCEPT ALL SELECT x, y FROM sl ORDER BY x DESC NULLS LAST, y",
+    "SELECT x AS k FROM sl INTERSECT SELECT x FROM sr ORDER BY k NULLS FIRST",
+    "SELECT x FROM sl EXCEPT ALL SELECT x FROM sr ORDER BY 1 LIMIT 2 OFFSET 1",
+    "SELECT 1 UNION SELECT 2 INTERSECT SELECT 3",
+    "(SELECT 1 UNION SELECT 2) INTERSECT SELECT 2",
+    "SELECT 1 EXCEPT SELECT 1 INTERSECT SELECT 2",
+    "SELECT 1 UNION SELECT 2 EXCEPT SELECT 1 ORDER BY 1",
+    "SELECT 1 UNION ALL SELECT 1 EXCEPT ALL SELECT 1",
+    "(SELECT x FROM sl EXCEPT SELECT x FROM sr) UNION ALL (SELECT 9 INTERSECT ALL SELECT 9) "
+    "ORDER BY 1",
+    "SELECT count(*), count(x) FROM (SELECT x FROM sl EXCEPT ALL SELECT x FROM sr) s",
+    "WITH e AS (SELECT y FROM sl EXCEPT SELECT y FROM sr) SELECT * FROM e",
+    "SELECT x FROM sl WHERE x IN (SELECT x FROM sl INTERSECT SELECT x FROM sr) ORDER BY x",
+    "SELECT 'x'::varchar INTERSECT SELECT relname FROM pg_class WHERE relname = 'sl'",
+    "SELECT 1 INTERSECT SELECT 1.0",
+    "SELECT 1.5 EXCEPT SELECT 1.50",
+    "SELECT 'a' INTERSECT ALL SELECT 'a'",
+    "SELECT NULL::int, 'a' EXCEPT SELECT NULL, 'a'",
+    "SELECT ARRAY[1, NULL] INTERSECT SELECT ARRAY[1, NULL]",
+    "SELECT y, z FROM sr EXCEPT SELECT 'b', 0.00 ORDER BY 1, 2",
+    "SELECT 1, 2 INTERSECT SELECT 1",
+    "SELECT 1 INTERSECT SELECT true",
+    "SELECT x FROM sl EXCEPT SELECT y FROM sr",
+    # SELECT DISTINCT ON: the first row of each group in ORDER BY order.
+    "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY x, y DESC",
+    "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY x NULLS FIRST, y",
+    "SELECT DISTINCT ON (y) x, y, z FROM sr ORDER BY y, z DESC NULLS LAST",
+    "SELECT DISTINCT ON (x) y, z FROM sr ORDER BY x, z",
+    "SELECT DISTINCT ON (x) x, z FROM sr ORDER BY x DESC, z DESC",
+    "SELECT DISTINCT ON (y) y, z FROM sr ORDER BY y, z NULLS FIRST",
+    "SELECT DISTINCT ON (x, y) x, y FROM sl ORDER BY y DESC",
+    "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY x, y, x DESC LIMIT 2",
+    "SELECT DISTINCT ON (x) x, count(*) FROM sl GROUP BY x ORDER BY x",
+    "SELECT DISTINCT ON (1) x AS k, y FROM sl ORDER BY k",
+    "SELECT DISTINCT ON (k) x AS k, y FROM sl ORDER BY k DESC, y",
+    "SELECT DISTINCT ON (sl.x) x, y FROM sl ORDER BY x, y",
+    "SELECT DISTINCT ON (x + 1) y FROM sl ORDER BY x + 1 DESC",
+    "SELECT DISTINCT ON (upper(y)) y FROM sl ORDER BY upper(y), x",
+    "SELECT DISTINCT ON (x) * FROM sr ORDER BY x, z DESC",
+    "SELECT DISTINCT ON (y) x FROM sl",
+    "SELECT count(*) FROM (SELECT DISTINCT ON (x) x FROM sl) s",
+    "SELECT DISTINCT ON (v) v FROM (VALUES (1.0::numeric), (1.00), (2)) t(v) ORDER BY v",
+    "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY y",
+    "SELECT DISTINCT ON (y) x FROM sl ORDER BY x, y",
+    "SELECT DISTINCT ON (3) x FROM sl",
+    # RIGHT and FULL joins: ON, USING (merged column), NATURAL.
+    "SELECT ja.id, v, jb.id, w FROM ja RIGHT JOIN jb ON ja.id = jb.id ORDER BY w, v",
+    "SELECT ja.id, v, jb.id, w FROM ja FULL OUTER JOIN jb ON ja.id = jb.id ORDER BY w, v",
+    "SELECT v, w FROM ja RIGHT OUTER JOIN jb ON ja.id < jb.id ORDER BY w, v",
+    "SELECT v, w FROM ja FULL JOIN jb ON ja.id = jb.id AND v < 'a5' ORDER BY v, w",
+    "SELECT count(*) FROM ja FULL JOIN jb ON true",
+    "SELECT v, w FROM ja FULL JOIN jb ON false ORDER BY v, w",
+    "SELECT v, w FROM ja FULL JOIN jb ON ja.id = jb.id WHERE ja.id IS NULL ORDER BY v, w",
+    "SELECT v, w, u FROM ja LEFT JOIN jb ON ja.id = jb.id RIGHT JOIN jc ON jc.id = ja.id "
+    "ORDER BY u, v, w",
+    "SELECT count(*), count(ja.id), count(jb.id) FROM ja FULL JOIN jb ON jb.id = ja.id + 1",
+    "SELECT * FROM ja FULL JOIN jb USING (id) ORDER BY id, v, w",
+    "SELECT * FROM ja RIGHT JOIN jb USING (id) ORDER BY w, v",
+    "SELECT * FROM ja NATURAL FULL JOIN jb ORDER BY 1, 2, 3",
+    "SELECT * FROM ja JOIN jb USING (id) ORDER BY 1, 2, 3",
+    "SELECT * FROM ja LEFT JOIN jb USING (id) ORDER BY 1, 2, 3",
+    "SELECT id, v, w, u FROM ja FULL JOIN jb USING (id) FULL JOIN jc USING (id) "
+    "ORDER BY id, v, w",
+    "SELECT id, count(*) FROM ja FULL JOIN jb USING (id) GROUP BY id ORDER BY id",
+    "SELECT id, ja.id, jb.id FROM ja FULL JOIN jb USING (id) WHERE id > 2 ORDER BY 1, 3",
+    "SELECT * FROM ja FULL JOIN jb ON ja.id < jb.id",
+    "SELECT * FROM ja FULL JOIN jb ON ja.id = jb.id OR v = w",
+    "SELECT * FROM ja FULL JOIN jb ON ja.id = 1",
+    "SELECT * FROM ja FULL JOIN jb",
+    # Explicit window frames: ROWS, RANGE (peers), GROUPS, empty frames.
+    "SELECT g, o, v, "
+    "sum(v) OVER (PARTITION BY g ORDER BY o, v ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), "
+    "sum(v) OVER (PARTITION BY g ORDER BY o ROWS UNBOUNDED PRECEDING), "
+    "sum(v) OVER (PARTITION BY g ORDER BY o) FROM w ORDER BY g, o, v",
+    "SELECT o, v, max(v) OVER (ORDER BY o, v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), "
+    "min(v) OVER (ORDER BY o, v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), "
+    "avg(v) OVER (ORDER BY o, v ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING), "
+    "sum(v) OVER (ORDER BY o, v ROWS 2 PRECEDING) FROM w ORDER BY o, v",
+    "SELECT o, v, sum(v::float8 / 3) OVER (ORDER BY o, v ROWS 1 PRECEDING), "
+    "sum(v::bigint) OVER (ORDER BY o, v ROWS 1 PRECEDING), "
+    "sum(CASE WHEN o % 2 = 0 THEN v + 0.5 ELSE v::numeric END) "
+    "OVER (ORDER BY o, v ROWS 1 PRECEDING), "
+    "avg(v::bigint) OVER (ORDER BY o, v ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING), "
+    "bool_and(v > 15) OVER (ORDER BY o, v ROWS 1 PRECEDING), "
+    "count(v) OVER (ORDER BY o, v ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM w ORDER BY o, v",
+    "SELECT g, o, v, first_value(v) OVER (PARTITION BY g ORDER BY o, v "
+    "ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING), last_value(v) OVER (PARTITION BY g "
+    "ORDER BY o, v ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING), count(*) OVER (PARTITION BY g "
+    "ORDER BY o, v ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING) FROM w ORDER BY g, o, v",
+    "SELECT o, sum(v) OVER (ORDER BY o, v ROWS BETWEEN 2 FOLLOWING AND 1 FOLLOWING), "
+    "count(*) OVER (ORDER BY o, v ROWS BETWEEN 2 FOLLOWING AND 1 FOLLOWING), "
+    "sum(v) OVER (ORDER BY o, v ROWS BETWEEN 1.5 PRECEDING AND CURRENT ROW), "
+    "sum(v) OVER (ORDER BY o, v ROWS BETWEEN 1000000000000 PRECEDING "
+    "AND 9223372036854775807 FOLLOWING) FROM w ORDER BY o, v",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN (SELECT 1) PRECEDING AND CURRENT ROW), "
+    "sum(o) OVER (ORDER BY o ROWS BETWEEN '1' PRECEDING AND CURRENT ROW) FROM w ORDER BY o",
+    "SELECT o, v, count(*) OVER (ORDER BY o RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING), "
+    "sum(v) OVER (PARTITION BY g ORDER BY o RANGE BETWEEN UNBOUNDED PRECEDING "
+    "AND UNBOUNDED FOLLOWING), last_value(v) OVER (ORDER BY o RANGE BETWEEN "
+    "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), first_value(v) OVER (ORDER BY o, v "
+    "RANGE CURRENT ROW) FROM w ORDER BY o, v, g",
+    "SELECT g, sum(v) OVER (PARTITION BY g RANGE BETWEEN CURRENT ROW AND CURRENT ROW) "
+    "FROM w ORDER BY 1, 2",
+    "SELECT o, v, sum(v) OVER (ORDER BY o GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING), "
+    "count(v) OVER (ORDER BY o GROUPS 1 PRECEDING), "
+    "count(*) OVER (ORDER BY o GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING), "
+    "first_value(v) OVER (ORDER BY o, v GROUPS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING), "
+    "sum(v) OVER (ORDER BY o GROUPS BETWEEN 2 FOLLOWING AND 1 FOLLOWING) FROM w ORDER BY o, v",
+    "SELECT o, v, row_number() OVER (ORDER BY o, v ROWS 1 PRECEDING), "
+    "lag(v) OVER (ORDER BY o, v ROWS BETWEEN CURRENT ROW AND CURRENT ROW), "
+    "rank() OVER (ORDER BY o ROWS 1 PRECEDING) FROM w ORDER BY o, v",
+    "SELECT sum(c), sum(t) FROM (SELECT "
+    "count(*) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS c, "
+    "sum(g) OVER (ORDER BY g ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS t "
+    "FROM generate_series(1, 20000) g) s",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN -1 PRECEDING AND CURRENT ROW) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN 'a' PRECEDING AND CURRENT ROW) FROM w",
+]
+
+# Errors whose message is compared too (SQLSTATE and primary message).
+MESSAGE_STEPS = [
+    "SELECT x, y FROM sl INTERSECT SELECT x FROM sr",
+    "SELECT 1 EXCEPT SELECT true",
+    "SELECT DISTINCT ON (x) x, y FROM sl ORDER BY y",
+    "SELECT DISTINCT ON (x, y) x FROM sl ORDER BY x, x + 1",
+    "SELECT DISTINCT ON (3) x FROM sl",
+    "SELECT * FROM ja FULL JOIN jb ON ja.id < jb.id",
+    "SELECT * FROM ja FULL JOIN jb ON ja.id IS NOT DISTINCT FROM jb.id",
+    "SELECT * FROM ja JOIN (SELECT 'x'::text AS id) t USING (id)",
+    "SELECT sum(o) OVER (ORDER BY o ROWS UNBOUNDED FOLLOWING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS 1 FOLLOWING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND UNBOUNDED PRECEDING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND 1 PRECEDING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN 1 FOLLOWING AND CURRENT ROW) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND -2 FOLLOWING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN NULL PRECEDING AND CURRENT ROW) FROM w "
+    "WHERE false",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND NULL FOLLOWING) FROM w",
+    "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN v PRECEDING AND CURRENT ROW) FROM w",
+    "SELECT sum(o) OVER (GROUPS 1 PRECEDING) FROM w",
 ]
 
 # Transaction characteristics (what pgJDBC's setTransactionIsolation and
@@ -322,6 +500,8 @@ ORIGIN_STEPS = [
     "WITH c AS (SELECT v, id FROM tx) SELECT id, v FROM c",
     "SELECT a.v, b.v, id FROM tx a JOIN tx b USING (id)",
     "SELECT * FROM tx a JOIN tx b USING (id)",
+    "SELECT * FROM tx a RIGHT JOIN tx b USING (id)",
+    "SELECT * FROM tx a FULL JOIN tx b USING (id)",
     "SELECT id, count(*), max(v) FROM tx GROUP BY id",
     "SELECT id FROM tx UNION ALL SELECT id FROM tx",
     "SELECT DISTINCT v FROM tx ORDER BY v",
@@ -357,6 +537,11 @@ def run_steps(conn: psycopg.Connection) -> list:
                                 [d.type_code for d in cur.description]))
             except psycopg.Error as e:
                 out.append((sql, binary, f"ERROR {e.sqlstate}"))
+    for sql in MESSAGE_STEPS:
+        try:
+            out.append((sql, None, conn.execute(sql).fetchall()))
+        except psycopg.Error as e:
+            out.append((sql, None, f"ERROR {e.sqlstate} {e.diag.message_primary}"))
     return out
 
 

@@ -7,7 +7,9 @@ use rocklake_types::datum::{Datum, PgType};
 
 use crate::catalog::VirtualTable;
 use crate::storage::{RelationDef, ScanFilter};
-use rocklake_types::{SqlError, SqlState};
+
+mod types;
+pub use types::{common_type, comparable};
 
 /// A bound expression's type; `None` is PostgreSQL's `unknown` (an untyped
 /// string literal or NULL that has not been coerced yet).
@@ -233,9 +235,8 @@ pub enum WindowFunc {
     Aggregate(AggFunc),
 }
 
-/// One `f(args) OVER (PARTITION BY ... ORDER BY ...)`, over the rows of the
-/// SELECT's FROM and WHERE, with PostgreSQL's default frame (the partition
-/// up to the current row's last peer when ordered, else all of it).
+/// One `f(args) OVER (PARTITION BY ... ORDER BY ... [frame])`, over the
+/// rows of the SELECT's FROM and WHERE.
 #[derive(Debug, Clone)]
 pub struct WindowCall {
     /// The function.
@@ -246,6 +247,61 @@ pub struct WindowCall {
     pub partition: Vec<BExpr>,
     /// ORDER BY expressions with (descending, nulls first).
     pub order: Vec<(BExpr, bool, bool)>,
+    /// The rows of the partition an aggregate, `first_value` and
+    /// `last_value` are computed over, for each row.
+    pub frame: WindowFrame,
+}
+
+/// A window frame: from `start` to `end` of the current row, in `units`.
+#[derive(Debug, Clone)]
+pub struct WindowFrame {
+    /// What the offsets count.
+    pub units: FrameUnits,
+    /// Where the frame starts.
+    pub start: FrameBound,
+    /// Where it ends (inclusive).
+    pub end: FrameBound,
+}
+
+impl WindowFrame {
+    /// PostgreSQL's default frame, `RANGE BETWEEN UNBOUNDED PRECEDING AND
+    /// CURRENT ROW`: the partition up to the current row's last peer (all
+    /// of it when the window has no ORDER BY).
+    pub fn default_frame() -> Self {
+        WindowFrame {
+            units: FrameUnits::Range,
+            start: FrameBound::UnboundedPreceding,
+            end: FrameBound::CurrentRow,
+        }
+    }
+}
+
+/// What the offsets of a window frame count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameUnits {
+    /// Rows.
+    Rows,
+    /// Values of the ORDER BY key: `CURRENT ROW` means the current row's
+    /// peers (offsets are not supported).
+    Range,
+    /// Peer groups (rows equal in the ORDER BY keys).
+    Groups,
+}
+
+/// One end of a window frame.
+#[derive(Debug, Clone)]
+pub enum FrameBound {
+    /// The partition's first row.
+    UnboundedPreceding,
+    /// That many rows (peer groups) before the current one: a `bigint`
+    /// without columns of the query, evaluated once.
+    Preceding(BExpr),
+    /// The current row (with `RANGE` and `GROUPS`: its first or last peer).
+    CurrentRow,
+    /// That many rows (peer groups) after the current one.
+    Following(BExpr),
+    /// The partition's last row.
+    UnboundedFollowing,
 }
 
 /// A subquery used inside an expression.
@@ -464,6 +520,11 @@ pub enum JoinKind {
     Inner,
     /// Left outer join.
     Left,
+    /// Right outer join: also each right row that matched no left row,
+    /// with NULLs for the left columns.
+    Right,
+    /// Full outer join: a left and a right outer join at once.
+    Full,
 }
 
 /// The FROM clause of a SELECT.
@@ -539,6 +600,21 @@ pub struct SelectPlan {
     pub projection: Vec<BExpr>,
     /// SELECT DISTINCT.
     pub distinct: bool,
+    /// SELECT DISTINCT ON (...).
+    pub distinct_on: Option<DistinctOn>,
+}
+
+/// `SELECT DISTINCT ON (expressions)`: of each group of rows equal in the
+/// expressions, the first in an order.
+#[derive(Debug, Clone)]
+pub struct DistinctOn {
+    /// The columns of the projection that hold the expressions.
+    pub columns: Vec<usize>,
+    /// The order the rows are sorted in before the first of each group is
+    /// kept: the query's ORDER BY without repeated keys, then ascending the
+    /// DISTINCT ON columns it lacks, as PostgreSQL sorts them (its rows are
+    /// then in the query's order, which needs no sort of its own).
+    pub order: Vec<SortKey>,
 }
 
 impl SelectPlan {
@@ -554,11 +630,34 @@ impl SelectPlan {
             set_calls: Vec::new(),
             projection,
             distinct: false,
+            distinct_on: None,
         }
     }
 }
 
-/// A set expression: SELECT, VALUES or UNION.
+/// The set operations between two queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetOperation {
+    /// `UNION`: the rows of either.
+    Union,
+    /// `INTERSECT`: the rows of both.
+    Intersect,
+    /// `EXCEPT`: the rows of the left one that the right one lacks.
+    Except,
+}
+
+impl SetOperation {
+    /// The SQL keyword, for messages.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            SetOperation::Union => "UNION",
+            SetOperation::Intersect => "INTERSECT",
+            SetOperation::Except => "EXCEPT",
+        }
+    }
+}
+
+/// A set expression: SELECT, VALUES or a set operation.
 #[derive(Debug, Clone)]
 pub enum SetPlan {
     /// A SELECT.
@@ -582,13 +681,17 @@ pub enum SetPlan {
         /// Casts of the step's columns to the base's types.
         step_casts: Vec<Option<PgType>>,
     },
-    /// UNION [ALL] with per-column casts applied to each side.
-    Union {
+    /// `UNION`, `INTERSECT` or `EXCEPT` (each `[ALL]`) with per-column
+    /// casts applied to each side.
+    SetOp {
+        /// Which operation.
+        op: SetOperation,
         /// Left input.
         left: Box<SetPlan>,
         /// Right input.
         right: Box<SetPlan>,
-        /// UNION ALL (no duplicate removal).
+        /// `ALL`: duplicates kept (`UNION ALL`), counted (`INTERSECT ALL`
+        /// keeps min(m, n) copies of a row, `EXCEPT ALL` max(m - n, 0)).
         all: bool,
         /// Casts for the left side's columns.
         left_casts: Vec<Option<PgType>>,
@@ -621,121 +724,6 @@ pub struct QueryPlan {
     pub offset: Option<BExpr>,
     /// Visible result columns (the body may carry hidden sort columns after them).
     pub columns: Vec<OutCol>,
-}
-
-fn int_rank(t: &PgType) -> Option<u8> {
-    match t {
-        PgType::Int2 => Some(1),
-        PgType::Int4 => Some(2),
-        PgType::Int8 => Some(3),
-        PgType::Oid
-        | PgType::RegProc
-        | PgType::RegClass
-        | PgType::RegType
-        | PgType::RegNamespace => Some(4),
-        _ => None,
-    }
-}
-
-/// The common type of two branches (UNION, CASE, COALESCE, VALUES), as
-/// PostgreSQL resolves it; `None` only when both are unknown.
-pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
-    let (x, y) = match (a, b) {
-        (None, t) | (t, None) => return Ok(t.clone()),
-        (Some(x), Some(y)) => (x, y),
-    };
-    if x == y {
-        return Ok(Some(x.clone()));
-    }
-    if let (Some(rx), Some(ry)) = (int_rank(x), int_rank(y)) {
-        return Ok(Some(if rx >= ry { x.clone() } else { y.clone() }));
-    }
-    if x.is_numeric() && y.is_numeric() {
-        if matches!(x, PgType::Float8 | PgType::Float4)
-            || matches!(y, PgType::Float8 | PgType::Float4)
-        {
-            return Ok(Some(PgType::Float8));
-        }
-        return Ok(Some(PgType::Numeric(None)));
-    }
-    if x.is_string() && y.is_string() {
-        return Ok(Some(PgType::Text));
-    }
-    match (x, y) {
-        (
-            PgType::Timestamp | PgType::TimestampTz | PgType::Date,
-            PgType::Timestamp | PgType::TimestampTz | PgType::Date,
-        ) => Ok(Some(PgType::TimestampTz)),
-        (
-            PgType::Oid
-            | PgType::RegProc
-            | PgType::RegClass
-            | PgType::RegType
-            | PgType::RegNamespace,
-            PgType::Oid
-            | PgType::RegProc
-            | PgType::RegClass
-            | PgType::RegType
-            | PgType::RegNamespace,
-        ) => Ok(Some(PgType::Oid)),
-        _ => Err(SqlError::new(
-            SqlState::DATATYPE_MISMATCH,
-            format!(
-                "{what} types {} and {} cannot be matched",
-                x.display_name(),
-                y.display_name()
-            ),
-        )),
-    }
-}
-
-/// Whether values of the two types may be compared with `=`, `<`, ...
-pub fn comparable(a: &PgType, b: &PgType) -> bool {
-    a == b
-        || (a.is_numeric() || a.is_reg()) && (b.is_numeric() || b.is_reg())
-        || a.is_string() && b.is_string()
-        || matches!(
-            (a, b),
-            (
-                PgType::Timestamp | PgType::TimestampTz | PgType::Date,
-                PgType::Timestamp | PgType::TimestampTz | PgType::Date
-            )
-        )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn common_types_resolve_like_postgres() {
-        let t = |x: PgType| Some(x);
-        assert_eq!(common_type(&None, &None, "x").unwrap(), None);
-        assert_eq!(
-            common_type(&None, &t(PgType::Bool), "x").unwrap(),
-            t(PgType::Bool)
-        );
-        assert_eq!(
-            common_type(&t(PgType::Int4), &t(PgType::Int8), "x").unwrap(),
-            t(PgType::Int8)
-        );
-        assert_eq!(
-            common_type(&t(PgType::Int8), &t(PgType::Numeric(None)), "x").unwrap(),
-            t(PgType::Numeric(None))
-        );
-        assert_eq!(
-            common_type(&t(PgType::Int4), &t(PgType::Float4), "x").unwrap(),
-            t(PgType::Float8)
-        );
-        assert_eq!(
-            common_type(&t(PgType::Name), &t(PgType::Varchar), "x").unwrap(),
-            t(PgType::Text)
-        );
-        let e = common_type(&t(PgType::Bool), &t(PgType::Int4), "UNION").unwrap_err();
-        assert_eq!(e.code, "42804");
-        assert!(comparable(&PgType::Int2, &PgType::Numeric(None)));
-        assert!(!comparable(&PgType::Varchar, &PgType::Int8));
-    }
 }
 
 /// The constants of a long `IN` list, hashed.

@@ -55,6 +55,9 @@ sqlstates! {
     SUBSTRING_ERROR = "22011";
     /// `22012 division_by_zero`.
     DIVISION_BY_ZERO = "22012";
+    /// `22013 invalid_preceding_or_following_size` (a negative window
+    /// frame offset).
+    INVALID_PRECEDING_OR_FOLLOWING_SIZE = "22013";
     /// `22021 character_not_in_repertoire` (bytes that are not UTF-8).
     CHARACTER_NOT_IN_REPERTOIRE = "22021";
     /// `22023 invalid_parameter_value`.

@@ -63,7 +63,10 @@ impl Binder<'_> {
         match kind {
             JoinKind::Inner => {}
             JoinKind::Left if needed <= *left_width => return self.attach(left, conjunct, needed),
-            JoinKind::Left => return,
+            // An outer join that null-extends the rows a conjunct reads
+            // (its right input's for LEFT, its left input's for RIGHT, both
+            // for FULL) keeps it above.
+            JoinKind::Left | JoinKind::Right | JoinKind::Full => return,
         }
         if needed <= *left_width && matches!(**left, FromPlan::Join { .. }) {
             return self.attach(left, conjunct, needed);

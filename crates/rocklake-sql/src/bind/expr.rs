@@ -160,7 +160,7 @@ impl Binder<'_> {
                         && self.scopes[level]
                             .merged
                             .iter()
-                            .any(|(_, right)| *right == e.offset + i);
+                            .any(|m| m.right == e.offset + i);
                     if !merged_away {
                         hits.push((e.offset + i, e.cols[i].1.clone()));
                     }
@@ -196,6 +196,11 @@ impl Binder<'_> {
                         SqlState::GROUPING_ERROR,
                         format!("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function", parts.join(".")),
                     ));
+                }
+                if qual.is_none() {
+                    if let Some(m) = self.scopes[level].merged_column(idx) {
+                        return Ok((super::joins::at_level(&m.expr, up), m.ty.clone()));
+                    }
                 }
                 return Ok((BExpr::Col { up, idx }, ty));
             }
@@ -620,18 +625,20 @@ impl Binder<'_> {
                 None => self.bind_bool(&c.condition, "CASE/WHEN")?,
             };
             let (rb, rt) = self.bind_expr(&c.result)?;
-            ty = common_type(&ty, &rt, "CASE")?;
             whens.push(cond);
             results.push((rb, rt));
         }
         let els = match else_result {
-            Some(x) => {
-                let (b, t) = self.bind_expr(x)?;
-                ty = common_type(&ty, &t, "CASE")?;
-                Some((b, t))
-            }
+            Some(x) => Some(self.bind_expr(x)?),
             None => None,
         };
+        // The ELSE result first, as PostgreSQL resolves them.
+        if let Some((_, t)) = &els {
+            ty = t.clone();
+        }
+        for (_, rt) in &results {
+            ty = common_type(&ty, rt, "CASE")?;
+        }
         let target = ty.unwrap_or(PgType::Text);
         let mut pairs = Vec::new();
         for (cond, (rb, rt)) in whens.into_iter().zip(results) {

@@ -5,13 +5,12 @@
 use std::sync::Arc;
 
 use rocklake_types::datum::{Datum, PgType};
-use sqlparser::ast::{JoinConstraint, JoinOperator, TableFactor, TableWithJoins};
+use sqlparser::ast::{JoinConstraint, TableFactor, TableWithJoins};
 
+use crate::bind::joins::{check_full_join, join_kind};
 use crate::bind::{fold, name_parts, Binder, Entry};
 use crate::catalog::{pg_attnum, VirtualTable};
-use crate::plan::{
-    comparable, BExpr, CmpOp, FromPlan, JoinKind, QueryPlan, ScanReq, ScanSource, SetPlan, Ty,
-};
+use crate::plan::{BExpr, CmpOp, FromPlan, JoinKind, QueryPlan, ScanReq, ScanSource, SetPlan, Ty};
 use crate::storage::{ColumnBound, RelationDef, ScanFilter};
 use rocklake_types::{SqlError, SqlState};
 
@@ -44,6 +43,7 @@ impl Binder<'_> {
         let start = self.scope().width;
         // Widths below count from the start of what `acc` holds.
         let base = if before.is_some() { 0 } else { start };
+        let before_comma = before.is_some();
         let factor = self.bind_factor(&t.relation)?;
         let mut acc = match before {
             None => factor,
@@ -61,12 +61,15 @@ impl Binder<'_> {
             let left_width = self.scope().width - base;
             let right = self.bind_factor(&j.relation)?;
             let right_width = self.scope().width - base - left_width;
-            let (kind, constraint) = match &j.join_operator {
-                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, Some(c)),
-                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, Some(c)),
-                JoinOperator::CrossJoin(_) => (JoinKind::Inner, None),
-                other => return Err(SqlError::unsupported(format!("unsupported join {other:?}"))),
-            };
+            let (kind, constraint) = join_kind(&j.join_operator)?;
+            if before_comma && matches!(kind, JoinKind::Right | JoinKind::Full) {
+                // `a, b RIGHT JOIN c` is `a CROSS JOIN (b RIGHT JOIN c)`,
+                // which a join onto `a CROSS JOIN b` is not.
+                return Err(SqlError::unsupported(
+                    "RIGHT and FULL joins after a comma-separated FROM item are not supported",
+                ));
+            }
+            let widths = (base, left_width, right_width);
             let on = match constraint {
                 Some(JoinConstraint::On(e)) => Some(self.bind_bool(e, "JOIN/ON")?),
                 Some(JoinConstraint::None) | None => None,
@@ -75,7 +78,7 @@ impl Binder<'_> {
                         .iter()
                         .map(|n| Ok(name_parts(n)?.pop().unwrap_or_default()))
                         .collect::<Result<Vec<_>, SqlError>>()?;
-                    Some(self.merge_columns(&names, base, left_width, right_width)?)
+                    Some(self.merge_columns(&names, kind, widths)?)
                 }
                 Some(JoinConstraint::UsingAlias(..)) => {
                     return Err(SqlError::unsupported(
@@ -86,7 +89,7 @@ impl Binder<'_> {
                     let names = self.common_columns(base, left_width, right_width);
                     match names.is_empty() {
                         true => None,
-                        false => Some(self.merge_columns(&names, base, left_width, right_width)?),
+                        false => Some(self.merge_columns(&names, kind, widths)?),
                     }
                 }
             };
@@ -94,6 +97,9 @@ impl Binder<'_> {
                 return Err(SqlError::unsupported(
                     "joins after a comma-separated FROM item are not supported",
                 ));
+            }
+            if kind == JoinKind::Full {
+                check_full_join(on.as_ref(), left_width)?;
             }
             let equi = on
                 .as_ref()
@@ -110,94 +116,6 @@ impl Binder<'_> {
             };
         }
         Ok(acc)
-    }
-
-    /// The visible columns (name, flat index, type) of the flat range
-    /// `start..end` of the current scope: a column merged into an earlier
-    /// USING column is not one.
-    fn visible_columns(&self, start: usize, end: usize) -> Vec<(String, usize, Ty)> {
-        let scope = self.scopes.last().cloned().unwrap_or_default();
-        scope
-            .entries
-            .iter()
-            .flat_map(|e| {
-                e.cols
-                    .iter()
-                    .enumerate()
-                    .map(move |(i, (n, t))| (n.clone(), e.offset + i, t.clone()))
-            })
-            .filter(|(_, idx, _)| *idx >= start && *idx < end)
-            .filter(|(_, idx, _)| !scope.merged.iter().any(|(_, right)| right == idx))
-            .collect()
-    }
-
-    /// `NATURAL JOIN`: the column names both sides have, in the left side's
-    /// order.
-    fn common_columns(&self, base: usize, left_width: usize, right_width: usize) -> Vec<String> {
-        let split = base + left_width;
-        let right = self.visible_columns(split, split + right_width);
-        self.visible_columns(base, split)
-            .into_iter()
-            .map(|(name, _, _)| name)
-            .filter(|name| right.iter().any(|(r, _, _)| r == name))
-            .collect()
-    }
-
-    /// `JOIN ... USING (names)`: the equality of each named column of the
-    /// left side with the right side's, and the pair merged in the scope.
-    fn merge_columns(
-        &mut self,
-        names: &[String],
-        base: usize,
-        left_width: usize,
-        right_width: usize,
-    ) -> Result<BExpr, SqlError> {
-        let split = base + left_width;
-        let find = |side: Vec<(String, usize, Ty)>, name: &str, which: &str| {
-            let hits: Vec<_> = side.into_iter().filter(|(n, _, _)| n == name).collect();
-            match hits.as_slice() {
-                [(_, idx, ty)] => Ok((*idx, ty.clone())),
-                [] => Err(SqlError::new(
-                    SqlState::UNDEFINED_COLUMN,
-                    format!("column \"{name}\" specified in USING clause does not exist in {which} table"),
-                )),
-                _ => Err(SqlError::new(
-                    SqlState::AMBIGUOUS_COLUMN,
-                    format!("common column name \"{name}\" appears more than once in {which} table"),
-                )),
-            }
-        };
-        let mut conditions = Vec::with_capacity(names.len());
-        for name in names {
-            let (left, left_ty) = find(self.visible_columns(base, split), name, "left")?;
-            let (right, right_ty) = find(
-                self.visible_columns(split, split + right_width),
-                name,
-                "right",
-            )?;
-            if let (Some(l), Some(r)) = (&left_ty, &right_ty) {
-                if !comparable(l, r) {
-                    return Err(SqlError::new(
-                        SqlState::UNDEFINED_FUNCTION,
-                        format!(
-                            "operator does not exist: {} = {} (JOIN/USING column \"{name}\")",
-                            l.display_name(),
-                            r.display_name()
-                        ),
-                    ));
-                }
-            }
-            conditions.push(BExpr::Cmp(
-                CmpOp::Eq,
-                Box::new(BExpr::Col { up: 0, idx: left }),
-                Box::new(BExpr::Col { up: 0, idx: right }),
-            ));
-            self.scope().merged.push((left, right));
-        }
-        Ok(match conditions.len() {
-            1 => conditions.pop().expect("one"),
-            _ => BExpr::And(conditions),
-        })
     }
 
     fn col_type(&self, idx: usize) -> Ty {
@@ -458,12 +376,16 @@ impl Binder<'_> {
                 return None;
             }
             let i = entry.cols.iter().position(|(c, _)| c == col)?;
-            let merged_away = qual.is_none()
-                && scope
-                    .merged
-                    .iter()
-                    .any(|(_, right)| *right == entry.offset + i);
-            (!merged_away).then(|| entry.origin(i))
+            let flat = entry.offset + i;
+            if qual.is_none() {
+                if scope.merged.iter().any(|m| m.right == flat) {
+                    return None;
+                }
+                if let Some(merged) = scope.merged_column(flat) {
+                    return Some(scope.expr_origin(&merged.expr));
+                }
+            }
+            Some(entry.origin(i))
         });
         let origin = hits.next()?;
         hits.next().is_none().then_some(origin).flatten()

@@ -5,14 +5,21 @@
 mod arrays;
 mod colname;
 mod comma;
+mod distinct_on;
 pub(crate) mod expr;
+mod frames;
 mod from;
 mod func;
+mod joins;
 mod lookups;
+pub use joins::Merged;
 mod recursive;
+mod set_ops;
 pub(crate) use func::UTF8_ENCODING;
+pub(crate) use set_ops::union_all;
 mod order;
 mod predicates;
+mod projection;
 mod window;
 
 use order::{output_index, sort_key};
@@ -24,7 +31,7 @@ pub use colname::figure_colname;
 use rocklake_types::datum::PgType;
 use sqlparser::ast::{
     Distinct, Expr, GroupByExpr, Ident, LimitClause, ObjectName, ObjectNamePart, OrderByKind,
-    Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Value,
+    Query, Select, SelectItem, SetExpr, Value,
 };
 
 use crate::catalog::Catalog;
@@ -90,10 +97,10 @@ pub struct Scope {
     pub entries: Vec<Entry>,
     /// Width of the flat row.
     pub width: usize,
-    /// Columns merged by `JOIN ... USING` / `NATURAL JOIN`, as (left, right)
-    /// flat indexes in USING order: an unqualified name means the left one,
-    /// and `*` shows each once, first, as PostgreSQL does.
-    pub merged: Vec<(usize, usize)>,
+    /// Columns merged by `JOIN ... USING` / `NATURAL JOIN`, in USING order:
+    /// an unqualified name means the merged column, and `*` shows each once,
+    /// first, as PostgreSQL does.
+    pub merged: Vec<Merged>,
 }
 
 /// State of aggregate binding for the current SELECT.
@@ -107,6 +114,17 @@ pub struct AggState {
     pub calls: Vec<crate::plan::AggCall>,
     /// Result types of the calls.
     pub call_types: Vec<Ty>,
+}
+
+/// A SELECT's bound select list and the clauses bound against it.
+struct SelectList {
+    /// Visible columns, then hidden ones (ORDER BY, DISTINCT ON keys).
+    projection: Vec<BExpr>,
+    /// The visible columns.
+    cols: Vec<OutCol>,
+    having: Option<BExpr>,
+    order: Vec<SortKey>,
+    distinct_on: Option<crate::plan::DistinctOn>,
 }
 
 /// Binds statements against a catalog snapshot.
@@ -409,42 +427,7 @@ impl<'c> Binder<'c> {
                 op,
                 set_quantifier,
                 right,
-            } => {
-                if *op != SetOperator::Union {
-                    return Err(SqlError::unsupported(format!("{op} is not supported")));
-                }
-                let all = union_all(set_quantifier)?;
-                let (lp, lc) = self.bind_set_expr(left)?;
-                let (rp, rc) = self.bind_set_expr(right)?;
-                if lc.len() != rc.len() {
-                    return Err(SqlError::new(
-                        SqlState::SYNTAX_ERROR,
-                        "each UNION query must have the same number of columns",
-                    ));
-                }
-                let mut cols = Vec::new();
-                let (mut lcasts, mut rcasts) = (Vec::new(), Vec::new());
-                for (l, r) in lc.iter().zip(&rc) {
-                    let t = common_type(&l.ty, &r.ty, "UNION")?.or(Some(PgType::Text));
-                    lcasts.push(if l.ty == t { None } else { t.clone() });
-                    rcasts.push(if r.ty == t { None } else { t.clone() });
-                    cols.push(OutCol {
-                        name: l.name.clone(),
-                        ty: t,
-                        origin: None,
-                    });
-                }
-                Ok((
-                    SetPlan::Union {
-                        left: Box::new(lp),
-                        right: Box::new(rp),
-                        all,
-                        left_casts: lcasts,
-                        right_casts: rcasts,
-                    },
-                    cols,
-                ))
-            }
+            } => self.bind_set_operation(left, op, set_quantifier, right),
             other => Err(SqlError::unsupported(format!(
                 "unsupported query body: {other}"
             ))),
@@ -462,6 +445,7 @@ impl<'c> Binder<'c> {
             set_calls: Vec::new(),
             projection: (0..width).map(|idx| BExpr::Col { up: 0, idx }).collect(),
             distinct: false,
+            distinct_on: None,
         }))
     }
 
@@ -540,18 +524,7 @@ impl<'c> Binder<'c> {
         sel: &Select,
         order_by: &[sqlparser::ast::OrderByExpr],
     ) -> Result<(SelectPlan, Vec<OutCol>, Vec<SortKey>), SqlError> {
-        let mut from = self.bind_from(&sel.from)?;
-        let filter = match &sel.selection {
-            Some(w) => Some(self.bind_bool(w, "WHERE")?),
-            None => None,
-        };
-        if let (FromPlan::Scan(id), Some(f)) = (&from, &filter) {
-            self.push_down(*id, f);
-        }
-        if let Some(f) = &filter {
-            self.attach_to_inner_joins(&mut from, f);
-        }
-        self.plan_catalog_lookups(&mut from, filter.as_ref());
+        let (from, filter) = self.bind_from_where(sel)?;
         let group_exprs = match &sel.group_by {
             GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
             other => {
@@ -593,7 +566,13 @@ impl<'c> Binder<'c> {
         let windows = std::mem::replace(&mut self.windows, outer_windows)
             .map(|(_, calls)| calls)
             .unwrap_or_default();
-        let (mut projection, cols, having, order) = bound?;
+        let SelectList {
+            mut projection,
+            cols,
+            having,
+            order,
+            distinct_on,
+        } = bound?;
         if !set_calls.is_empty() {
             // Set-returning calls add their columns after every other
             // column of the rows the projection reads.
@@ -605,13 +584,7 @@ impl<'c> Binder<'c> {
                 arrays::place_set_calls(e, width);
             }
         }
-        let distinct = match &sel.distinct {
-            None | Some(Distinct::All) => false,
-            Some(Distinct::Distinct) => true,
-            Some(Distinct::On(_)) => {
-                return Err(SqlError::unsupported("DISTINCT ON is not supported"))
-            }
-        };
+        let distinct = matches!(sel.distinct, Some(Distinct::Distinct));
         if distinct && projection.len() > cols.len() {
             return Err(SqlError::new(
                 SqlState::INVALID_COLUMN_REFERENCE,
@@ -639,20 +612,38 @@ impl<'c> Binder<'c> {
             set_calls,
             projection,
             distinct,
+            distinct_on,
         };
         Ok((plan, cols, order))
     }
 
-    /// The select list, HAVING and ORDER BY of a SELECT, in that order
-    /// (window functions are allowed in the first and the last).
-    #[allow(clippy::type_complexity)]
+    /// FROM and WHERE, with the WHERE's conjuncts pushed down to the scan
+    /// or into the inner joins whose rows they can bound.
+    fn bind_from_where(&mut self, sel: &Select) -> Result<(FromPlan, Option<BExpr>), SqlError> {
+        let mut from = self.bind_from(&sel.from)?;
+        let filter = match &sel.selection {
+            Some(w) => Some(self.bind_bool(w, "WHERE")?),
+            None => None,
+        };
+        if let (FromPlan::Scan(id), Some(f)) = (&from, &filter) {
+            self.push_down(*id, f);
+        }
+        if let Some(f) = &filter {
+            self.attach_to_inner_joins(&mut from, f);
+        }
+        self.plan_catalog_lookups(&mut from, filter.as_ref());
+        Ok((from, filter))
+    }
+
+    /// The select list, HAVING, ORDER BY and DISTINCT ON of a SELECT, in
+    /// that order (window functions are allowed in all but HAVING).
     fn bind_select_list(
         &mut self,
         sel: &Select,
         is_agg: bool,
         order_by: &[sqlparser::ast::OrderByExpr],
         projection_asts: &[&Expr],
-    ) -> Result<(Vec<BExpr>, Vec<OutCol>, Option<BExpr>, Vec<SortKey>), SqlError> {
+    ) -> Result<SelectList, SqlError> {
         let (mut projection, cols) = self.bind_projection(sel, is_agg)?;
         // Window functions are not allowed in HAVING (42P20).
         let windows = self.windows.take();
@@ -664,7 +655,23 @@ impl<'c> Binder<'c> {
         self.grouped_select = grouped;
         let having = having.transpose()?;
         let order = self.bind_order_by(order_by, &cols, projection_asts, &mut projection)?;
-        Ok((projection, cols, having, order))
+        let distinct_on = match &sel.distinct {
+            Some(Distinct::On(exprs)) => Some(self.bind_distinct_on(
+                exprs,
+                (order_by, &order),
+                &cols,
+                projection_asts,
+                &mut projection,
+            )?),
+            _ => None,
+        };
+        Ok(SelectList {
+            projection,
+            cols,
+            having,
+            order,
+            distinct_on,
+        })
     }
 
     /// The GROUP BY keys (an ordinal names a select item, an output alias
@@ -728,127 +735,6 @@ impl<'c> Binder<'c> {
         }
         Ok((group, state))
     }
-
-    /// The select list: one expression and output column per item, `*` and
-    /// `t.*` expanded.
-    fn bind_projection(
-        &mut self,
-        sel: &Select,
-        is_agg: bool,
-    ) -> Result<(Vec<BExpr>, Vec<OutCol>), SqlError> {
-        let mut projection = Vec::new();
-        let mut cols = Vec::new();
-        for item in &sel.projection {
-            match item {
-                SelectItem::UnnamedExpr(e) => {
-                    let (b, t) = self.bind_expr(e)?;
-                    projection.push(b);
-                    cols.push(OutCol {
-                        name: figure_colname(e),
-                        ty: t,
-                        origin: self.column_origin(e),
-                    });
-                }
-                SelectItem::ExprWithAlias { expr, alias } => {
-                    let (b, t) = self.bind_expr(expr)?;
-                    projection.push(b);
-                    cols.push(OutCol {
-                        name: fold(alias),
-                        ty: t,
-                        origin: self.column_origin(expr),
-                    });
-                }
-                SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..) => {
-                    if is_agg {
-                        return Err(SqlError::unsupported(
-                            "SELECT * with aggregates is not supported",
-                        ));
-                    }
-                    self.expand_wildcard(item, &mut projection, &mut cols)?;
-                }
-                other => {
-                    return Err(SqlError::unsupported(format!(
-                        "unsupported select item {other}"
-                    )))
-                }
-            }
-        }
-        Ok((projection, cols))
-    }
-
-    /// `*` or `t.*`: every column of the FROM items (or of `t`).
-    fn expand_wildcard(
-        &mut self,
-        item: &SelectItem,
-        projection: &mut Vec<BExpr>,
-        cols: &mut Vec<OutCol>,
-    ) -> Result<(), SqlError> {
-        let qual = match item {
-            SelectItem::QualifiedWildcard(
-                sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n),
-                _,
-            ) => Some(name_parts(n)?.last().cloned().unwrap_or_default()),
-            SelectItem::QualifiedWildcard(..) => {
-                return Err(SqlError::unsupported("unsupported wildcard"))
-            }
-            _ => None,
-        };
-        let scope = self.scope().clone();
-        let mut found = false;
-        let mut skip = std::collections::HashSet::new();
-        if qual.is_none() {
-            for &(left, right) in &scope.merged {
-                if skip.contains(&left) {
-                    // Merged again by a later USING: shown once.
-                    skip.insert(right);
-                    continue;
-                }
-                let entry = scope
-                    .entries
-                    .iter()
-                    .find(|e| left >= e.offset && left < e.offset + e.cols.len());
-                let (name, ty) = entry
-                    .map(|e| e.cols[left - e.offset].clone())
-                    .unwrap_or_default();
-                let origin = entry.and_then(|e| e.origin(left - e.offset));
-                projection.push(BExpr::Col { up: 0, idx: left });
-                cols.push(OutCol { name, ty, origin });
-                skip.insert(left);
-                skip.insert(right);
-            }
-        }
-        for e in scope
-            .entries
-            .iter()
-            .filter(|e| qual.as_ref().is_none_or(|q| *q == e.alias))
-        {
-            found = true;
-            for (i, (n, t)) in e.cols.iter().enumerate() {
-                if skip.contains(&(e.offset + i)) {
-                    continue;
-                }
-                projection.push(BExpr::Col {
-                    up: 0,
-                    idx: e.offset + i,
-                });
-                cols.push(OutCol {
-                    name: n.clone(),
-                    ty: t.clone(),
-                    origin: e.origin(i),
-                });
-            }
-        }
-        if !found && qual.is_some() {
-            return Err(SqlError::new(
-                SqlState::UNDEFINED_TABLE,
-                format!(
-                    "missing FROM-clause entry for table \"{}\"",
-                    qual.unwrap_or_default()
-                ),
-            ));
-        }
-        Ok(())
-    }
 }
 
 /// `max(col)` or `min(col)` as the only aggregate, without GROUP BY: the one
@@ -863,17 +749,6 @@ fn single_extreme(agg: &AggPlan) -> Option<Extreme> {
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// Whether a UNION keeps duplicates (`ALL`) or drops them.
-pub(crate) fn union_all(quantifier: &SetQuantifier) -> Result<bool, SqlError> {
-    match quantifier {
-        SetQuantifier::All => Ok(true),
-        SetQuantifier::Distinct | SetQuantifier::None => Ok(false),
-        other => Err(SqlError::unsupported(format!(
-            "UNION {other} is not supported"
-        ))),
     }
 }
 

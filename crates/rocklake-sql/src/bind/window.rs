@@ -1,6 +1,7 @@
-//! Window function calls (`f(...) OVER (PARTITION BY ... ORDER BY ...)`) in
-//! a SELECT's select list and ORDER BY: each becomes a column appended to the
-//! SELECT's rows before the projection (see [`crate::exec::window`]).
+//! Window function calls (`f(...) OVER (PARTITION BY ... ORDER BY ...
+//! [frame])`) in a SELECT's select list and ORDER BY: each becomes a column
+//! appended to the SELECT's rows before the projection (see
+//! [`crate::exec::window`]; frames in [`super::frames`]).
 
 use sqlparser::ast::{Function, OrderBySort, WindowType};
 
@@ -24,9 +25,10 @@ impl Binder<'_> {
                 "named windows are not supported: {f}"
             )));
         };
-        if spec.window_frame.is_some() || spec.window_name.is_some() {
+        super::frames::check_frame(spec.window_frame.as_ref())?;
+        if spec.window_name.is_some() {
             return Err(SqlError::unsupported(format!(
-                "window frames other than the default are not supported: {f}"
+                "named windows are not supported: {f}"
             )));
         }
         if f.filter.is_some() || distinct {
@@ -116,12 +118,14 @@ impl Binder<'_> {
             let nulls_first = o.options.nulls_first.unwrap_or(desc);
             order.push((self.bind_expr(&o.expr)?.0, desc, nulls_first));
         }
+        let frame = self.bind_frame(spec.window_frame.as_ref(), !order.is_empty())?;
         let (_, calls) = self.windows.as_mut().expect("checked above");
         calls.push(WindowCall {
             func,
             args: bound_args,
             partition,
             order,
+            frame,
         });
         Ok((
             BExpr::Col {

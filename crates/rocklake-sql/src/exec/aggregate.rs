@@ -151,6 +151,39 @@ impl Accumulator {
         Ok(held)
     }
 
+    /// Takes one value added before out again, where that is exact:
+    /// `count`, and `sum`/`avg` of integers (whose sums are exact and whose
+    /// results do not depend on the values' scale); `false` when it cannot
+    /// (the caller starts over).
+    pub(crate) fn remove(&mut self, value: &Datum) -> Result<bool, SqlError> {
+        if self.seen.is_some() {
+            return Ok(false);
+        }
+        match self.func {
+            AggFunc::CountStar => self.count -= 1,
+            AggFunc::Count | AggFunc::Sum | AggFunc::Avg if value.is_null() => {}
+            AggFunc::Count => self.count -= 1,
+            AggFunc::Sum | AggFunc::Avg
+                if matches!(value, Datum::Int2(_) | Datum::Int4(_) | Datum::Int8(_)) =>
+            {
+                let Some(acc) = self.value.take() else {
+                    return Ok(false);
+                };
+                let value = match &acc {
+                    Datum::Numeric(_) => Datum::Numeric(numeric_text(value).unwrap_or_default()),
+                    _ => value.clone(),
+                };
+                self.count -= 1;
+                self.value = match self.count {
+                    0 => None,
+                    _ => Some(arith('-', &acc, &value)?),
+                };
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
     /// The aggregate's result.
     pub(crate) fn finish(mut self) -> Result<Datum, SqlError> {
         if !self.order.is_empty() {

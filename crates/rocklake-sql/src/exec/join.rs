@@ -3,6 +3,10 @@
 //! condition has any; the outer (left) side streams through, and each of
 //! its rows is combined with its matching inner rows as they are pulled. A
 //! join holds its inner side, never its product.
+//!
+//! Right and full joins also mark the inner rows that matched (a flag per
+//! row, charged too); once the outer side ends, the inner rows no outer row
+//! matched come out with NULLs for the outer columns.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -32,14 +36,20 @@ fn equi_key(row: &[Datum], columns: impl Iterator<Item = usize>) -> Option<Strin
     Some(key)
 }
 
-/// An inner or left outer join of two streams.
+/// An inner, left, right or full join of two streams.
 pub(crate) struct Join<'a> {
     left: Stream<'a>,
     right: Vec<RowCow<'a>>,
     index: Option<HashMap<String, Vec<usize>>>,
     kind: JoinKind,
     on: Option<&'a BExpr>,
+    left_width: usize,
     right_width: usize,
+    /// Right and full joins: whether each inner row matched an outer row.
+    matched: Vec<bool>,
+    /// Once the outer side has ended (right and full joins): the next inner
+    /// row to hand out if it matched none.
+    unmatched_from: Option<usize>,
     equi: &'a [(usize, usize)],
     outer: Vec<&'a [Datum]>,
     ctx: &'a ExecCtx<'a>,
@@ -53,6 +63,7 @@ pub(crate) struct Join<'a> {
 pub(crate) struct JoinSpec<'a> {
     pub(crate) kind: JoinKind,
     pub(crate) on: Option<&'a BExpr>,
+    pub(crate) left_width: usize,
     pub(crate) right_width: usize,
     pub(crate) equi: &'a [(usize, usize)],
 }
@@ -88,13 +99,23 @@ impl<'a> Join<'a> {
             }
             Some(map)
         };
+        let matched = match spec.kind {
+            JoinKind::Right | JoinKind::Full => {
+                held.grow(rows.len())?;
+                vec![false; rows.len()]
+            }
+            JoinKind::Inner | JoinKind::Left => Vec::new(),
+        };
         Ok(Join {
             left,
             right: rows,
             index,
             kind: spec.kind,
             on: spec.on,
+            left_width: spec.left_width,
             right_width: spec.right_width,
+            matched,
+            unmatched_from: None,
             equi: spec.equi,
             outer,
             ctx,
@@ -112,29 +133,59 @@ impl<'a> Join<'a> {
                 .unwrap_or_default(),
         }
     }
+
+    /// The next inner row no outer row matched, with NULLs before it.
+    fn next_unmatched(&mut self, mut from: usize) -> Result<Option<RowCow<'a>>, SqlError> {
+        while from < self.right.len() {
+            self.ctx.tick()?;
+            let index = from;
+            from += 1;
+            if !self.matched[index] {
+                self.unmatched_from = Some(from);
+                let right = &self.right[index];
+                let mut combined = Vec::with_capacity(self.left_width + right.len());
+                combined.extend(std::iter::repeat_n(Datum::Null, self.left_width));
+                combined.extend_from_slice(right);
+                return Ok(Some(Cow::Owned(combined)));
+            }
+        }
+        self.unmatched_from = Some(from);
+        Ok(None)
+    }
 }
 
 impl<'a> RowStream<'a> for Join<'a> {
     fn next(&mut self) -> Result<Option<RowCow<'a>>, SqlError> {
         loop {
+            if let Some(from) = self.unmatched_from {
+                return self.next_unmatched(from);
+            }
             if self.current.is_none() {
                 let Some(left) = self.left.next()? else {
-                    return Ok(None);
+                    if self.matched.is_empty() {
+                        return Ok(None);
+                    }
+                    self.unmatched_from = Some(0);
+                    continue;
                 };
                 let candidates = self.candidates(&left);
                 self.current = Some((left, candidates, 0, false));
             }
             let (left, candidates, position, matched) = self.current.as_mut().expect("set above");
             while *position < candidates.len() {
-                let right = &self.right[candidates[*position]];
+                let index = candidates[*position];
+                let right = &self.right[index];
                 *position += 1;
                 if let Some(row) = joined(left, right, self.on, &self.outer, self.ctx)? {
                     *matched = true;
+                    if let Some(flag) = self.matched.get_mut(index) {
+                        *flag = true;
+                    }
                     return Ok(Some(Cow::Owned(row)));
                 }
             }
             let (left, _, _, matched) = self.current.take().expect("set above");
-            if !matched && self.kind == JoinKind::Left {
+            if !matched && matches!(self.kind, JoinKind::Left | JoinKind::Full) {
                 return Ok(Some(Cow::Owned(null_extended(left, self.right_width))));
             }
         }
@@ -207,6 +258,7 @@ mod tests {
                 set_calls: Vec::new(),
                 projection: (0..4).map(col).collect(),
                 distinct: false,
+                distinct_on: None,
             })),
             order: vec![
                 SortKey {
@@ -251,14 +303,26 @@ mod tests {
             interrupt: None,
         };
         let ctx = ExecCtx::new(&data, &cat, limits);
-        for kind in [JoinKind::Inner, JoinKind::Left] {
+        for (kind, expected) in [
+            (JoinKind::Inner, 2),
+            (JoinKind::Left, 4),
+            (JoinKind::Right, 3),
+            (JoinKind::Full, 5),
+        ] {
             let hashed = run_query(&join_plan(vec![(0, 0)], kind), &ctx, &[]).unwrap();
             let looped = run_query(&join_plan(Vec::new(), kind), &ctx, &[]).unwrap();
             assert_eq!(hashed, looped);
-            let expected = if kind == JoinKind::Inner { 2 } else { 4 };
-            assert_eq!(hashed.len(), expected);
+            assert_eq!(hashed.len(), expected, "{kind:?}");
             // DESC puts NULLs first by default, as in PostgreSQL.
             assert_eq!(hashed[0][3], Datum::Null);
+            if matches!(kind, JoinKind::Right | JoinKind::Full) {
+                // The right row no left row matched, with NULLs before it.
+                let last = hashed.last().unwrap();
+                assert_eq!(
+                    last,
+                    &vec![Datum::Null, Datum::Null, Datum::Int4(3), Datum::Int4(30)]
+                );
+            }
         }
     }
 }
@@ -295,6 +359,7 @@ mod bounds {
                 set_calls: Vec::new(),
                 projection: vec![BExpr::Col { up: 0, idx: 0 }],
                 distinct: false,
+                distinct_on: None,
             })),
             order: Vec::new(),
             limit: None,
@@ -348,6 +413,7 @@ mod bounds {
                 set_calls: Vec::new(),
                 projection: vec![BExpr::Col { up: 0, idx: 0 }],
                 distinct: false,
+                distinct_on: None,
             })),
             order: vec![crate::plan::SortKey {
                 idx: 0,

@@ -55,7 +55,7 @@ pub fn pick(
     if !plan.order.is_empty() || plan.limit.is_some() || plan.offset.is_some() {
         return Ok(None);
     }
-    if sp.agg.is_some() || sp.having.is_some() || sp.distinct {
+    if sp.agg.is_some() || sp.having.is_some() || sp.distinct || sp.distinct_on.is_some() {
         return Ok(None);
     }
     let Some(columns) = plain_columns(&sp.projection) else {

@@ -13,13 +13,14 @@ use crate::exec::aggregate::Aggregate;
 use crate::exec::eval::eval;
 use crate::exec::join::{Join, JoinSpec};
 use crate::exec::lookup_join::{LookupJoin, LookupSide};
+use crate::exec::set_ops::IntersectExcept;
 use crate::exec::sort::Sort;
 use crate::exec::stream::{
-    collect, Distinct, Filter, Limit, Project, RowCow, RowStream, ScanStream, Single, Stream,
-    Union, Values,
+    collect, Distinct, Filter, FirstOfRuns, Limit, Project, RowCow, RowStream, ScanStream, Single,
+    Stream, Union, Values,
 };
 use crate::exec::{ExecCtx, Scope};
-use crate::plan::{BExpr, FromPlan, QueryPlan, SelectPlan, SetPlan, SubPlan};
+use crate::plan::{BExpr, FromPlan, QueryPlan, SelectPlan, SetOperation, SetPlan, SubPlan};
 
 /// A hashable key for values that compare equal: integers of any width
 /// alike, and otherwise the value's [`equality_key`] (so `1.0` and `1.00`,
@@ -119,7 +120,9 @@ pub(crate) fn query_stream<'a>(
     let offset = row_count(&plan.offset, ctx, &outer)?.unwrap_or(0);
     let limit = row_count(&plan.limit, ctx, &outer)?;
     let mut stream = set_stream(&plan.body, ctx, outer)?;
-    if !plan.order.is_empty() {
+    // DISTINCT ON sorted its rows in this order already.
+    let sorted = matches!(&plan.body, SetPlan::Select(s) if s.distinct_on.is_some());
+    if !plan.order.is_empty() && !sorted {
         stream = Box::new(Sort::new(stream, &plan.order, ctx));
     }
     Ok(Box::new(Limit::new(
@@ -130,7 +133,7 @@ pub(crate) fn query_stream<'a>(
     )))
 }
 
-/// The rows of a set expression: a SELECT, VALUES or UNION.
+/// The rows of a set expression: a SELECT, VALUES or a set operation.
 pub(crate) fn set_stream<'a>(
     plan: &'a SetPlan,
     ctx: &'a ExecCtx<'a>,
@@ -149,28 +152,39 @@ pub(crate) fn set_stream<'a>(
         } => Box::new(crate::exec::recursive::RecursiveUnion::new(
             *id, base, step, *all, step_casts, outer, ctx,
         )),
-        SetPlan::Union {
+        SetPlan::SetOp {
+            op,
             left,
             right,
             all,
             left_casts,
             right_casts,
         } => {
-            let union: Stream<'a> = Box::new(Union::new(vec![
-                (set_stream(left, ctx, outer.clone())?, left_casts),
-                (set_stream(right, ctx, outer)?, right_casts),
-            ]));
-            if *all {
-                union
-            } else {
-                Box::new(Distinct::new(union, ctx))
+            let left = set_stream(left, ctx, outer.clone())?;
+            let right = set_stream(right, ctx, outer)?;
+            match op {
+                SetOperation::Union => {
+                    let union: Stream<'a> =
+                        Box::new(Union::new(vec![(left, left_casts), (right, right_casts)]));
+                    if *all {
+                        union
+                    } else {
+                        Box::new(Distinct::new(union, ctx))
+                    }
+                }
+                SetOperation::Intersect | SetOperation::Except => {
+                    // A union of one input casts its rows to the result's types.
+                    let left = Box::new(Union::new(vec![(left, left_casts)]));
+                    let right = Box::new(Union::new(vec![(right, right_casts)]));
+                    Box::new(IntersectExcept::new(left, right, *op, *all, ctx))
+                }
             }
         }
     })
 }
 
 /// One SELECT: FROM, WHERE, grouping, HAVING, the projection (visible
-/// columns, then hidden sort keys) and DISTINCT.
+/// columns, then hidden sort keys) and DISTINCT or DISTINCT ON.
 pub(crate) fn select_stream<'a>(
     sp: &'a SelectPlan,
     ctx: &'a ExecCtx<'a>,
@@ -209,6 +223,10 @@ pub(crate) fn select_stream<'a>(
     if sp.distinct {
         stream = Box::new(Distinct::new(stream, ctx));
     }
+    if let Some(on) = &sp.distinct_on {
+        stream = Box::new(Sort::new(stream, &on.order, ctx));
+        stream = Box::new(FirstOfRuns::new(stream, &on.columns));
+    }
     Ok(stream)
 }
 
@@ -244,7 +262,7 @@ pub(crate) fn from_stream<'a>(
             right,
             kind,
             on,
-            left_width: _,
+            left_width,
             right_width,
             equi,
         } => {
@@ -271,6 +289,7 @@ pub(crate) fn from_stream<'a>(
             let spec = JoinSpec {
                 kind: *kind,
                 on: on.as_ref(),
+                left_width: *left_width,
                 right_width: *right_width,
                 equi,
             };

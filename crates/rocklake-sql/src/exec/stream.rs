@@ -1,6 +1,7 @@
 //! [`RowStream`]: a pipeline stage that produces rows one at a time, and the
 //! simple stages: scans, filters, projections, VALUES, unions, DISTINCT,
-//! limits. Joins, grouping and sorting have their own modules.
+//! DISTINCT ON's first rows, limits. Joins, grouping and sorting have their
+//! own modules.
 //!
 //! A row is a [`RowCow`]: borrowed in place from a scan where no stage had
 //! to build it, owned otherwise.
@@ -15,7 +16,7 @@ use crate::exec::eval::{eval, eval_pred};
 use crate::exec::memory::{row_bytes, HeldRows, Reservation};
 use crate::exec::pick::take_columns;
 use crate::exec::scan_data::{with_ctid, ScanData};
-use crate::exec::select::row_key;
+use crate::exec::select::{hash_key, row_key};
 use crate::exec::{ExecCtx, Scope};
 use crate::plan::BExpr;
 
@@ -303,6 +304,45 @@ impl<'a> RowStream<'a> for Distinct<'a> {
             if !self.seen.contains(&key) {
                 self.held.grow(key.len() + std::mem::size_of::<String>())?;
                 self.seen.insert(key);
+                return Ok(Some(row));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The first of each run of rows equal in some columns (SELECT DISTINCT
+/// ON, over rows sorted so that equal ones are together). It keeps only the
+/// last run's key.
+pub(crate) struct FirstOfRuns<'a> {
+    input: Stream<'a>,
+    columns: &'a [usize],
+    last: Option<String>,
+}
+
+impl<'a> FirstOfRuns<'a> {
+    pub(crate) fn new(input: Stream<'a>, columns: &'a [usize]) -> Self {
+        FirstOfRuns {
+            input,
+            columns,
+            last: None,
+        }
+    }
+}
+
+impl<'a> RowStream<'a> for FirstOfRuns<'a> {
+    fn next(&mut self) -> Result<Option<RowCow<'a>>, SqlError> {
+        while let Some(row) = self.input.next()? {
+            let mut key = String::new();
+            for &column in self.columns {
+                let value = row
+                    .get(column)
+                    .ok_or_else(|| SqlError::internal("bad column index"))?;
+                key.push_str(&hash_key(value));
+                key.push('\u{1}');
+            }
+            if self.last.as_ref() != Some(&key) {
+                self.last = Some(key);
                 return Ok(Some(row));
             }
         }

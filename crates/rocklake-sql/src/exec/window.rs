@@ -1,6 +1,8 @@
 //! Window functions: the SELECT's rows are read whole (charged to the
 //! statement's budget), each window call's values computed per partition in
-//! its order, and appended to the rows as columns the projection reads.
+//! its order (aggregates, `first_value` and `last_value` over each row's
+//! frame, see [`crate::exec::frames`]), and appended to the rows as columns
+//! the projection reads.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -8,9 +10,9 @@ use std::cmp::Ordering;
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::SqlError;
 
-use crate::exec::aggregate::Accumulator;
 use crate::exec::compare::compare;
 use crate::exec::eval::eval;
+use crate::exec::frames::{aggregate_frames, Frame, Peers};
 use crate::exec::memory::{row_bytes, Reservation};
 use crate::exec::stream::{Buffered, RowCow, RowStream, Stream};
 use crate::exec::{ExecCtx, Scope};
@@ -79,6 +81,11 @@ impl<'a> Window<'a> {
 
     /// The values of one call, in the order of `rows`.
     fn compute(&self, call: &WindowCall, rows: &[Row]) -> Result<Vec<Datum>, SqlError> {
+        let scope = Scope {
+            outer: &self.outer,
+            row: &[],
+        };
+        let frame = Frame::resolve(&call.frame, |e| eval(e, self.ctx, scope))?;
         let order_exprs: Vec<_> = call.order.iter().map(|(e, _, _)| e.clone()).collect();
         let mut keyed = Vec::with_capacity(rows.len());
         for (i, row) in rows.iter().enumerate() {
@@ -122,7 +129,9 @@ impl<'a> Window<'a> {
             while end < keyed.len() && partition_cmp(&keyed[start].1, &keyed[end].1).is_eq() {
                 end += 1;
             }
-            self.partition(call, &keyed[start..end], &order_cmp, &mut out)?;
+            let part = &keyed[start..end];
+            let peers = Peers::new(part.len(), |a, b| order_cmp(&part[a].2, &part[b].2).is_eq());
+            self.partition(call, part, (&frame, &peers), &mut out)?;
             start = end;
         }
         Ok(out)
@@ -134,20 +143,10 @@ impl<'a> Window<'a> {
         &self,
         call: &WindowCall,
         part: &[(usize, Vec<Datum>, Vec<Datum>, Vec<Datum>)],
-        order_cmp: &dyn Fn(&[Datum], &[Datum]) -> Ordering,
+        (frame, peers): (&Frame, &Peers),
         out: &mut [Datum],
     ) -> Result<(), SqlError> {
-        // Peer groups: rows equal in the ORDER BY keys (all, without one).
-        let mut groups = Vec::new();
-        let mut start = 0;
-        while start < part.len() {
-            let mut end = start + 1;
-            while end < part.len() && order_cmp(&part[start].2, &part[end].2).is_eq() {
-                end += 1;
-            }
-            groups.push((start, end));
-            start = end;
-        }
+        let groups = &peers.groups;
         let arg = |at: usize| part[at].3.first().cloned().unwrap_or(Datum::Null);
         match call.func {
             WindowFunc::RowNumber => {
@@ -186,30 +185,29 @@ impl<'a> Window<'a> {
                     };
                 }
             }
-            WindowFunc::FirstValue => {
-                for row in part {
-                    out[row.0] = arg(0);
-                }
-            }
-            WindowFunc::LastValue => {
-                // The default frame ends at the current row's last peer.
-                for (start, end) in &groups {
-                    for row in &part[*start..*end] {
-                        out[row.0] = arg(end - 1);
-                    }
+            WindowFunc::FirstValue | WindowFunc::LastValue => {
+                for (at, row) in part.iter().enumerate() {
+                    let (start, end) = frame.rows(at, peers);
+                    out[row.0] = match (start < end, call.func) {
+                        (false, _) => Datum::Null,
+                        (true, WindowFunc::FirstValue) => arg(start),
+                        (true, _) => arg(end - 1),
+                    };
                 }
             }
             WindowFunc::Aggregate(func) => {
-                let mut accumulator = Accumulator::new(func, false);
-                for (start, end) in &groups {
-                    for row in &part[*start..*end] {
-                        let value = row.3.first().cloned().unwrap_or(Datum::Bool(true));
-                        accumulator.add(value)?;
-                    }
-                    let value = accumulator.clone().finish()?;
-                    for row in &part[*start..*end] {
-                        out[row.0] = value.clone();
-                    }
+                let values: Vec<Datum> = part
+                    .iter()
+                    .map(|row| row.3.first().cloned().unwrap_or(Datum::Bool(true)))
+                    .collect();
+                let frames: Vec<(usize, usize)> =
+                    (0..part.len()).map(|at| frame.rows(at, peers)).collect();
+                // The partition's values and frames, held while it is computed.
+                let mut held = Reservation::new(self.ctx.budget());
+                held.grow(row_bytes(&values) + std::mem::size_of_val(frames.as_slice()))?;
+                let results = aggregate_frames(func, &values, &frames, self.ctx)?;
+                for (row, value) in part.iter().zip(results) {
+                    out[row.0] = value;
                 }
             }
         }
