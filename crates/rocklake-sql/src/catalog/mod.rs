@@ -108,9 +108,9 @@ impl Catalog {
         Some((target, &self.relations[i]))
     }
 
-    /// The relations owning an object with this oid (more than one only
-    /// when stable oids collide).
-    pub fn owners_of(&self, oid: u32) -> impl Iterator<Item = &RelationDef> {
+    /// The positions in [`Catalog::relations`] of the relations owning an
+    /// object with this oid (more than one only when stable oids collide).
+    pub fn owners_of(&self, oid: u32) -> &[usize] {
         let owners = self.object_owners.get_or_init(|| {
             let mut owners: HashMap<u32, Vec<usize>> = HashMap::new();
             for (i, def) in self.relations.iter().enumerate() {
@@ -127,11 +127,7 @@ impl Catalog {
             }
             owners
         });
-        owners
-            .get(&oid)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.relations[i])
+        owners.get(&oid).map_or(&[], Vec::as_slice)
     }
 
     /// The relation `schema.name`.

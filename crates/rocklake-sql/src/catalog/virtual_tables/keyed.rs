@@ -9,7 +9,7 @@
 //! equality, [`equality_key`]); it builds the rows of the relations that
 //! can hold such a value and keeps those that do.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use rocklake_types::datum::{Datum, PgType, Row};
 use rocklake_types::value::equality::equality_key;
@@ -73,56 +73,67 @@ impl VirtualTable {
                 distinct.push(key);
             }
         }
-        let mut rows = Vec::new();
-        if !self.is_keyed(column) {
-            rows = self.rows(cat);
-        } else {
+        let mut rows = if self.is_keyed(column) {
+            // Each relation once: `relname IN ('t', 't_pkey')` names one
+            // relation twice (its table and its index).
+            let mut owners = BTreeSet::new();
             for key in distinct {
-                self.candidates(cat, column, key, &mut rows);
+                self.owners(cat, column, key, &mut owners);
             }
-        }
+            self.rows_of(cat, &owners, &wanted)
+        } else {
+            self.rows(cat)
+        };
         rows.retain(|row| wanted.contains(&equality_key(&row[column])));
         Some(rows)
     }
 
-    /// Rows that include every row whose `column` equals `key` (perhaps
-    /// more: the caller keeps the equal ones).
-    fn candidates(self, cat: &Catalog, column: usize, key: &Datum, rows: &mut Vec<Row>) {
-        let oid = || key.as_i64().and_then(|v| u32::try_from(v).ok());
-        match (self, column) {
-            (VirtualTable::Class, 0) => {
-                for r in oid().into_iter().flat_map(|oid| cat.owners_of(oid)) {
-                    pg_catalog::class_rows_of(r, rows);
+    /// Adds the positions of the relations whose rows may have `key` in
+    /// `column` (perhaps more: the caller keeps the rows that do).
+    fn owners(self, cat: &Catalog, column: usize, key: &Datum, owners: &mut BTreeSet<usize>) {
+        if let (VirtualTable::Class, 1) = (self, column) {
+            let Some(name) = key.as_str() else { return };
+            for (i, r) in cat.relations.iter().enumerate() {
+                let index_named = !r.primary_key.is_empty() && r.primary_key_name() == name;
+                if r.name == name || index_named {
+                    owners.insert(i);
                 }
             }
-            (VirtualTable::Class, _) => {
-                let Some(name) = key.as_str() else { return };
-                for r in cat.relations.iter() {
-                    let index_named = !r.primary_key.is_empty() && r.primary_key_name() == name;
-                    if r.name == name || index_named {
-                        pg_catalog::class_rows_of(r, rows);
-                    }
-                }
-            }
-            (VirtualTable::Attribute, _) => {
-                for r in oid().into_iter().flat_map(|oid| cat.owners_of(oid)) {
-                    pg_catalog::attribute_rows_of(r, rows);
-                }
-            }
-            (VirtualTable::Type, _) => {
-                let Some(oid) = oid() else { return };
-                rows.extend(pg_catalog::builtin_type_rows(cat, |t| t == oid));
-                for r in cat.owners_of(oid) {
-                    rows.push(pg_catalog::row_type_row(cat, r));
-                }
-            }
-            (VirtualTable::Constraint, _) => {
-                for r in oid().into_iter().flat_map(|oid| cat.owners_of(oid)) {
-                    rows.extend(pg_catalog::constraint_row_of(r));
-                }
-            }
-            _ => rows.extend(self.rows(cat)),
+            return;
         }
+        if let Some(oid) = key.as_i64().and_then(|v| u32::try_from(v).ok()) {
+            owners.extend(cat.owners_of(oid));
+        }
+    }
+
+    /// The table's rows of the relations at `owners` (in the order of
+    /// [`VirtualTable::rows`]), and for `pg_type` the built-in types'
+    /// rows whose oid is `wanted`.
+    fn rows_of(
+        self,
+        cat: &Catalog,
+        owners: &BTreeSet<usize>,
+        wanted: &HashSet<Vec<u8>>,
+    ) -> Vec<Row> {
+        let mut rows = Vec::new();
+        let relations = owners.iter().map(|&i| &cat.relations[i]);
+        match self {
+            VirtualTable::Class => relations.for_each(|r| pg_catalog::class_rows_of(r, &mut rows)),
+            VirtualTable::Attribute => {
+                relations.for_each(|r| pg_catalog::attribute_rows_of(r, &mut rows))
+            }
+            VirtualTable::Type => {
+                rows = pg_catalog::builtin_type_rows(cat, |oid| {
+                    wanted.contains(&equality_key(&Datum::Oid(oid)))
+                });
+                rows.extend(relations.map(|r| pg_catalog::row_type_row(cat, r)));
+            }
+            VirtualTable::Constraint => {
+                rows.extend(relations.filter_map(pg_catalog::constraint_row_of))
+            }
+            _ => rows = self.rows(cat),
+        }
+        rows
     }
 }
 
@@ -186,6 +197,15 @@ mod tests {
                     .unwrap_or_default();
                 assert_eq!(got.iter().collect::<Vec<_>>(), expected, "{name} = {key:?}");
             }
+            // All keys at once: each row once, in the table's order.
+            let present: Vec<Datum> = all.iter().map(|row| row[column].clone()).collect();
+            let every = table.rows_where(&cat, column, &present).unwrap_or_default();
+            let expected: Vec<&Row> = all.iter().filter(|row| !row[column].is_null()).collect();
+            assert_eq!(
+                every.iter().collect::<Vec<_>>(),
+                expected,
+                "{name}: every key"
+            );
             let distinct: BTreeSet<Vec<u8>> = keys.iter().map(equality_key).collect();
             assert!(
                 distinct.len() > 2,
@@ -213,5 +233,20 @@ mod tests {
         let twice =
             VirtualTable::Attribute.rows_where(&cat, 0, &[Datum::Oid(oid), Datum::Oid(oid)]);
         assert_eq!(twice.map(|rows| rows.len()), Some(3), "each key once");
+    }
+
+    #[test]
+    fn a_relation_named_twice_gives_its_rows_once() {
+        // `relname IN ('a', 'a_pkey')` names public.a by its table and by
+        // its index (regression: its rows came twice).
+        let keys = [Datum::text("a"), Datum::text("a_pkey"), Datum::text("a")];
+        let rows = VirtualTable::Class.rows_where(&catalog(), 1, &keys);
+        let names: Vec<String> = rows
+            .unwrap_or_default()
+            .iter()
+            .map(|row| row[1].as_str().unwrap_or_default().to_string())
+            .collect();
+        // public.a and its index, lake.a, the table public.a_pkey.
+        assert_eq!(names, ["a", "a_pkey", "a", "a_pkey"]);
     }
 }
