@@ -11,8 +11,8 @@ ESCAPE, `quote_ident`, and the `pg_catalog` vectors (`int2vector`,
 values (`information_schema._pg_expandarray`, `(row).field`), TRIM and the
 bitwise operators; `INTERSECT`/`EXCEPT [ALL]`, `SELECT DISTINCT ON`,
 `RIGHT`/`FULL JOIN` (ON, USING, NATURAL) and their errors, explicit window
-frames (`ROWS`, `RANGE`, `GROUPS`) and their errors, and the common type of
-string types;
+frames (`ROWS`, `RANGE`, `GROUPS`) and their errors, the common type of
+string types, and `LATERAL` subqueries;
 transaction characteristics (isolation level, read-only transactions) and
 the table origins of result columns in RowDescription. Each step runs with text and with
 binary results (psycopg decodes arrays by their type OIDs).
@@ -364,6 +364,24 @@ STEPS = [
     "FROM generate_series(1, 20000) g) s",
     "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN -1 PRECEDING AND CURRENT ROW) FROM w",
     "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN 'a' PRECEDING AND CURRENT ROW) FROM w",
+    # LATERAL subqueries: run per row of the FROM items before them.
+    "SELECT a.id, s.x FROM arr a, LATERAL (SELECT b.id AS x FROM arr b "
+    "WHERE b.g = a.g AND b.id > a.id ORDER BY b.id) s ORDER BY 1, 2",
+    "SELECT a.id, s.n FROM arr a LEFT JOIN LATERAL (SELECT b.name AS n FROM arr b "
+    "WHERE b.id = a.id + 1) s ON true ORDER BY 1",
+    "SELECT a.g, s.c, s.m FROM (SELECT DISTINCT g FROM arr) a CROSS JOIN LATERAL "
+    "(SELECT count(*) AS c, max(v) AS m FROM arr b WHERE b.g = a.g) s ORDER BY 1",
+    "SELECT a.id, s.k FROM arr a JOIN LATERAL (SELECT a.v * 2 AS k) s ON s.k > 20 ORDER BY 1",
+    "SELECT a.id, s.k FROM arr a, LATERAL (SELECT a.id + 1 AS k UNION ALL SELECT a.v) s "
+    "ORDER BY 1, 2 NULLS FIRST",
+    "SELECT a.id, s.* FROM arr a LEFT JOIN LATERAL (SELECT b.* FROM arr b WHERE b.v > a.v "
+    "ORDER BY b.v LIMIT 1) s ON true ORDER BY 1",
+    "SELECT (SELECT string_agg(s.t, ',' ORDER BY s.t) FROM arr b, "
+    "LATERAL (SELECT b.g || a.id::text AS t) s) FROM arr a ORDER BY a.id",
+    "SELECT a.id, s.one FROM arr a RIGHT JOIN LATERAL (SELECT 1 AS one) s ON true ORDER BY 1",
+    "SELECT * FROM LATERAL (SELECT 1 AS one) s",
+    "SELECT * FROM arr a FULL JOIN LATERAL (SELECT a.id) s ON true",
+    "SELECT * FROM arr a, (SELECT a.id) s",
 ]
 
 # Errors whose message is compared too (SQLSTATE and primary message).

@@ -536,6 +536,9 @@ pub enum FromPlan {
     Scan(usize),
     /// A subquery, CTE reference or VALUES list.
     Derived(Arc<QueryPlan>),
+    /// A `LATERAL` subquery: only as the right input of an inner or left
+    /// join, run once per left row with that row as the level above its own.
+    Lateral(Arc<QueryPlan>),
     /// A set-returning function in FROM (`generate_series(1, 3) AS s`):
     /// one column, its arguments over the enclosing queries' rows only.
     Function(SetCall),

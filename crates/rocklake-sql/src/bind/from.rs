@@ -101,6 +101,15 @@ impl Binder<'_> {
             if kind == JoinKind::Full {
                 check_full_join(on.as_ref(), left_width)?;
             }
+            if matches!(right, FromPlan::Lateral(_))
+                && matches!(kind, JoinKind::Right | JoinKind::Full)
+            {
+                return Err(SqlError::new(
+                    SqlState::INVALID_COLUMN_REFERENCE,
+                    "invalid reference to FROM-clause entry: the combining JOIN type must be \
+                     INNER or LEFT for a LATERAL reference",
+                ));
+            }
             let equi = on
                 .as_ref()
                 .map(|o| self.equi_pairs(o, left_width))
@@ -230,16 +239,24 @@ impl Binder<'_> {
                 alias,
                 ..
             } => {
-                if *lateral {
-                    return Err(SqlError::unsupported("LATERAL is not supported"));
-                }
                 // A derived table cannot see sibling FROM items: bind it under an
                 // empty placeholder level (the executor passes an empty row for it).
-                let saved = std::mem::take(self.scope());
+                // A LATERAL one sees the items before it: their columns are the
+                // level above its own (the executor passes each row of them).
+                let mut lateral = *lateral && self.scope().width > 0;
+                let saved = (!lateral).then(|| std::mem::take(self.scope()));
                 let saved_agg = self.agg.take();
+                let saved_lowest = std::mem::replace(&mut self.lowest_scope, usize::MAX);
+                let level = self.scopes.len();
                 let plan = self.bind_query(subquery);
+                // A LATERAL subquery that reads no column outside itself is
+                // a plain derived table.
+                lateral &= self.lowest_scope < level;
+                self.lowest_scope = saved_lowest.min(self.lowest_scope);
                 self.agg = saved_agg;
-                *self.scope() = saved;
+                if let Some(saved) = saved {
+                    *self.scope() = saved;
+                }
                 let plan = plan?;
                 let cols = plan
                     .columns
@@ -249,7 +266,10 @@ impl Binder<'_> {
                 let name = alias.as_ref().map(|a| fold(&a.name)).unwrap_or_default();
                 let origins = self.derived_origins.get(&name).cloned();
                 self.add_entry(alias.as_ref(), name, None, cols, None)?;
-                let plan = FromPlan::Derived(Arc::new(plan));
+                let plan = match lateral {
+                    true => FromPlan::Lateral(Arc::new(plan)),
+                    false => FromPlan::Derived(Arc::new(plan)),
+                };
                 let origins = origins.unwrap_or_else(|| self.origins_of(&plan));
                 self.set_last_origins(origins);
                 Ok(plan)
@@ -338,7 +358,9 @@ impl Binder<'_> {
                 }
                 _ => Vec::new(),
             },
-            FromPlan::Derived(sub) => sub.columns.iter().map(|c| c.origin).collect(),
+            FromPlan::Derived(sub) | FromPlan::Lateral(sub) => {
+                sub.columns.iter().map(|c| c.origin).collect()
+            }
             _ => Vec::new(),
         }
     }

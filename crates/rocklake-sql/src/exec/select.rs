@@ -12,7 +12,9 @@ use rocklake_types::{SqlError, SqlState};
 use crate::exec::aggregate::Aggregate;
 use crate::exec::eval::eval;
 use crate::exec::join::{Join, JoinSpec};
-use crate::exec::lookup_join::{LookupJoin, LookupSide};
+use crate::exec::lateral::LateralRows;
+use crate::exec::lookup_join::{LookupRows, LookupSide};
+use crate::exec::nested_join::NestedJoin;
 use crate::exec::set_ops::IntersectExcept;
 use crate::exec::sort::Sort;
 use crate::exec::stream::{
@@ -252,6 +254,9 @@ pub(crate) fn from_stream<'a>(
         FromPlan::Lookup { .. } => {
             return Err(SqlError::internal("a lookup outside a join"));
         }
+        FromPlan::Lateral(_) => {
+            return Err(SqlError::internal("a LATERAL subquery outside a join"));
+        }
         FromPlan::Derived(q) => {
             let mut nested = outer.to_vec();
             nested.push(&[]);
@@ -267,6 +272,12 @@ pub(crate) fn from_stream<'a>(
             equi,
         } => {
             let left = from_stream(left, ctx, outer, true)?;
+            let spec = (*kind, on.as_ref(), *right_width);
+            if let FromPlan::Lateral(query) = right.as_ref() {
+                let rows = LateralRows::new(query, outer.to_vec(), ctx);
+                let join = NestedJoin::new(left, rows, spec, outer.to_vec(), ctx);
+                return Ok(Box::new(join));
+            }
             if let FromPlan::Lookup { table, column, .. } = right.as_ref() {
                 let Some(&(left_column, _)) = equi.iter().find(|(_, r)| r == column) else {
                     return Err(SqlError::internal("a lookup join without its key"));
@@ -276,14 +287,9 @@ pub(crate) fn from_stream<'a>(
                     left_column,
                     column: *column,
                 };
-                let spec = (*kind, on.as_ref(), *right_width);
-                return Ok(Box::new(LookupJoin::new(
-                    left,
-                    side,
-                    spec,
-                    outer.to_vec(),
-                    ctx,
-                )));
+                let rows = LookupRows::new(side, ctx);
+                let join = NestedJoin::new(left, rows, spec, outer.to_vec(), ctx);
+                return Ok(Box::new(join));
             }
             let right = from_stream(right, ctx, outer, true)?;
             let spec = JoinSpec {
