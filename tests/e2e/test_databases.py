@@ -257,12 +257,15 @@ def test_a_single_catalog_location_of_an_earlier_release_is_upgraded(rocklake, d
     listing = subprocess.run([ROCKLAKE_BIN, "keys", str(root)], capture_output=True, text=True)
     assert listing.returncode != 0 and "earlier release" in listing.stderr, listing.stderr
     rocklake.start()
-    assert (root / "databases" / "lake" / "catalog" / "manifest").is_dir()
-    assert not (root / "catalog").exists()
+    # The server listens before it opens (and here upgrades) its catalogs,
+    # and answers once they are open: look at the folders after an answer
+    # (regression: looking right after the port opened raced the removal).
     con = duck()
     con.execute(rocklake.attach_sql("l", data))
     after = con.execute("SELECT snapshot_id, changes FROM ducklake_snapshots('l') ORDER BY 1").fetchall()
     assert after == before
+    assert (root / "databases" / "lake" / "catalog" / "manifest").is_dir()
+    assert not (root / "catalog").exists()
     assert con.execute("SELECT count(*) FROM l.t AT (VERSION => 1)").fetchone() == (5,)
     con.execute("INSERT INTO l.t VALUES (100)")
     assert con.execute("SELECT count(*) FROM l.t").fetchone() == (7,)
