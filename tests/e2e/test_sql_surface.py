@@ -12,7 +12,7 @@ values (`information_schema._pg_expandarray`, `(row).field`), TRIM and the
 bitwise operators; `INTERSECT`/`EXCEPT [ALL]`, `SELECT DISTINCT ON`,
 `RIGHT`/`FULL JOIN` (ON, USING, NATURAL) and their errors, explicit window
 frames (`ROWS`, `RANGE`, `GROUPS`) and their errors, the common type of
-string types, and `LATERAL` subqueries;
+string types, `LATERAL` subqueries, and the `json` operators `->`/`->>`;
 transaction characteristics (isolation level, read-only transactions) and
 the table origins of result columns in RowDescription. Each step runs with text and with
 binary results (psycopg decodes arrays by their type OIDs).
@@ -382,6 +382,26 @@ STEPS = [
     "SELECT * FROM LATERAL (SELECT 1 AS one) s",
     "SELECT * FROM arr a FULL JOIN LATERAL (SELECT a.id) s ON true",
     "SELECT * FROM arr a, (SELECT a.id) s",
+    # json -> key / index and ->>: the input text of the value, NULL for a
+    # key of the wrong kind, PostgreSQL's errors.
+    """SELECT '{"a": 1, "a" : [1,  2]}'::json -> 'a', '[1, {"b":2} ,3]'::json -> 1, """
+    """'[1,2]'::json -> -1, '[1,2]'::json -> 5""",
+    """SELECT '{"a": "x\\ny\\u00e9"}'::json ->> 'a', '{"a": "x\\ny"}'::json -> 'a', """
+    """'{"a":null}'::json ->> 'a', '{"a":null}'::json -> 'a'""",
+    """SELECT '{"a": 1.50, "b": true}'::json ->> 'a', '{"b": true}'::json ->> 'b', """
+    """'"s"'::json -> 'a', '{"1":5}'::json -> 1, '[1,2]'::json -> '1'""",
+    """SELECT '  {"a" :  {"b": [true, null] } } '::json -> 'a' -> 'b' -> 0, """
+    """'[[1,2],[3]]'::json -> 0 -> 1, '[1,2]'::json -> 1::smallint""",
+    """SELECT json_build_object('k', 1, 'l', json_build_object('m', 'n')), """
+    """json_build_object('k', 1, 'l', json_build_object('m', 'n')) -> 'l' ->> 'm'""",
+    """SELECT x -> 'k', x ->> 'k' FROM (VALUES ('{"k": [1]}'::json), ('{"j": 2}'), (NULL)) t(x)""",
+    """SELECT name, json_build_object('id', id, 'v', v) ->> 'v' FROM arr ORDER BY id""",
+    """SELECT '{"a":1}' -> 'a'""",
+    """SELECT '[1,2]'::json -> 1::bigint""",
+    """SELECT 'x'::text -> 'a'""",
+    """SELECT '{bad'::json -> 'a'""",
+    """SELECT '{bad'::json""",
+    """SELECT ' [1, {"a" : 2}] '::json, 'null'::json, '1.50'::json""",
 ]
 
 # Errors whose message is compared too (SQLSTATE and primary message).

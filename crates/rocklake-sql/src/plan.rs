@@ -115,8 +115,20 @@ pub enum Func {
     ArrayAppend,
     /// `element || array`, `array_prepend`.
     ArrayPrepend,
-    /// `json_build_object(key, value, ...)`.
-    JsonBuildObject,
+    /// `json_build_object(key, value, ...)`; bit `i` of `json_values` set
+    /// when the `i`-th value is of type `json` (embedded as it is, not as a
+    /// string; PostgreSQL takes 100 arguments at most, so 50 values).
+    JsonBuildObject {
+        /// The values of type `json`, by pair index.
+        json_values: u64,
+    },
+    /// `json -> key` (an object's field, `text`) or `json -> index` (an
+    /// array's element, `int`, negative from the end); with `as_text`,
+    /// `->>`: the value as text (a string unescaped, `null` as NULL).
+    JsonGet {
+        /// `->>`.
+        as_text: bool,
+    },
     /// `pg_type_is_visible(oid)`.
     TypeIsVisible,
     /// `pg_relation_is_publishable(regclass)`: whether the relation is a

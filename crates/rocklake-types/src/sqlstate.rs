@@ -132,6 +132,8 @@ sqlstates! {
     WRONG_OBJECT_TYPE = "42809";
     /// `42883 undefined_function` (also unknown operators).
     UNDEFINED_FUNCTION = "42883";
+    /// `42725 ambiguous_function` (also operators that are not unique).
+    AMBIGUOUS_FUNCTION = "42725";
     /// `42P20 windowing_error`: a window function where none is allowed.
     WINDOWING_ERROR = "42P20";
     /// `42P01 undefined_table`.

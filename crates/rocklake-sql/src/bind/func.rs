@@ -236,8 +236,12 @@ impl Binder<'_> {
             }
             ("json_build_object", _) => {
                 let mut bound = Vec::with_capacity(argc);
+                let mut json_values = 0u64;
                 for (i, a) in args.iter().enumerate() {
                     let (b, t) = self.bind_expr(a)?;
+                    if i % 2 == 1 && t == Some(PgType::Json) && i / 2 < 64 {
+                        json_values |= 1 << (i / 2);
+                    }
                     // Keys and untyped literals are text.
                     let target = match (&t, i % 2) {
                         (Some(t), 1) => t.clone(),
@@ -246,7 +250,7 @@ impl Binder<'_> {
                     bound.push(self.coerce(b, &t, &target, name)?);
                 }
                 Ok((
-                    BExpr::Func(Func::JsonBuildObject, bound),
+                    BExpr::Func(Func::JsonBuildObject { json_values }, bound),
                     Some(PgType::Json),
                 ))
             }

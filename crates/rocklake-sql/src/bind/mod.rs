@@ -11,6 +11,7 @@ mod frames;
 mod from;
 mod func;
 mod joins;
+mod json;
 mod lookups;
 pub use joins::Merged;
 mod recursive;

@@ -103,6 +103,8 @@ impl Binder<'_> {
                 let r = self.coerce(r, &rt, &rt.clone().unwrap_or(PgType::Text), "||")?;
                 Ok((BExpr::Concat(Box::new(l), Box::new(r)), Some(PgType::Text)))
             }
+            BinaryOperator::Arrow => self.bind_json_get(left, right, false),
+            BinaryOperator::LongArrow => self.bind_json_get(left, right, true),
             BinaryOperator::PGRegexMatch => self.bind_regex(left, right, false, false),
             BinaryOperator::PGRegexIMatch => self.bind_regex(left, right, true, false),
             BinaryOperator::PGRegexNotMatch => self.bind_regex(left, right, false, true),

@@ -108,7 +108,7 @@ fn not_an_array(d: &Datum) -> SqlError {
 
 /// `json_build_object(k1, v1, ...)` in PostgreSQL's `json` text layout:
 /// `{"k1" : v1, "k2" : v2}`.
-pub(crate) fn json_build_object(vals: &[Datum]) -> Result<Datum, SqlError> {
+pub(crate) fn json_build_object(vals: &[Datum], json_values: u64) -> Result<Datum, SqlError> {
     if !vals.len().is_multiple_of(2) {
         return Err(SqlError::new(
             SqlState::INVALID_PARAMETER_VALUE,
@@ -131,7 +131,11 @@ pub(crate) fn json_build_object(vals: &[Datum]) -> Result<Datum, SqlError> {
         }
         push_json_string(&mut out, &format_text(&pair[0]).unwrap_or_default());
         out.push_str(" : ");
-        push_json_value(&mut out, &pair[1]);
+        match (&pair[1], json_values >> i & 1 == 1) {
+            // A json value is embedded as its text.
+            (Datum::Text(json), true) => out.push_str(json),
+            (value, _) => push_json_value(&mut out, value),
+        }
     }
     out.push('}');
     Ok(Datum::text(out))
@@ -246,7 +250,7 @@ mod tests {
 
     #[test]
     fn json_objects_print_as_postgresql_prints_them() {
-        let object = json_build_object(&[
+        let pairs = [
             Datum::text("a"),
             Datum::Int4(1),
             Datum::text("b"),
@@ -255,12 +259,15 @@ mod tests {
             Datum::Null,
             Datum::text("d"),
             Datum::Bool(false),
-        ])
-        .unwrap();
+            Datum::text("e"),
+            Datum::text("[1, {\"f\": 2}]"),
+        ];
+        // The fifth value is of type json: embedded, not a string.
+        let object = json_build_object(&pairs, 1 << 4).unwrap();
         assert_eq!(
             object,
-            Datum::text(r#"{"a" : 1, "b" : "x\"y", "c" : null, "d" : false}"#)
+            Datum::text(r#"{"a" : 1, "b" : "x\"y", "c" : null, "d" : false, "e" : [1, {"f": 2}]}"#)
         );
-        assert!(json_build_object(&[Datum::Null, Datum::Int4(1)]).is_err());
+        assert!(json_build_object(&[Datum::Null, Datum::Int4(1)], 0).is_err());
     }
 }

@@ -22,7 +22,7 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             | Func::Greatest
             | Func::Least
             | Func::Concat
-            | Func::JsonBuildObject
+            | Func::JsonBuildObject { .. }
             | Func::ArrayToString
             | Func::ArrayCat
             | Func::CurrentSetting
@@ -77,7 +77,10 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
         Func::ArrayLower | Func::ArrayUpper | Func::ArrayLength | Func::Cardinality => {
             crate::exec::arrays::array_function(f, &vals)?
         }
-        Func::JsonBuildObject => crate::exec::arrays::json_build_object(&vals)?,
+        Func::JsonBuildObject { json_values } => {
+            crate::exec::arrays::json_build_object(&vals, json_values)?
+        }
+        Func::JsonGet { as_text } => crate::exec::json::get(&vals[0], &vals[1], as_text)?,
         Func::ArrayCat | Func::ArrayAppend | Func::ArrayPrepend => {
             crate::exec::arrays::concatenate(f, vals)
         }

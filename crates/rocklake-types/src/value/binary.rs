@@ -209,7 +209,12 @@ pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
                 offset: u16::from_be_bytes([b[4], b[5]]),
             }
         }
-        PgType::Json | PgType::AclItem => read_value(&PgType::Text, bytes)?,
+        PgType::Json => {
+            let value = read_value(&PgType::Text, bytes)?;
+            super::json::check(value.as_str().unwrap_or_default())?;
+            value
+        }
+        PgType::AclItem => read_value(&PgType::Text, bytes)?,
         PgType::Array(_) | PgType::Int2Vector | PgType::OidVector => read_array(ty, bytes)?,
     })
 }

@@ -13,5 +13,6 @@ pub mod array;
 pub mod binary;
 pub mod datetime;
 pub mod equality;
+pub mod json;
 pub mod numeric;
 pub mod text;

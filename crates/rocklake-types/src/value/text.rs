@@ -320,7 +320,11 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
                 micros,
             }
         }
-        PgType::Json | PgType::AclItem => Datum::text(s.to_string()),
+        PgType::Json => {
+            super::json::check(s)?;
+            Datum::text(s.to_string())
+        }
+        PgType::AclItem => Datum::text(s.to_string()),
         PgType::Int2Vector | PgType::OidVector => {
             super::array::parse_vector(s, &ty.element_type().unwrap_or(PgType::Int2))?
         }
