@@ -8,9 +8,11 @@ mod comma;
 pub(crate) mod expr;
 mod from;
 mod func;
+mod locking;
 mod lookups;
 mod recursive;
 pub(crate) use func::UTF8_ENCODING;
+pub use locking::LockPlan;
 mod order;
 mod predicates;
 mod window;
@@ -74,6 +76,23 @@ pub struct Entry {
     /// The table column each column reads as it is (table oid, attnum),
     /// by position; empty when none does.
     pub origins: Vec<Option<(u32, i16)>>,
+    /// What the item reads (for row locks).
+    pub kind: EntryKind,
+}
+
+/// What a FROM item reads, as row locks ([`locking`]) tell them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A stored table (with a `ctid`).
+    Stored,
+    /// A virtual catalog table.
+    Virtual,
+    /// A subquery in FROM.
+    Subquery,
+    /// A WITH query.
+    Cte,
+    /// A function in FROM.
+    Function,
 }
 
 impl Entry {
@@ -157,6 +176,13 @@ pub struct Binder<'c> {
     /// CTEs that read columns of enclosing queries (by plan address), and
     /// the scope depth from which they may be read.
     pub correlated_ctes: HashMap<usize, usize>,
+    /// Whether the next query bound is the statement's top-level query,
+    /// which may lock rows (`SELECT ... FOR UPDATE`); cleared when it is.
+    pub lock_allowed: bool,
+    /// The row locks of the top-level query, once bound.
+    pub locking: Option<locking::LockPlan>,
+    /// Locking clauses for the next SELECT bound (the top-level query's).
+    pending_locks: Option<Vec<locking::Clause>>,
 }
 
 const AGGREGATES: &[&str] = &[
@@ -246,6 +272,9 @@ impl<'c> Binder<'c> {
             recursive_terms: 0,
             derived_origins: HashMap::new(),
             correlated_ctes: HashMap::new(),
+            lock_allowed: false,
+            locking: None,
+            pending_locks: None,
         }
     }
 
@@ -320,17 +349,21 @@ impl<'c> Binder<'c> {
     /// Binds a full query.
     pub fn bind_query(&mut self, q: &Query) -> Result<QueryPlan, SqlError> {
         crate::depth::check_stack()?;
-        let result = self.push_ctes(q).and_then(|()| self.bind_query_inner(q));
+        let may_lock = std::mem::take(&mut self.lock_allowed);
+        let result = self
+            .push_ctes(q)
+            .and_then(|()| self.bind_query_inner(q, may_lock));
         self.ctes.pop();
         result
     }
 
-    fn bind_query_inner(&mut self, q: &Query) -> Result<QueryPlan, SqlError> {
-        if q.fetch.is_some() || !q.locks.is_empty() {
+    fn bind_query_inner(&mut self, q: &Query, may_lock: bool) -> Result<QueryPlan, SqlError> {
+        if q.fetch.is_some() {
             return Err(SqlError::unsupported(format!(
                 "unsupported query clause in: {q}"
             )));
         }
+        self.pending_locks = self.lock_clauses(q, may_lock)?;
         let order_exprs = match &q.order_by {
             None => Vec::new(),
             Some(ob) => match &ob.kind {
@@ -540,6 +573,7 @@ impl<'c> Binder<'c> {
         sel: &Select,
         order_by: &[sqlparser::ast::OrderByExpr],
     ) -> Result<(SelectPlan, Vec<OutCol>, Vec<SortKey>), SqlError> {
+        let locks = self.pending_locks.take();
         let mut from = self.bind_from(&sel.from)?;
         let filter = match &sel.selection {
             Some(w) => Some(self.bind_bool(w, "WHERE")?),
@@ -630,7 +664,7 @@ impl<'c> Binder<'c> {
         if let (FromPlan::Scan(id), None, Some(agg)) = (&from, &filter, &agg) {
             self.scans[*id].filter.extreme = single_extreme(agg);
         }
-        let plan = SelectPlan {
+        let mut plan = SelectPlan {
             from,
             filter,
             agg,
@@ -640,6 +674,9 @@ impl<'c> Binder<'c> {
             projection,
             distinct,
         };
+        if let Some(clauses) = locks {
+            self.lock_select(clauses, &mut plan)?;
+        }
         Ok((plan, cols, order))
     }
 
