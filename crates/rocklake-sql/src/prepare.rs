@@ -99,6 +99,7 @@ fn returning_columns(
 }
 
 fn query(binder: &mut Binder, q: &Query) -> Result<Vec<ColumnDef>, SqlError> {
+    binder.lock_allowed = true;
     let plan = binder.bind_query(q)?;
     Ok(out_columns(&plan.columns))
 }

@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use rocklake_types::datum::Row;
 
 use crate::storage::{
-    RelationChange, RelationDef, RowId, ScanFilter, ScanRows, ScannedRow, StorageResult, StorageTxn,
+    LockStrength, LockWait, RelationChange, RelationDef, RowId, ScanFilter, ScanRows, ScannedRow,
+    StorageResult, StorageTxn,
 };
 
 /// How many writes a transaction was asked for (also those that failed:
@@ -145,6 +146,16 @@ impl StorageTxn for CountingTxn {
     async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()> {
         self.count.note();
         self.inner.delete(relation, id).await
+    }
+
+    async fn lock_row(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        strength: LockStrength,
+        wait: LockWait,
+    ) -> StorageResult<bool> {
+        self.inner.lock_row(relation, id, strength, wait).await
     }
 
     async fn commit(self: Box<Self>) -> StorageResult<()> {

@@ -58,8 +58,14 @@ pub enum StoreError {
     },
     /// Waiting for a key another transaction inserted would wait forever:
     /// that transaction waits, directly or through others, for this one.
-    #[error("deadlock detected: two transactions wait for each other's unique keys")]
+    #[error("deadlock detected: two transactions wait for each other (unique keys or row locks)")]
     Deadlock,
+    /// A row lock with `NOWAIT` found the row locked by another transaction.
+    #[error("could not obtain lock on row in relation \"{table}\"")]
+    LockNotAvailable {
+        /// The relation's name.
+        table: String,
+    },
     /// A newer writer opened the catalog; this instance can no longer write.
     #[error("this writer was fenced by a newer writer of the same catalog (epoch {epoch})")]
     Fenced {

@@ -9,6 +9,9 @@
 //! against concurrent transactions in [`generic_keys`].
 
 mod generic_keys;
+mod row_locks;
+
+pub use row_locks::RowLockWait;
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;

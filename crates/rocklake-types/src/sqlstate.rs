@@ -150,6 +150,8 @@ sqlstates! {
     DEPENDENT_OBJECTS_STILL_EXIST = "2BP01";
     /// `55006 object_in_use`: e.g. a database with sessions on it.
     OBJECT_IN_USE = "55006";
+    /// `55P03 lock_not_available`: a row lock `NOWAIT` could not take.
+    LOCK_NOT_AVAILABLE = "55P03";
     /// `42P07 duplicate_table`.
     DUPLICATE_TABLE = "42P07";
     /// `42P10 invalid_column_reference`.

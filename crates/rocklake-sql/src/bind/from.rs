@@ -8,7 +8,7 @@ use rocklake_types::datum::{Datum, PgType};
 use sqlparser::ast::{JoinConstraint, TableFactor, TableWithJoins};
 
 use crate::bind::joins::{check_full_join, join_kind};
-use crate::bind::{fold, name_parts, Binder, Entry};
+use crate::bind::{fold, name_parts, Binder, Entry, EntryKind};
 use crate::catalog::{pg_attnum, VirtualTable};
 use crate::plan::{BExpr, CmpOp, FromPlan, JoinKind, QueryPlan, ScanReq, ScanSource, SetPlan, Ty};
 use crate::storage::{ColumnBound, RelationDef, ScanFilter};
@@ -228,7 +228,12 @@ impl Binder<'_> {
                     (FromPlan::Scan(id), true) => Some(*id),
                     _ => None,
                 };
-                self.add_entry(alias.as_ref(), tname, schema, cols, scan)?;
+                let kind = match (&plan, ctid) {
+                    (_, true) => EntryKind::Stored,
+                    (FromPlan::Derived(_), _) => EntryKind::Cte,
+                    _ => EntryKind::Virtual,
+                };
+                self.add_entry(alias.as_ref(), tname, schema, cols, (scan, kind))?;
                 let origins = self.origins_of(&plan);
                 self.set_last_origins(origins);
                 Ok(plan)
@@ -265,7 +270,13 @@ impl Binder<'_> {
                     .collect();
                 let name = alias.as_ref().map(|a| fold(&a.name)).unwrap_or_default();
                 let origins = self.derived_origins.get(&name).cloned();
-                self.add_entry(alias.as_ref(), name, None, cols, None)?;
+                self.add_entry(
+                    alias.as_ref(),
+                    name,
+                    None,
+                    cols,
+                    (None, EntryKind::Subquery),
+                )?;
                 let plan = match lateral {
                     true => FromPlan::Lateral(Arc::new(plan)),
                     false => FromPlan::Derived(Arc::new(plan)),
@@ -299,7 +310,7 @@ impl Binder<'_> {
         cols: Vec<(String, Ty)>,
     ) {
         // Never fails without a stored scan.
-        let _ = self.add_entry(alias, name, None, cols, None);
+        let _ = self.add_entry(alias, name, None, cols, (None, EntryKind::Function));
     }
 
     fn add_entry(
@@ -308,7 +319,7 @@ impl Binder<'_> {
         name: String,
         schema: Option<String>,
         mut cols: Vec<(String, Ty)>,
-        stored_scan: Option<usize>,
+        (stored_scan, kind): (Option<usize>, EntryKind),
     ) -> Result<(), SqlError> {
         let alias_name = match alias {
             Some(a) => {
@@ -331,6 +342,7 @@ impl Binder<'_> {
             offset,
             ctid: stored_scan.map(|scan| (offset + n, scan)),
             origins: Vec::new(),
+            kind,
         });
         scope.width += n + usize::from(stored_scan.is_some());
         Ok(())

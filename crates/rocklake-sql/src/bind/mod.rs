@@ -12,11 +12,13 @@ mod from;
 mod func;
 mod joins;
 mod json;
+mod locking;
 mod lookups;
 pub use joins::Merged;
 mod recursive;
 mod set_ops;
 pub(crate) use func::UTF8_ENCODING;
+pub use locking::LockPlan;
 pub(crate) use set_ops::union_all;
 mod order;
 mod predicates;
@@ -82,6 +84,23 @@ pub struct Entry {
     /// The table column each column reads as it is (table oid, attnum),
     /// by position; empty when none does.
     pub origins: Vec<Option<(u32, i16)>>,
+    /// What the item reads (for row locks).
+    pub kind: EntryKind,
+}
+
+/// What a FROM item reads, as row locks ([`locking`]) tell them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A stored table (with a `ctid`).
+    Stored,
+    /// A virtual catalog table.
+    Virtual,
+    /// A subquery in FROM.
+    Subquery,
+    /// A WITH query.
+    Cte,
+    /// A function in FROM.
+    Function,
 }
 
 impl Entry {
@@ -176,6 +195,13 @@ pub struct Binder<'c> {
     /// CTEs that read columns of enclosing queries (by plan address), and
     /// the scope depth from which they may be read.
     pub correlated_ctes: HashMap<usize, usize>,
+    /// Whether the next query bound is the statement's top-level query,
+    /// which may lock rows (`SELECT ... FOR UPDATE`); cleared when it is.
+    pub lock_allowed: bool,
+    /// The row locks of the top-level query, once bound.
+    pub locking: Option<locking::LockPlan>,
+    /// Locking clauses for the next SELECT bound (the top-level query's).
+    pending_locks: Option<Vec<locking::Clause>>,
 }
 
 const AGGREGATES: &[&str] = &[
@@ -265,6 +291,9 @@ impl<'c> Binder<'c> {
             recursive_terms: 0,
             derived_origins: HashMap::new(),
             correlated_ctes: HashMap::new(),
+            lock_allowed: false,
+            locking: None,
+            pending_locks: None,
         }
     }
 
@@ -339,17 +368,21 @@ impl<'c> Binder<'c> {
     /// Binds a full query.
     pub fn bind_query(&mut self, q: &Query) -> Result<QueryPlan, SqlError> {
         crate::depth::check_stack()?;
-        let result = self.push_ctes(q).and_then(|()| self.bind_query_inner(q));
+        let may_lock = std::mem::take(&mut self.lock_allowed);
+        let result = self
+            .push_ctes(q)
+            .and_then(|()| self.bind_query_inner(q, may_lock));
         self.ctes.pop();
         result
     }
 
-    fn bind_query_inner(&mut self, q: &Query) -> Result<QueryPlan, SqlError> {
-        if q.fetch.is_some() || !q.locks.is_empty() {
+    fn bind_query_inner(&mut self, q: &Query, may_lock: bool) -> Result<QueryPlan, SqlError> {
+        if q.fetch.is_some() {
             return Err(SqlError::unsupported(format!(
                 "unsupported query clause in: {q}"
             )));
         }
+        self.pending_locks = self.lock_clauses(q, may_lock)?;
         let order_exprs = match &q.order_by {
             None => Vec::new(),
             Some(ob) => match &ob.kind {
@@ -525,6 +558,7 @@ impl<'c> Binder<'c> {
         sel: &Select,
         order_by: &[sqlparser::ast::OrderByExpr],
     ) -> Result<(SelectPlan, Vec<OutCol>, Vec<SortKey>), SqlError> {
+        let locks = self.pending_locks.take();
         let (from, filter) = self.bind_from_where(sel)?;
         let group_exprs = match &sel.group_by {
             GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
@@ -604,7 +638,7 @@ impl<'c> Binder<'c> {
         if let (FromPlan::Scan(id), None, Some(agg)) = (&from, &filter, &agg) {
             self.scans[*id].filter.extreme = single_extreme(agg);
         }
-        let plan = SelectPlan {
+        let mut plan = SelectPlan {
             from,
             filter,
             agg,
@@ -615,6 +649,9 @@ impl<'c> Binder<'c> {
             distinct,
             distinct_on,
         };
+        if let Some(clauses) = locks {
+            self.lock_select(clauses, &mut plan)?;
+        }
         Ok((plan, cols, order))
     }
 

@@ -59,6 +59,8 @@ pub struct StmtEnv<'a> {
     pub pid: i32,
     /// Memory budget and interrupt of the statement.
     pub limits: Limits<'a>,
+    /// Whether the transaction is read-only (it refuses row locks).
+    pub read_only: bool,
 }
 
 /// What bounds one statement's execution.

@@ -90,7 +90,7 @@ pub fn run_query(
 }
 
 /// The value of a LIMIT or OFFSET expression: `None` when absent or NULL.
-fn row_count(
+pub(crate) fn row_count(
     e: &Option<BExpr>,
     ctx: &ExecCtx,
     outer: &[&[Datum]],

@@ -1,6 +1,7 @@
 //! A query end to end: bind, look for a shared result, read its scans, then
 //! pick the result in place or run the executor.
 
+pub(crate) mod locking;
 pub mod shared_results;
 
 use rocklake_types::copy::CopyFormat;
@@ -164,7 +165,11 @@ pub(crate) async fn run(
     to: Destination<'_>,
 ) -> Result<(), Failure> {
     let mut b = Binder::new(env.cat, env.now, env.pid);
+    b.lock_allowed = true;
     let plan = b.bind_query(q)?;
+    if let Some(locks) = &b.locking {
+        return locking::run_locking(txn, env, &plan, &b.scans, locks, sink, to).await;
+    }
     let columns = out_columns(&plan.columns);
     let kept = shared
         .filter(|_| derives_from_catalog(&b.scans, b.reads_time))

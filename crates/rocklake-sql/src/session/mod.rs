@@ -671,7 +671,13 @@ impl Session {
                 // Column defaults are evaluated against the catalog as it
                 // was before the table exists.
                 let def = {
-                    let env = stmt_env(&ctx.catalog, ctx.now, pid, budget, &interrupt)?;
+                    let env = stmt_env(
+                        &ctx.catalog,
+                        (ctx.now, ctx.mode.read_only),
+                        pid,
+                        budget,
+                        &interrupt,
+                    )?;
                     ddl::relation_def(ct, Some(&env))?
                 };
                 ctx.catalog = None;
@@ -710,7 +716,13 @@ impl Session {
         if let Some(output) = ddl_output {
             return send_output(output, sink).await;
         }
-        let env = stmt_env(&ctx.catalog, ctx.now, pid, budget, &interrupt)?;
+        let env = stmt_env(
+            &ctx.catalog,
+            (ctx.now, ctx.mode.read_only),
+            pid,
+            budget,
+            &interrupt,
+        )?;
         let txn = ctx.txn.as_mut();
         // Catalog query results are shared for catalogs at a known version
         // (not one this transaction changed, nor one with temporary tables).
@@ -764,7 +776,7 @@ async fn send_output(output: QueryOutput, sink: &mut dyn ResultSink) -> Result<(
 /// transaction's catalog (loaded) and time, the backend, the limits.
 fn stmt_env<'a>(
     catalog: &'a Option<Catalog>,
-    now: i64,
+    (now, read_only): (i64, bool),
     pid: i32,
     budget: &'a MemoryBudget,
     interrupt: &'a Interrupt,
@@ -780,5 +792,6 @@ fn stmt_env<'a>(
             budget,
             interrupt: Some(interrupt),
         },
+        read_only,
     })
 }

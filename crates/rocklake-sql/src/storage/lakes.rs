@@ -26,8 +26,8 @@ use rocklake_types::rows::{RowId, ScannedRow};
 use rocklake_types::{SqlError, SqlState};
 
 use crate::storage::{
-    Maintenance, RelationChange, RelationDef, ScanFilter, ScanRows, Storage, StorageResult,
-    StorageTxn,
+    LockStrength, LockWait, Maintenance, RelationChange, RelationDef, ScanFilter, ScanRows,
+    Storage, StorageResult, StorageTxn,
 };
 
 /// The schema every database has in its home storage.
@@ -519,6 +519,20 @@ impl StorageTxn for LakeTxn {
         self.route_write(&relation.schema)
             .await?
             .delete(relation, id)
+            .await
+    }
+
+    async fn lock_row(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        strength: LockStrength,
+        wait: LockWait,
+    ) -> StorageResult<bool> {
+        // A lock is checked when its storage commits: a write's routing.
+        self.route_write(&relation.schema)
+            .await?
+            .lock_row(relation, id, strength, wait)
             .await
     }
 

@@ -129,6 +129,42 @@ pub struct Extreme {
     pub largest: bool,
 }
 
+/// The strength of a row lock (`SELECT ... FOR UPDATE` and its siblings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LockStrength {
+    /// `FOR KEY SHARE`.
+    KeyShare,
+    /// `FOR SHARE`.
+    Share,
+    /// `FOR NO KEY UPDATE`.
+    NoKeyUpdate,
+    /// `FOR UPDATE`.
+    Update,
+}
+
+impl LockStrength {
+    /// The clause as PostgreSQL names it in messages (`FOR UPDATE`).
+    pub fn clause(self) -> &'static str {
+        match self {
+            LockStrength::KeyShare => "FOR KEY SHARE",
+            LockStrength::Share => "FOR SHARE",
+            LockStrength::NoKeyUpdate => "FOR NO KEY UPDATE",
+            LockStrength::Update => "FOR UPDATE",
+        }
+    }
+}
+
+/// What a row lock does when another transaction holds the row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockWait {
+    /// Wait until the holder ends.
+    Wait,
+    /// Fail at once (`NOWAIT`, SQLSTATE 55P03).
+    Nowait,
+    /// Leave the row out (`SKIP LOCKED`).
+    SkipLocked,
+}
+
 /// The rows of one scan, as [`StorageTxn::scan_shared`] returns them.
 pub enum ScanRows {
     /// Copies the engine owns.
@@ -260,6 +296,23 @@ pub trait StorageTxn: Send {
 
     /// Deletes the row `id`.
     async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()>;
+
+    /// Locks row `id` of `relation` (read in this transaction, with its
+    /// `ctid`) until the transaction ends, as `SELECT ... FOR UPDATE` does.
+    /// Returns `Ok(false)` when `wait` is [`LockWait::SkipLocked`] and
+    /// another transaction holds the row. A row changed by a transaction
+    /// that committed after this one began fails with SQLSTATE 40001.
+    /// Storage without concurrent transactions has nothing to lock.
+    async fn lock_row(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        strength: LockStrength,
+        wait: LockWait,
+    ) -> StorageResult<bool> {
+        let _ = (relation, id, strength, wait);
+        Ok(true)
+    }
 
     /// Makes every write of this transaction durable and visible atomically, or
     /// fails (e.g. SQLSTATE 23505 on a concurrent duplicate key, 40001 on another

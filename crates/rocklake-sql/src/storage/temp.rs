@@ -19,7 +19,8 @@ use rocklake_types::datum::Row;
 
 use crate::storage::memory::MemoryStorage;
 use crate::storage::{
-    RelationChange, RelationDef, ScanFilter, ScanRows, Storage, StorageResult, StorageTxn,
+    LockStrength, LockWait, RelationChange, RelationDef, ScanFilter, ScanRows, Storage,
+    StorageResult, StorageTxn,
 };
 use rocklake_types::rows::{RowId, ScannedRow};
 
@@ -191,6 +192,20 @@ impl StorageTxn for TempOverlay {
             .await?
             .delete(relation, id)
             .await
+    }
+
+    async fn lock_row(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        strength: LockStrength,
+        wait: LockWait,
+    ) -> StorageResult<bool> {
+        // Temporary tables are the session's own: nothing to lock.
+        if relation.schema == TEMP_SCHEMA {
+            return Ok(true);
+        }
+        self.inner.lock_row(relation, id, strength, wait).await
     }
 
     /// Commits the real transaction; the temporary tables are dropped.

@@ -27,6 +27,9 @@ pub fn to_sql(error: StoreError) -> SqlError {
         .with_detail(error.to_string()),
         StoreError::Deadlock => SqlError::new(SqlState::DEADLOCK_DETECTED, "deadlock detected")
             .with_detail(error.to_string()),
+        StoreError::LockNotAvailable { .. } => {
+            SqlError::new(SqlState::LOCK_NOT_AVAILABLE, error.to_string())
+        }
         StoreError::Fenced { .. } => SqlError::new(SqlState::ADMIN_SHUTDOWN, error.to_string()),
         StoreError::ReadOnly => SqlError::new(
             SqlState::READ_ONLY_SQL_TRANSACTION,

@@ -11,8 +11,8 @@ use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tables::SnapshotColumns;
 use rocklake_codec::tags::Tag;
 use rocklake_sql::storage::{
-    ColumnBound, RelationChange, RelationDef, RowId, ScanFilter, ScanRows, ScannedRow, SharedRows,
-    StorageResult, StorageTxn,
+    ColumnBound, LockStrength, LockWait, RelationChange, RelationDef, RowId, ScanFilter, ScanRows,
+    ScannedRow, SharedRows, StorageResult, StorageTxn,
 };
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::{SqlError, SqlState};
@@ -23,7 +23,7 @@ use super::row_keys::RowKeys;
 use crate::error::StoreError;
 use crate::location::StoreLocation;
 use crate::reader::KeyedRow;
-use crate::txn::{NewRelation, ReadTxn, RelationMap, WriteTxn};
+use crate::txn::{NewRelation, ReadTxn, RelationMap, RowLockWait, WriteTxn};
 use crate::view::CatalogView;
 
 impl RegistryCache {
@@ -600,6 +600,26 @@ impl StorageTxn for StoreTxn {
         self.writer()?.delete(&old_key).map_err(to_sql)?;
         self.row_keys.forget(relation.relation_id, id.0);
         Ok(())
+    }
+
+    async fn lock_row(
+        &mut self,
+        relation: &RelationDef,
+        id: RowId,
+        _strength: LockStrength,
+        wait: LockWait,
+    ) -> StorageResult<bool> {
+        let relation = self.resolve(relation).await?;
+        let key = self.remembered(&relation, id)?;
+        let wait = match wait {
+            LockWait::Wait => RowLockWait::Wait,
+            LockWait::Nowait => RowLockWait::Nowait,
+            LockWait::SkipLocked => RowLockWait::Skip,
+        };
+        self.writer()?
+            .lock_row(&relation, &key, wait)
+            .await
+            .map_err(to_sql)
     }
 
     async fn commit(self: Box<Self>) -> StorageResult<()> {
