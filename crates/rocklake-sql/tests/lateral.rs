@@ -84,6 +84,24 @@ async fn outer_joins_that_null_extend_the_left_items_refuse_lateral_references()
             "{sql}"
         );
     }
+    // A LATERAL subquery that reads only an enclosing query is a derived
+    // table: RIGHT/FULL joins of it are fine (regression: 42P10).
+    assert_eq!(
+        text_rows(
+            &mut s,
+            "SELECT (SELECT count(*) FROM lb RIGHT JOIN LATERAL (SELECT la.n AS m) x ON true) \
+             FROM la ORDER BY la.id",
+        )
+        .await,
+        ["4", "4", "4", "4"]
+    );
+    // UPDATE ... FROM with LATERAL: refused, not run with shifted columns.
+    let e = error(
+        &mut s,
+        "UPDATE la SET n = x.y FROM lb, LATERAL (SELECT lb.id AS y) x WHERE la.id = lb.id",
+    )
+    .await;
+    assert_eq!(e.code, SqlState::FEATURE_NOT_SUPPORTED);
     // Without LATERAL a derived table does not see the items before it.
     let e = error(&mut s, "SELECT * FROM la, (SELECT la.id) s").await;
     assert_eq!(e.code, SqlState::UNDEFINED_TABLE);

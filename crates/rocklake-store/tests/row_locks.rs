@@ -318,6 +318,22 @@ async fn postgres_refusals_keep_their_sqlstates_and_messages() {
             "0A000",
             "FOR UPDATE cannot be applied to the nullable side of an outer join",
         ),
+        // Regressions: RIGHT/FULL joins and DISTINCT ON were let through.
+        (
+            "SELECT * FROM t RIGHT JOIN t AS s ON s.id = t.id FOR UPDATE",
+            "0A000",
+            "FOR UPDATE cannot be applied to the nullable side of an outer join",
+        ),
+        (
+            "SELECT * FROM t FULL JOIN t AS s ON s.id = t.id FOR UPDATE OF s",
+            "0A000",
+            "FOR UPDATE cannot be applied to the nullable side of an outer join",
+        ),
+        (
+            "SELECT DISTINCT ON (v) * FROM t ORDER BY v FOR UPDATE",
+            "0A000",
+            "FOR UPDATE is not allowed with DISTINCT clause",
+        ),
     ];
     for (sql, code, message) in cases {
         let e = fails(run(&mut a, sql).await, code);

@@ -74,6 +74,8 @@ sqlstates! {
     INVALID_REGULAR_EXPRESSION = "2201B";
     /// `22P02 invalid_text_representation`: bad text input for a type.
     INVALID_TEXT_REPRESENTATION = "22P02";
+    /// `22P05 untranslatable_character`.
+    UNTRANSLATABLE_CHARACTER = "22P05";
     /// `22P03 invalid_binary_representation`: bad binary input for a type.
     INVALID_BINARY_REPRESENTATION = "22P03";
     /// `22P04 bad_copy_file_format`.
@@ -168,6 +170,8 @@ sqlstates! {
     TOO_MANY_CONNECTIONS = "53300";
     /// `54000 program_limit_exceeded` (statement or message too large).
     PROGRAM_LIMIT_EXCEEDED = "54000";
+    /// `54023 too_many_arguments`: more than 100 arguments to a function.
+    TOO_MANY_ARGUMENTS = "54023";
     /// `54001 statement_too_complex` ("stack depth limit exceeded").
     STATEMENT_TOO_COMPLEX = "54001";
     /// `57014 query_canceled` (cancel request or statement timeout).

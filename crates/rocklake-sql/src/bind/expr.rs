@@ -191,6 +191,9 @@ impl Binder<'_> {
                     )));
                 }
                 self.lowest_scope = self.lowest_scope.min(level);
+                if level < 64 {
+                    self.levels_read |= 1 << level;
+                }
                 if up == 0 && self.agg.is_some() {
                     return Err(SqlError::new(
                         SqlState::GROUPING_ERROR,

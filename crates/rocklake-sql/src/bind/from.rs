@@ -20,11 +20,18 @@ impl Binder<'_> {
     /// c ON (b.x = c.x)` is `(a CROSS JOIN b) LEFT JOIN c ON ...`, the same
     /// rows, as the ON condition may only name `b` and `c`.
     pub fn bind_from(&mut self, items: &[TableWithJoins]) -> Result<FromPlan, SqlError> {
-        let mut acc: Option<FromPlan> = None;
-        for item in items {
-            acc = Some(self.bind_table_with_joins_onto(acc, item)?);
-        }
-        Ok(acc.unwrap_or(FromPlan::Empty))
+        let width = self.scope().width;
+        let saved_start = std::mem::replace(&mut self.from_start, width);
+        let mut bound = || {
+            let mut acc: Option<FromPlan> = None;
+            for item in items {
+                acc = Some(self.bind_table_with_joins_onto(acc, item)?);
+            }
+            Ok(acc.unwrap_or(FromPlan::Empty))
+        };
+        let result = bound();
+        self.from_start = saved_start;
+        result
     }
 
     pub(crate) fn bind_table_with_joins(
@@ -248,16 +255,22 @@ impl Binder<'_> {
                 // empty placeholder level (the executor passes an empty row for it).
                 // A LATERAL one sees the items before it: their columns are the
                 // level above its own (the executor passes each row of them).
-                let mut lateral = *lateral && self.scope().width > 0;
+                let mut lateral = *lateral && self.scope().width > self.from_start;
+                if lateral && self.from_start > 0 {
+                    // UPDATE ... FROM: the target's columns come first.
+                    return Err(SqlError::unsupported(
+                        "LATERAL in the FROM list of UPDATE is not supported",
+                    ));
+                }
                 let saved = (!lateral).then(|| std::mem::take(self.scope()));
                 let saved_agg = self.agg.take();
-                let saved_lowest = std::mem::replace(&mut self.lowest_scope, usize::MAX);
+                let saved_levels = std::mem::take(&mut self.levels_read);
                 let level = self.scopes.len();
                 let plan = self.bind_query(subquery);
-                // A LATERAL subquery that reads no column outside itself is
-                // a plain derived table.
-                lateral &= self.lowest_scope < level;
-                self.lowest_scope = saved_lowest.min(self.lowest_scope);
+                // A LATERAL subquery that reads no column of the FROM items
+                // before it (this level's) is a plain derived table.
+                lateral &= level > 64 || (self.levels_read >> (level - 1)) & 1 == 1;
+                self.levels_read |= saved_levels;
                 self.agg = saved_agg;
                 if let Some(saved) = saved {
                     *self.scope() = saved;

@@ -235,6 +235,12 @@ impl Binder<'_> {
                 ))
             }
             ("json_build_object", _) => {
+                if argc > 100 {
+                    return Err(SqlError::new(
+                        SqlState::TOO_MANY_ARGUMENTS,
+                        "cannot pass more than 100 arguments to a function",
+                    ));
+                }
                 let mut bound = Vec::with_capacity(argc);
                 let mut json_values = 0u64;
                 for (i, a) in args.iter().enumerate() {

@@ -91,7 +91,7 @@ fn clause(lock: &LockClause) -> Result<Clause, SqlError> {
 
 /// PostgreSQL's `CheckSelectLocking`: what a locking SELECT may not have.
 fn check_select(plan: &SelectPlan, strength: LockStrength) -> Result<(), SqlError> {
-    let refused = if plan.distinct {
+    let refused = if plan.distinct || plan.distinct_on.is_some() {
         Some("DISTINCT clause")
     } else if plan.agg.as_ref().is_some_and(|a| !a.group.is_empty()) {
         Some("GROUP BY clause")
@@ -115,15 +115,22 @@ fn check_select(plan: &SelectPlan, strength: LockStrength) -> Result<(), SqlErro
     }
 }
 
-/// The scans on the nullable side of a left join.
+/// The scans on the nullable side of an outer join (the right input of a
+/// left join, the left of a right join, both of a full join).
 fn nullable_scans(from: &FromPlan, nullable: bool, out: &mut Vec<usize>) {
     match from {
         FromPlan::Scan(id) if nullable => out.push(*id),
         FromPlan::Join {
             left, right, kind, ..
         } => {
-            nullable_scans(left, nullable, out);
-            nullable_scans(right, nullable || *kind == JoinKind::Left, out);
+            let (left_nullable, right_nullable) = match kind {
+                JoinKind::Inner => (false, false),
+                JoinKind::Left => (false, true),
+                JoinKind::Right => (true, false),
+                JoinKind::Full => (true, true),
+            };
+            nullable_scans(left, nullable || left_nullable, out);
+            nullable_scans(right, nullable || right_nullable, out);
         }
         _ => {}
     }

@@ -165,6 +165,11 @@ pub struct Binder<'c> {
     pub pid: i32,
     /// Lowest scope index referenced (correlation detection).
     pub lowest_scope: usize,
+    /// The scope indexes (below 64) columns were read from, for LATERAL.
+    pub levels_read: u64,
+    /// The width of the current query level's scope where its FROM list
+    /// starts (the columns of an UPDATE's target come first).
+    pub from_start: usize,
     /// Next subquery id.
     pub next_sub: usize,
     /// Scope levels whose rows are replaced by aggregation (subqueries may
@@ -281,6 +286,8 @@ impl<'c> Binder<'c> {
             now,
             pid,
             lowest_scope: usize::MAX,
+            levels_read: 0,
+            from_start: 0,
             next_sub: 0,
             grouped_levels: Vec::new(),
             reads_time: false,

@@ -68,13 +68,22 @@ pub struct Catalog {
     /// Settings a statement changed with `set_config()` (name, value), which
     /// the session applies when the statement succeeds.
     pub setting_changes: Arc<std::sync::Mutex<Vec<(String, String)>>>,
-    /// The relations' objects by oid, built on first use (lookups by oid
-    /// run once per catalog row: `oid::regclass`, `pg_table_is_visible`).
-    pub oid_index: std::sync::OnceLock<HashMap<u32, OidTarget>>,
+    /// Indexes of `relations`, built on first use and shared by every
+    /// catalog with the same relation list (a session keeps them per
+    /// catalog version).
+    pub indexes: Arc<RelationIndexes>,
+}
+
+/// Indexes of a catalog's relation list.
+#[derive(Debug, Default)]
+pub struct RelationIndexes {
+    /// The relations' objects by oid (lookups by oid run once per catalog
+    /// row: `oid::regclass`, `pg_table_is_visible`).
+    oid_index: std::sync::OnceLock<HashMap<u32, OidTarget>>,
     /// The relations (by index) owning an object of each oid (table, row
-    /// type, primary key, its index), built on first use: the virtual
-    /// tables' rows for one oid come from these relations alone.
-    pub object_owners: std::sync::OnceLock<HashMap<u32, Vec<usize>>>,
+    /// type, primary key, its index): the virtual tables' rows for one oid
+    /// come from these relations alone.
+    object_owners: std::sync::OnceLock<HashMap<u32, Vec<usize>>>,
 }
 
 /// What an oid of a stored relation's objects names (by relation index).
@@ -91,7 +100,7 @@ pub enum OidTarget {
 impl Catalog {
     /// The stored relation's object with this oid.
     pub fn by_oid(&self, oid: u32) -> Option<(OidTarget, &RelationDef)> {
-        let index = self.oid_index.get_or_init(|| {
+        let index = self.indexes.oid_index.get_or_init(|| {
             let mut index = HashMap::new();
             for (i, def) in self.relations.iter().enumerate() {
                 index.insert(Self::rel_oid(def), OidTarget::Table(i));
@@ -111,7 +120,7 @@ impl Catalog {
     /// The positions in [`Catalog::relations`] of the relations owning an
     /// object with this oid (more than one only when stable oids collide).
     pub fn owners_of(&self, oid: u32) -> &[usize] {
-        let owners = self.object_owners.get_or_init(|| {
+        let owners = self.indexes.object_owners.get_or_init(|| {
             let mut owners: HashMap<u32, Vec<usize>> = HashMap::new();
             for (i, def) in self.relations.iter().enumerate() {
                 let mut oids = vec![Self::rel_oid(def), Self::rowtype_oid(def)];

@@ -131,7 +131,7 @@ pub(crate) fn json_build_object(vals: &[Datum], json_values: u64) -> Result<Datu
         }
         push_json_string(&mut out, &format_text(&pair[0]).unwrap_or_default());
         out.push_str(" : ");
-        match (&pair[1], json_values >> i & 1 == 1) {
+        match (&pair[1], i < 64 && json_values >> i & 1 == 1) {
             // A json value is embedded as its text.
             (Datum::Text(json), true) => out.push_str(json),
             (value, _) => push_json_value(&mut out, value),

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use rocklake_types::datum::Datum;
 use rocklake_types::value::json::invalid;
-use rocklake_types::SqlError;
+use rocklake_types::{SqlError, SqlState};
 use serde_json::value::RawValue;
 
 /// `json -> key` (or `->>` with `as_text`).
@@ -26,7 +26,17 @@ pub(crate) fn get(json: &Datum, key: &Datum, as_text: bool) -> Result<Datum, Sql
     }
     Ok(match raw.as_bytes().first() {
         Some(b'"') => {
-            Datum::text(serde_json::from_str::<String>(raw).map_err(|e| invalid(&e.to_string()))?)
+            let string =
+                serde_json::from_str::<String>(raw).map_err(|e| invalid(&e.to_string()))?;
+            // Text cannot hold NUL (PostgreSQL: 22P05).
+            if string.contains('\0') {
+                return Err(SqlError::new(
+                    SqlState::UNTRANSLATABLE_CHARACTER,
+                    "unsupported Unicode escape sequence",
+                )
+                .with_detail("\\u0000 cannot be converted to text."));
+            }
+            Datum::text(string)
         }
         _ if raw == "null" => Datum::Null,
         _ => Datum::text(raw),
@@ -98,6 +108,13 @@ mod tests {
         assert_eq!(get(&text("\"s\""), &text("a"), false).unwrap(), Datum::Null);
         assert_eq!(get(&Datum::Null, &text("a"), false).unwrap(), Datum::Null);
         assert_eq!(get(&doc, &Datum::Null, false).unwrap(), Datum::Null);
+    }
+
+    #[test]
+    fn a_nul_character_cannot_become_text() {
+        let e = get(&text(r#"{"a": "x\u0000"}"#), &text("a"), true).unwrap_err();
+        assert_eq!(e.code, SqlState::UNTRANSLATABLE_CHARACTER);
+        assert!(get(&text(r#"{"a": "x\u0000"}"#), &text("a"), false).is_ok());
     }
 
     #[test]

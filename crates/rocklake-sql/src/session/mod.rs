@@ -15,7 +15,7 @@ use rocklake_types::{Interrupt, SinkError, SqlError, SqlState};
 use sqlparser::ast::{ObjectType, Set, SetExpr, Statement};
 
 use crate::bind::fold;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, RelationIndexes};
 use crate::copy::copy_statement;
 use crate::databases::{self, Databases};
 use crate::ddl;
@@ -96,6 +96,7 @@ struct KnownCatalog {
     version: u64,
     relations: Arc<Vec<RelationDef>>,
     schemas: Arc<Vec<String>>,
+    indexes: Arc<RelationIndexes>,
 }
 
 fn now_micros() -> i64 {
@@ -593,21 +594,25 @@ impl Session {
                 .catalog_version()
                 .await?
                 .map(|version| version + (generation << 40));
-            let (relations, schemas) = match (&self.known_catalog, version) {
-                (Some(known), Some(version)) if known.version == version => {
-                    (known.relations.clone(), known.schemas.clone())
-                }
+            let (relations, schemas, indexes) = match (&self.known_catalog, version) {
+                (Some(known), Some(version)) if known.version == version => (
+                    known.relations.clone(),
+                    known.schemas.clone(),
+                    known.indexes.clone(),
+                ),
                 _ => {
                     let relations = ctx.txn.relations().await?;
                     let schemas = Arc::new(ctx.txn.schemas().await?);
+                    let indexes: Arc<RelationIndexes> = Arc::default();
                     if let Some(version) = version {
                         self.known_catalog = Some(KnownCatalog {
                             version,
                             relations: relations.clone(),
                             schemas: schemas.clone(),
+                            indexes: indexes.clone(),
                         });
                     }
-                    (relations, schemas)
+                    (relations, schemas, indexes)
                 }
             };
             ctx.catalog = Some(Catalog {
@@ -617,8 +622,7 @@ impl Session {
                 databases,
                 settings,
                 setting_changes: Default::default(),
-                oid_index: Default::default(),
-                object_owners: Default::default(),
+                indexes,
             });
             ctx.catalog_version = version;
         }
