@@ -289,7 +289,16 @@ fn datum_for(ty: &PgType) -> BoxedStrategy<Datum> {
                 Datum::Vector(items.into_iter().map(Datum::Oid).collect::<Vec<_>>().into())
             })
             .boxed(),
-        PgType::Json | PgType::AclItem => "[a-z{}:\"]{0,12}".prop_map(Datum::text).boxed(),
+        // json input is checked: valid documents only.
+        PgType::Json => prop_oneof![
+            "[a-z]{0,8}".prop_map(|k| format!("{{\"{k}\": [1, null, \"x\"]}}")),
+            "-?[1-9][0-9]{0,5}".prop_map(String::from),
+            "[a-z ]{0,8}".prop_map(|s| format!("\"{s}\"")),
+            Just("null".to_string()),
+        ]
+        .prop_map(Datum::text)
+        .boxed(),
+        PgType::AclItem => "[a-z{}:\"]{0,12}".prop_map(Datum::text).boxed(),
         // Row values are never COPY input (no column has a row type).
         PgType::Record(_) => Just(Datum::Null).boxed(),
     };
