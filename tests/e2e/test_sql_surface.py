@@ -401,6 +401,11 @@ STEPS = [
     """SELECT 'x'::text -> 'a'""",
     """SELECT '{bad'::json -> 'a'""",
     """SELECT '{bad'::json""",
+    # FETCH FIRST: a LIMIT.
+    "SELECT g FROM generate_series(1, 5) g ORDER BY g OFFSET 1 ROWS FETCH FIRST 2 ROWS ONLY",
+    "SELECT g FROM generate_series(1, 5) g ORDER BY g FETCH FIRST ROW ONLY",
+    "SELECT g FROM generate_series(1, 5) g ORDER BY g DESC FETCH NEXT 0 ROWS ONLY",
+    "SELECT id, name FROM arr ORDER BY id FETCH FIRST 2 ROWS ONLY",
     """SELECT ' [1, {"a" : 2}] '::json, 'null'::json, '1.50'::json""",
 ]
 

@@ -31,9 +31,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use colname::figure_colname;
-use rocklake_types::datum::PgType;
+use rocklake_types::datum::{Datum, PgType};
 use sqlparser::ast::{
-    Distinct, Expr, GroupByExpr, Ident, LimitClause, ObjectName, ObjectNamePart, OrderByKind,
+    Distinct, Expr, Fetch, GroupByExpr, Ident, LimitClause, ObjectName, ObjectNamePart, OrderByKind,
     Query, Select, SelectItem, SetExpr, Value,
 };
 
@@ -384,11 +384,6 @@ impl<'c> Binder<'c> {
     }
 
     fn bind_query_inner(&mut self, q: &Query, may_lock: bool) -> Result<QueryPlan, SqlError> {
-        if q.fetch.is_some() {
-            return Err(SqlError::unsupported(format!(
-                "unsupported query clause in: {q}"
-            )));
-        }
         self.pending_locks = self.lock_clauses(q, may_lock)?;
         let order_exprs = match &q.order_by {
             None => Vec::new(),
@@ -433,6 +428,10 @@ impl<'c> Binder<'c> {
                 return Err(SqlError::unsupported("LIMIT a, b is not supported"))
             }
         };
+        let limit = match &q.fetch {
+            None => limit,
+            Some(fetch) => Some(self.bind_fetch(fetch, limit.is_some())?),
+        };
         Ok(QueryPlan {
             body,
             order,
@@ -440,6 +439,31 @@ impl<'c> Binder<'c> {
             offset,
             columns,
         })
+    }
+
+    /// `FETCH FIRST [n] ROW[S] ONLY`: a LIMIT of `n` (1 without it).
+    fn bind_fetch(&mut self, fetch: &Fetch, has_limit: bool) -> Result<BExpr, SqlError> {
+        if has_limit {
+            return Err(SqlError::new(
+                SqlState::SYNTAX_ERROR,
+                "multiple LIMIT clauses not allowed",
+            ));
+        }
+        if fetch.percent {
+            return Err(SqlError::new(
+                SqlState::SYNTAX_ERROR,
+                "syntax error at or near \"PERCENT\"",
+            ));
+        }
+        if fetch.with_ties {
+            return Err(SqlError::unsupported(
+                "FETCH FIRST ... WITH TIES is not supported",
+            ));
+        }
+        match &fetch.quantity {
+            Some(quantity) => self.bind_const_int(quantity),
+            None => Ok(BExpr::Const(Datum::Int8(1))),
+        }
     }
 
     fn bind_const_int(&mut self, e: &Expr) -> Result<BExpr, SqlError> {
