@@ -33,8 +33,8 @@ use std::sync::Arc;
 pub use colname::figure_colname;
 use rocklake_types::datum::{Datum, PgType};
 use sqlparser::ast::{
-    Distinct, Expr, Fetch, GroupByExpr, Ident, LimitClause, ObjectName, ObjectNamePart, OrderByKind,
-    Query, Select, SelectItem, SetExpr, Value,
+    Distinct, Expr, Fetch, GroupByExpr, Ident, LimitClause, ObjectName, ObjectNamePart,
+    OrderByKind, Query, Select, SelectItem, SetExpr, Value,
 };
 
 use crate::catalog::Catalog;
