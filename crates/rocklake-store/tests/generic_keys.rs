@@ -7,41 +7,10 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
-
 use common::*;
 use rocklake_codec::relations::Relation;
 use rocklake_store::{CatalogStore, StoreError, StoreResult};
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
-
-/// How long a transaction in flight holds its key before it ends.
-const HOLD: Duration = Duration::from_millis(100);
-
-/// Runs `waiting` while the transaction in flight ends (`end`, after
-/// [`HOLD`]), and checks that `waiting` finished only once it had.
-async fn waits_for<T>(
-    waiting: impl std::future::Future<Output = T>,
-    end: impl std::future::Future<Output = ()>,
-) -> T {
-    let ended = AtomicBool::new(false);
-    let (result, ()) = tokio::join!(
-        async {
-            let result = waiting.await;
-            assert!(
-                ended.load(Ordering::SeqCst),
-                "must wait for the transaction in flight"
-            );
-            result
-        },
-        async {
-            tokio::time::sleep(HOLD).await;
-            ended.store(true, Ordering::SeqCst);
-            end.await;
-        }
-    );
-    result
-}
 
 /// Creates `public.users (name text primary key, n integer)`.
 async fn users(store: &CatalogStore) -> Relation {

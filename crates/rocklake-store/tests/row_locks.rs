@@ -9,44 +9,14 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
-use common::query;
+use common::{query, waits_for, HOLD};
 use rocklake_sql::Session;
 use rocklake_store::CatalogStorage;
 use rocklake_types::datum::Datum;
 use rocklake_types::output::QueryOutput;
 use rocklake_types::SqlError;
-
-/// How long a transaction in flight holds its lock before it ends.
-const HOLD: Duration = Duration::from_millis(100);
-
-/// Runs `waiting` while the transaction in flight ends (`end`, after
-/// [`HOLD`]), and checks that `waiting` finished only once it had.
-async fn waits_for<T>(
-    waiting: impl std::future::Future<Output = T>,
-    end: impl std::future::Future<Output = ()>,
-) -> T {
-    let ended = AtomicBool::new(false);
-    let (result, ()) = tokio::join!(
-        async {
-            let result = waiting.await;
-            assert!(
-                ended.load(Ordering::SeqCst),
-                "must wait for the transaction in flight"
-            );
-            result
-        },
-        async {
-            tokio::time::sleep(HOLD).await;
-            ended.store(true, Ordering::SeqCst);
-            end.await;
-        }
-    );
-    result
-}
 
 /// Two sessions over one store with `t (id int primary key, v int)`
 /// holding (1, 10), (2, 20), (3, 30).

@@ -103,3 +103,33 @@ pub async fn query(
         other => panic!("{sql}: no rows but {other:?}"),
     }
 }
+
+/// How long a transaction in flight holds its claims (unique keys, row
+/// locks) before it ends, in [`waits_for`].
+pub const HOLD: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Runs `waiting` while the transaction in flight ends (`end`, after
+/// [`HOLD`]), and checks that `waiting` finished only once it had.
+pub async fn waits_for<T>(
+    waiting: impl std::future::Future<Output = T>,
+    end: impl std::future::Future<Output = ()>,
+) -> T {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let ended = AtomicBool::new(false);
+    let (result, ()) = tokio::join!(
+        async {
+            let result = waiting.await;
+            assert!(
+                ended.load(Ordering::SeqCst),
+                "must wait for the transaction in flight"
+            );
+            result
+        },
+        async {
+            tokio::time::sleep(HOLD).await;
+            ended.store(true, Ordering::SeqCst);
+            end.await;
+        }
+    );
+    result
+}
