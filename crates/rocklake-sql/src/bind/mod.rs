@@ -12,6 +12,7 @@ mod from;
 mod func;
 mod joins;
 mod json;
+mod limits;
 mod locking;
 mod lookups;
 pub use joins::Merged;
@@ -31,10 +32,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use colname::figure_colname;
-use rocklake_types::datum::{Datum, PgType};
+use rocklake_types::datum::PgType;
 use sqlparser::ast::{
-    Distinct, Expr, Fetch, GroupByExpr, Ident, LimitClause, ObjectName, ObjectNamePart,
-    OrderByKind, Query, Select, SelectItem, SetExpr, Value,
+    Distinct, Expr, GroupByExpr, Ident, ObjectName, ObjectNamePart, OrderByKind, Query, Select,
+    SelectItem, SetExpr, Value,
 };
 
 use crate::catalog::Catalog;
@@ -414,24 +415,7 @@ impl<'c> Binder<'c> {
                 (plan, cols, order)
             }
         };
-        let (limit, offset) = match &q.limit_clause {
-            None => (None, None),
-            Some(LimitClause::LimitOffset { limit, offset, .. }) => {
-                let l = limit.as_ref().map(|e| self.bind_const_int(e)).transpose()?;
-                let o = offset
-                    .as_ref()
-                    .map(|o| self.bind_const_int(&o.value))
-                    .transpose()?;
-                (l, o)
-            }
-            Some(LimitClause::OffsetCommaLimit { .. }) => {
-                return Err(SqlError::unsupported("LIMIT a, b is not supported"))
-            }
-        };
-        let limit = match &q.fetch {
-            None => limit,
-            Some(fetch) => Some(self.bind_fetch(fetch, limit.is_some())?),
-        };
+        let (limit, offset) = self.bind_limits(q)?;
         Ok(QueryPlan {
             body,
             order,
@@ -439,36 +423,6 @@ impl<'c> Binder<'c> {
             offset,
             columns,
         })
-    }
-
-    /// `FETCH FIRST [n] ROW[S] ONLY`: a LIMIT of `n` (1 without it).
-    fn bind_fetch(&mut self, fetch: &Fetch, has_limit: bool) -> Result<BExpr, SqlError> {
-        if has_limit {
-            return Err(SqlError::new(
-                SqlState::SYNTAX_ERROR,
-                "multiple LIMIT clauses not allowed",
-            ));
-        }
-        if fetch.percent {
-            return Err(SqlError::new(
-                SqlState::SYNTAX_ERROR,
-                "syntax error at or near \"PERCENT\"",
-            ));
-        }
-        if fetch.with_ties {
-            return Err(SqlError::unsupported(
-                "FETCH FIRST ... WITH TIES is not supported",
-            ));
-        }
-        match &fetch.quantity {
-            Some(quantity) => self.bind_const_int(quantity),
-            None => Ok(BExpr::Const(Datum::Int8(1))),
-        }
-    }
-
-    fn bind_const_int(&mut self, e: &Expr) -> Result<BExpr, SqlError> {
-        let (b, ty) = self.bind_expr(e)?;
-        self.coerce(b, &ty, &PgType::Int8, "LIMIT")
     }
 
     /// Binds a set expression (SELECT without ORDER BY, VALUES, UNION).
