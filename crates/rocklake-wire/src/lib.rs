@@ -27,6 +27,7 @@
 
 pub mod access;
 pub mod backend;
+mod client_sink;
 pub mod connection;
 pub mod frontend;
 pub mod scram;
