@@ -30,10 +30,13 @@ impl VirtualTable {
     /// Whether [`VirtualTable::rows_where`] can pick rows by column `column`
     /// (a position in [`VirtualTable::columns`]) without building the table.
     pub fn is_keyed(self, column: usize) -> bool {
-        let columns = self.columns();
-        let Some(name) = columns.get(column).map(|c| c.name.as_str()) else {
-            return false;
-        };
+        self.columns()
+            .get(column)
+            .is_some_and(|c| self.keyed_by(&c.name))
+    }
+
+    /// Whether the column named `name` is keyed.
+    fn keyed_by(self, name: &str) -> bool {
         KEYED
             .iter()
             .any(|(table, keyed)| *table == self && *keyed == name)
@@ -46,7 +49,9 @@ impl VirtualTable {
     /// name): PostgreSQL would compare them after a cast, so the caller
     /// filters the whole table as the query says.
     pub fn rows_where(self, cat: &Catalog, column: usize, keys: &[Datum]) -> Option<Vec<Row>> {
-        let pg_type = self.columns().get(column)?.pg_type.clone();
+        let columns = self.columns();
+        let def = columns.get(column)?;
+        let pg_type = &def.pg_type;
         let comparable = |key: &Datum| match key {
             Datum::Null => true,
             Datum::Int2(_)
@@ -73,12 +78,12 @@ impl VirtualTable {
                 distinct.push(key);
             }
         }
-        let mut rows = if self.is_keyed(column) {
+        let mut rows = if self.keyed_by(&def.name) {
             // Each relation once: `relname IN ('t', 't_pkey')` names one
             // relation twice (its table and its index).
             let mut owners = BTreeSet::new();
             for key in distinct {
-                self.owners(cat, column, key, &mut owners);
+                self.owners(cat, &def.name, key, &mut owners);
             }
             self.rows_of(cat, &owners, &wanted)
         } else {
@@ -88,10 +93,11 @@ impl VirtualTable {
         Some(rows)
     }
 
-    /// Adds the positions of the relations whose rows may have `key` in
-    /// `column` (perhaps more: the caller keeps the rows that do).
-    fn owners(self, cat: &Catalog, column: usize, key: &Datum, owners: &mut BTreeSet<usize>) {
-        if let (VirtualTable::Class, 1) = (self, column) {
+    /// Adds the positions of the relations whose rows may have `key` in the
+    /// column named `column` (perhaps more: the caller keeps the rows that
+    /// do).
+    fn owners(self, cat: &Catalog, column: &str, key: &Datum, owners: &mut BTreeSet<usize>) {
+        if let (VirtualTable::Class, "relname") = (self, column) {
             let Some(name) = key.as_str() else { return };
             for (i, r) in cat.relations.iter().enumerate() {
                 let index_named = !r.primary_key.is_empty() && r.primary_key_name() == name;
