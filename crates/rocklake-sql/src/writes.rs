@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use rocklake_types::datum::Row;
 
 use crate::storage::{
-    LockStrength, LockWait, RelationChange, RelationDef, RowId, ScanFilter, ScanRows, ScannedRow,
-    StorageResult, StorageTxn,
+    LockStrength, LockWait, RelationChange, RelationDef, RelationList, RowId, ScanFilter, ScanRows,
+    ScannedRow, StorageResult, StorageTxn,
 };
 
 /// How many writes a transaction was asked for (also those that failed:
@@ -48,7 +48,7 @@ impl StorageTxn for CountingTxn {
         self.inner.relation(schema, name).await
     }
 
-    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>> {
+    async fn relations(&mut self) -> StorageResult<RelationList> {
         self.inner.relations().await
     }
 

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rocklake_sql::storage::{
-    ColumnBound, RelationDef, RowId, ScanFilter, ScannedRow, Storage, StorageResult, StorageTxn,
+    ColumnBound, RelationDef, RelationList, RowId, ScanFilter, ScannedRow, Storage, StorageResult,
+    StorageTxn,
 };
 use rocklake_sql::{MemoryStorage, Session};
 use rocklake_types::datum::{Datum, Row};
@@ -37,7 +38,7 @@ impl StorageTxn for RecordingTxn {
     async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>> {
         self.inner.relation(schema, name).await
     }
-    async fn relations(&mut self) -> StorageResult<std::sync::Arc<Vec<RelationDef>>> {
+    async fn relations(&mut self) -> StorageResult<RelationList> {
         self.inner.relations().await
     }
     async fn create_relation(

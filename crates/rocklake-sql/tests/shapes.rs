@@ -393,7 +393,7 @@ async fn every_captured_shape_executes() {
             .await
             .unwrap()
             .iter()
-            .map(|r| (r.name.clone(), r.clone()))
+            .map(|r| (r.name.clone(), RelationDef::clone(r)))
             .collect()
     };
     assert!(relations.len() >= 28 + 20, "{} relations", relations.len());

@@ -9,11 +9,12 @@
 //! against concurrent transactions in [`generic_keys`].
 
 mod generic_keys;
+mod relation_map;
 mod row_locks;
 
+pub use relation_map::RelationMap;
 pub use row_locks::RowLockWait;
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -256,7 +257,7 @@ impl WriteTxn {
             columns,
             primary_key,
         );
-        if let Some(clash) = existing.all().find(|r| r.shares_rows_with(&relation)) {
+        if let Some(clash) = existing.sharing_rows_with(&relation, None) {
             return Err(StoreError::Unsupported(format!(
                 "table \"{name}\" already exists in schema \"{}\"; RockLake stores one DuckLake catalog per server",
                 clash.schema
@@ -325,10 +326,7 @@ impl WriteTxn {
                     name: new.name.clone(),
                 });
             }
-            if let Some(clash) = existing
-                .all()
-                .find(|r| r.relation_id != old.relation_id && r.shares_rows_with(&new))
-            {
+            if let Some(clash) = existing.sharing_rows_with(&new, Some(old.relation_id)) {
                 return Err(StoreError::Unsupported(format!(
                     "table \"{}\" already exists in schema \"{}\"; RockLake stores one DuckLake catalog per server",
                     new.name, clash.schema
@@ -763,9 +761,6 @@ impl WriteTxn {
     }
 }
 
-/// Relations by (schema, name).
-pub type RelationMap = HashMap<(String, String), Arc<Relation>>;
-
 /// A relation to create: where, what it is called, its columns and primary
 /// key (column positions).
 pub struct NewRelation<'a> {
@@ -791,18 +786,19 @@ impl Existing<'_> {
     /// The relation `schema.name`.
     fn get(&self, schema: &str, name: &str) -> Option<&Relation> {
         match self {
-            Existing::Kept(map) => map
-                .get(&(schema.to_string(), name.to_string()))
-                .map(|relation| relation.as_ref()),
+            Existing::Kept(map) => map.get(schema, name).map(|relation| relation.as_ref()),
             Existing::Read(list) => list.iter().find(|r| r.schema == schema && r.name == name),
         }
     }
 
-    /// Every relation.
-    fn all(&self) -> Box<dyn Iterator<Item = &Relation> + '_> {
+    /// A relation other than the one with id `except` whose rows would be
+    /// `relation`'s.
+    fn sharing_rows_with(&self, relation: &Relation, except: Option<u64>) -> Option<&Relation> {
         match self {
-            Existing::Kept(map) => Box::new(map.values().map(|relation| relation.as_ref())),
-            Existing::Read(list) => Box::new(list.iter()),
+            Existing::Kept(map) => map.sharing_rows_with(relation, except),
+            Existing::Read(list) => list
+                .iter()
+                .find(|r| Some(r.relation_id) != except && r.shares_rows_with(relation)),
         }
     }
 }

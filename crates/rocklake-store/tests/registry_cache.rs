@@ -55,3 +55,54 @@ async fn the_registry_a_ddl_commit_publishes_is_the_stored_one() {
     .collect();
     assert_eq!(names, ["t1", "t1_pkey", "t2_renamed", "t5"]);
 }
+
+/// Tables whose rows would share keys are refused through the registry the
+/// server keeps (an inlined data table of the same table and schema version
+/// in another schema, created or renamed into place), and allowed again once
+/// the first is dropped.
+#[tokio::test]
+async fn tables_that_would_share_rows_are_refused_through_the_kept_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = common::open(dir.path()).await;
+    let mut session = Session::new(Arc::new(CatalogStorage::new(store)));
+    let inlined = |schema: &str, name: &str| {
+        format!(
+            "CREATE TABLE {schema}.{name} (row_id bigint, begin_snapshot bigint, \
+             end_snapshot bigint, a int)"
+        )
+    };
+    let refused = |results: Vec<Result<_, rocklake_types::SqlError>>| {
+        let error = results.into_iter().find_map(Result::err).expect("refused");
+        assert!(
+            error.message.contains("one DuckLake catalog per server"),
+            "{error:?}"
+        );
+    };
+    query(
+        &mut session,
+        &format!(
+            "CREATE SCHEMA other; {}; SELECT 1",
+            inlined("public", "ducklake_inlined_data_7_1")
+        ),
+    )
+    .await;
+    refused(
+        session
+            .execute(&inlined("other", "ducklake_inlined_data_7_1"))
+            .await,
+    );
+    query(&mut session, &format!("{}; SELECT 1", inlined("other", "t"))).await;
+    refused(
+        session
+            .execute("ALTER TABLE other.t RENAME TO ducklake_inlined_data_7_1")
+            .await,
+    );
+    query(
+        &mut session,
+        &format!(
+            "DROP TABLE public.ducklake_inlined_data_7_1; {}; SELECT 1",
+            inlined("other", "ducklake_inlined_data_7_1")
+        ),
+    )
+    .await;
+}

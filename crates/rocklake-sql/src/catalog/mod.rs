@@ -3,16 +3,17 @@
 
 mod names;
 pub(crate) mod procs;
+mod relation_indexes;
 mod virtual_tables;
 
 pub use names::RegKind;
+pub use relation_indexes::{OidTarget, RelationIndexes};
 pub(crate) use virtual_tables::attnums::pg_attnum;
 pub(crate) use virtual_tables::roles::role_name;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::storage::RelationDef;
+use crate::storage::{RelationDef, RelationList};
 
 /// OID of the `pg_catalog` namespace.
 pub const PG_CATALOG_OID: u32 = 11;
@@ -56,7 +57,7 @@ fn oid_of_parts(parts: &[&str]) -> u32 {
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     /// All relations (shared with the session's cached lists).
-    pub relations: Arc<Vec<RelationDef>>,
+    pub relations: RelationList,
     /// All schema names.
     pub schemas: Arc<Vec<String>>,
     /// Current database name.
@@ -74,93 +75,7 @@ pub struct Catalog {
     pub indexes: Arc<RelationIndexes>,
 }
 
-/// Indexes of a catalog's relation list.
-#[derive(Debug, Default)]
-pub struct RelationIndexes {
-    /// The relations' objects by oid (lookups by oid run once per catalog
-    /// row: `oid::regclass`, `pg_table_is_visible`).
-    oid_index: std::sync::OnceLock<HashMap<u32, OidTarget>>,
-    /// The relations (by index) owning an object of each oid (table, row
-    /// type, primary key, its index): the virtual tables' rows for one oid
-    /// come from these relations alone.
-    object_owners: std::sync::OnceLock<HashMap<u32, Vec<usize>>>,
-}
-
-/// What an oid of a stored relation's objects names (by relation index).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OidTarget {
-    /// The table.
-    Table(usize),
-    /// Its primary key's index.
-    PrimaryKeyIndex(usize),
-    /// Its primary key constraint.
-    PrimaryKey(usize),
-}
-
 impl Catalog {
-    /// The stored relation's object with this oid.
-    pub fn by_oid(&self, oid: u32) -> Option<(OidTarget, &RelationDef)> {
-        let index = self.indexes.oid_index.get_or_init(|| {
-            let mut index = HashMap::new();
-            for (i, def) in self.relations.iter().enumerate() {
-                index.insert(Self::rel_oid(def), OidTarget::Table(i));
-                if !def.primary_key.is_empty() {
-                    index.insert(Self::pkey_index_oid(def), OidTarget::PrimaryKeyIndex(i));
-                    index.insert(Self::pkey_oid(def), OidTarget::PrimaryKey(i));
-                }
-            }
-            index
-        });
-        let target = *index.get(&oid)?;
-        let (OidTarget::Table(i) | OidTarget::PrimaryKeyIndex(i) | OidTarget::PrimaryKey(i)) =
-            target;
-        Some((target, &self.relations[i]))
-    }
-
-    /// The positions in [`Catalog::relations`] of the relations owning an
-    /// object with this oid (more than one only when stable oids collide).
-    pub fn owners_of(&self, oid: u32) -> &[usize] {
-        let owners = self.indexes.object_owners.get_or_init(|| {
-            let mut owners: HashMap<u32, Vec<usize>> = HashMap::new();
-            for (i, def) in self.relations.iter().enumerate() {
-                let mut oids = vec![Self::rel_oid(def), Self::rowtype_oid(def)];
-                if !def.primary_key.is_empty() {
-                    oids.extend([Self::pkey_oid(def), Self::pkey_index_oid(def)]);
-                }
-                for oid in oids {
-                    let entry = owners.entry(oid).or_default();
-                    if entry.last() != Some(&i) {
-                        entry.push(i);
-                    }
-                }
-            }
-            owners
-        });
-        owners.get(&oid).map_or(&[], Vec::as_slice)
-    }
-
-    /// The relation `schema.name`.
-    pub fn find(&self, schema: &str, name: &str) -> Option<&RelationDef> {
-        self.relations
-            .iter()
-            .find(|r| r.schema == schema && r.name == name)
-    }
-
-    /// A relation named without a schema: PostgreSQL's search path puts the
-    /// session's temporary schema first, then `public`.
-    pub fn find_in_path(&self, name: &str) -> Option<&RelationDef> {
-        self.find(crate::storage::temp::TEMP_SCHEMA, name)
-            .or_else(|| self.find("public", name))
-    }
-
-    /// `schema.name`, or `name` on the search path when no schema is given.
-    pub fn find_opt(&self, schema: Option<&str>, name: &str) -> Option<&RelationDef> {
-        match schema {
-            Some(s) => self.find(s, name),
-            None => self.find_in_path(name),
-        }
-    }
-
     /// OID of a namespace.
     pub fn schema_oid(name: &str) -> u32 {
         match name {
@@ -325,7 +240,7 @@ impl Catalog {
             None => vec![crate::storage::temp::TEMP_SCHEMA, "public"],
         };
         for s in schemas {
-            if let Some(def) = self.relations.iter().find(|r| {
+            if let Some(def) = self.named(name).map(|i| &self.relations[i]).find(|r| {
                 r.schema == s && !r.primary_key.is_empty() && r.primary_key_name() == name
             }) {
                 return Some(Self::pkey_index_oid(def));

@@ -29,7 +29,7 @@ use crate::query::{self, Destination, Failure};
 use crate::savepoints::Savepoints;
 use crate::settings::{self, SessionSettings};
 use crate::storage::temp::TempOverlay;
-use crate::storage::{RelationDef, Storage, StorageTxn};
+use crate::storage::{RelationList, Storage, StorageTxn};
 use crate::transaction::{self, TxnMode};
 use crate::writes::{CountingTxn, WriteCount};
 
@@ -94,7 +94,7 @@ pub struct Session {
 /// Relation and schema lists kept across transactions.
 struct KnownCatalog {
     version: u64,
-    relations: Arc<Vec<RelationDef>>,
+    relations: RelationList,
     schemas: Arc<Vec<String>>,
     indexes: Arc<RelationIndexes>,
 }
@@ -603,7 +603,15 @@ impl Session {
                 _ => {
                     let relations = ctx.txn.relations().await?;
                     let schemas = Arc::new(ctx.txn.schemas().await?);
-                    let indexes: Arc<RelationIndexes> = Arc::default();
+                    // A newer version usually adds relations to the last
+                    // one's list: its indexes are extended, not rebuilt.
+                    let indexes = Arc::new(match (&self.known_catalog, version) {
+                        (Some(known), Some(_)) => RelationIndexes::following(
+                            known.relations.clone(),
+                            known.indexes.clone(),
+                        ),
+                        _ => RelationIndexes::default(),
+                    });
                     if let Some(version) = version {
                         self.known_catalog = Some(KnownCatalog {
                             version,

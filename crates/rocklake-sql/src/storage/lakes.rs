@@ -26,8 +26,8 @@ use rocklake_types::rows::{RowId, ScannedRow};
 use rocklake_types::{SqlError, SqlState};
 
 use crate::storage::{
-    LockStrength, LockWait, Maintenance, RelationChange, RelationDef, ScanFilter, ScanRows,
-    Storage, StorageResult, StorageTxn,
+    LockStrength, LockWait, Maintenance, RelationChange, RelationDef, RelationList, ScanFilter,
+    ScanRows, Storage, StorageResult, StorageTxn,
 };
 
 /// The schema every database has in its home storage.
@@ -286,7 +286,7 @@ impl StorageTxn for LakeTxn {
         self.route(schema).await?.relation(schema, name).await
     }
 
-    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>> {
+    async fn relations(&mut self) -> StorageResult<RelationList> {
         let home = self.home.relations().await?;
         if self.live_lakes().is_empty() {
             return Ok(home);

@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use rocklake_types::datum::Row;
 
-use crate::storage::{RelationDef, ScanFilter, ScanRows, Storage, StorageResult, StorageTxn};
+use crate::storage::{
+    RelationDef, RelationList, ScanFilter, ScanRows, Storage, StorageResult, StorageTxn,
+};
 use rocklake_types::rows::{RowId, ScannedRow};
 use rocklake_types::value::text::format_text;
 use rocklake_types::{SqlError, SqlState};
@@ -224,12 +226,12 @@ impl StorageTxn for MemoryTxn {
             .map(|r| r.def.clone()))
     }
 
-    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>> {
+    async fn relations(&mut self) -> StorageResult<RelationList> {
         Ok(Arc::new(
             self.state
                 .relations
                 .values()
-                .map(|r| r.def.clone())
+                .map(|r| Arc::new(r.def.clone()))
                 .collect(),
         ))
     }

@@ -173,6 +173,11 @@ pub enum ScanRows {
     Shared(Arc<dyn SharedRows>),
 }
 
+/// A catalog's relations in a stable order, shared: the list and each
+/// definition in it are pointers that transactions, sessions and catalog
+/// versions share.
+pub type RelationList = Arc<Vec<Arc<RelationDef>>>;
+
 /// One transaction's view of storage: a consistent snapshot for reads plus the
 /// transaction's own uncommitted writes. Dropping it without [`StorageTxn::commit`]
 /// discards every write.
@@ -183,7 +188,7 @@ pub trait StorageTxn: Send {
 
     /// All relations, in a stable order (shared: storage may hand every
     /// transaction at one catalog version the same list).
-    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>>;
+    async fn relations(&mut self) -> StorageResult<RelationList>;
 
     /// A version of the relation and schema lists this transaction sees:
     /// while it stays the same, [`StorageTxn::relations`] and

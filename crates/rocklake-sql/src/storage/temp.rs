@@ -19,8 +19,8 @@ use rocklake_types::datum::Row;
 
 use crate::storage::memory::MemoryStorage;
 use crate::storage::{
-    LockStrength, LockWait, RelationChange, RelationDef, ScanFilter, ScanRows, Storage,
-    StorageResult, StorageTxn,
+    LockStrength, LockWait, RelationChange, RelationDef, RelationList, ScanFilter, ScanRows,
+    Storage, StorageResult, StorageTxn,
 };
 use rocklake_types::rows::{RowId, ScannedRow};
 
@@ -66,7 +66,7 @@ impl StorageTxn for TempOverlay {
         self.route(schema).await?.relation(schema, name).await
     }
 
-    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>> {
+    async fn relations(&mut self) -> StorageResult<RelationList> {
         let stored = self.inner.relations().await?;
         let Some(temp) = self.temp.as_mut() else {
             return Ok(stored);

@@ -9,6 +9,7 @@
 #![allow(clippy::result_large_err)]
 
 mod errors;
+mod registry;
 mod row_keys;
 mod txn;
 
@@ -23,7 +24,8 @@ use crate::replica::CatalogReplica;
 use crate::retention::RetainSpec;
 use crate::store::CatalogStore;
 pub use errors::to_sql;
-use txn::{Access, RegistryCache, StoreTxn};
+use registry::RegistryCache;
+use txn::{Access, StoreTxn};
 
 /// Where a [`CatalogStorage`] reads and writes.
 enum Source {

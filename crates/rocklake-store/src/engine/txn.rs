@@ -4,21 +4,22 @@
 //! using the columns the filter pins; updates and deletes find their rows by
 //! the keys remembered when they were read.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tables::SnapshotColumns;
 use rocklake_codec::tags::Tag;
 use rocklake_sql::storage::{
-    ColumnBound, LockStrength, LockWait, RelationChange, RelationDef, RowId, ScanFilter, ScanRows,
-    ScannedRow, SharedRows, StorageResult, StorageTxn,
+    ColumnBound, LockStrength, LockWait, RelationChange, RelationDef, RelationList, RowId,
+    ScanFilter, ScanRows, ScannedRow, SharedRows, StorageResult, StorageTxn,
 };
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::{SqlError, SqlState};
 use slatedb::IterationOrder;
 
 use super::errors::to_sql;
+use super::registry::{definition, Registry, RegistryCache, SharedDefinitions};
 use super::row_keys::RowKeys;
 use crate::error::StoreError;
 use crate::location::StoreLocation;
@@ -26,58 +27,6 @@ use crate::reader::KeyedRow;
 use crate::txn::{NewRelation, ReadTxn, RelationMap, RowLockWait, WriteTxn};
 use crate::view::CatalogView;
 
-impl RegistryCache {
-    /// Keeps `relations` as the registry at `version`, unless it keeps that
-    /// version or a newer one; the list of the relations at `version` to
-    /// share (unshared for an older version).
-    fn publish(&self, version: u64, relations: Arc<RelationMap>) -> Arc<Definitions> {
-        let mut latest = self.latest();
-        match &*latest {
-            // One version, one registry: its list is shared.
-            Some(kept) if kept.version == version => kept.definitions.clone(),
-            Some(kept) if kept.version > version => Arc::default(),
-            _ => {
-                let definitions: Arc<Definitions> = Arc::default();
-                *latest = Some(KeptRegistry {
-                    version,
-                    relations,
-                    definitions: definitions.clone(),
-                });
-                definitions
-            }
-        }
-    }
-
-    /// The kept registry, locked; dropped (loaded again) after a panic while
-    /// it was locked.
-    fn latest(&self) -> std::sync::MutexGuard<'_, Option<KeptRegistry>> {
-        self.latest.lock().unwrap_or_else(|poisoned| {
-            let mut latest = poisoned.into_inner();
-            *latest = None;
-            self.latest.clear_poison();
-            latest
-        })
-    }
-}
-
-/// The relation registry as last loaded, with the registry version it was
-/// loaded at. Transactions that see the same version share it instead of
-/// scanning and decoding the registry again.
-#[derive(Default)]
-pub(super) struct RegistryCache {
-    latest: Mutex<Option<KeptRegistry>>,
-}
-
-/// The engine's list of the registry's relations, built once per version
-/// for every transaction that reads it (sessions' catalogs share it).
-type Definitions = std::sync::OnceLock<Arc<Vec<RelationDef>>>;
-
-/// The registry at one version.
-struct KeptRegistry {
-    version: u64,
-    relations: Arc<RelationMap>,
-    definitions: Arc<Definitions>,
-}
 /// The rows of one scan as the store read them (perhaps from the scan
 /// cache), handed to the engine without copying.
 struct SharedScan(Arc<Vec<KeyedRow>>);
@@ -113,15 +62,15 @@ pub(super) struct StoreTxn {
     /// Where the catalog lives (for its stored size).
     location: StoreLocation,
     access: Access,
-    registry: Arc<RegistryCache>,
-    /// Relations by (schema, name) as this transaction sees them: shared with
-    /// the cache until this transaction creates or drops one.
-    relations: Option<Arc<RelationMap>>,
-    /// The registry version `relations` was loaded at.
+    registry_cache: Arc<RegistryCache>,
+    /// The relations as this transaction sees them (sharing every entry it
+    /// did not change with the registry it loaded).
+    registry: Option<Registry>,
+    /// The registry version `registry` was loaded at.
     registry_version: u64,
-    /// The engine's list of `relations` while this transaction has not
-    /// changed them, shared with the other transactions at that version.
-    definitions: Option<Arc<Definitions>>,
+    /// The engine's list of `registry` while this transaction has not
+    /// changed it, shared with the other transactions at that version.
+    definitions: Option<Arc<SharedDefinitions>>,
     /// Whether this transaction created or dropped a relation or schema.
     registry_changed: bool,
     /// Keys of the rows this transaction has read or written, so updates and
@@ -135,14 +84,6 @@ fn snapshot_id_below(row: &[Datum], floor: u64) -> bool {
     row.get(SnapshotColumns::get().snapshot_id)
         .and_then(Datum::as_i64)
         .is_some_and(|id| id >= 0 && (id as u64) < floor)
-}
-fn definition(relation: &Relation) -> RelationDef {
-    RelationDef {
-        schema: relation.schema.clone(),
-        name: relation.name.clone(),
-        columns: relation.columns.clone(),
-        primary_key: relation.primary_key.clone(),
-    }
 }
 fn as_key_field(datum: &Datum) -> Option<u64> {
     datum.as_i64().and_then(|v| u64::try_from(v).ok())
@@ -190,14 +131,14 @@ fn extreme_order(
 impl StoreTxn {
     pub(super) fn new(
         access: Access,
-        registry: Arc<RegistryCache>,
+        registry_cache: Arc<RegistryCache>,
         location: StoreLocation,
     ) -> StoreTxn {
         StoreTxn {
             location,
             access,
-            registry,
-            relations: None,
+            registry_cache,
+            registry: None,
             registry_version: 0,
             definitions: None,
             registry_changed: false,
@@ -216,61 +157,52 @@ impl StoreTxn {
     /// The write transaction with the relations it sees (loaded before).
     fn writer_and_relations(&mut self) -> StorageResult<(&mut WriteTxn, Option<&RelationMap>)> {
         match &mut self.access {
-            Access::Write(txn) => Ok((txn, self.relations.as_deref())),
+            Access::Write(txn) => Ok((txn, self.registry.as_ref().map(Registry::by_name))),
             Access::Read(_) => Err(to_sql(StoreError::ReadOnly)),
         }
     }
 
-    async fn relation_map(&mut self) -> StorageResult<&RelationMap> {
-        if self.relations.is_none() {
-            let (version, map, definitions) = self.load_relations().await?;
+    async fn registry(&mut self) -> StorageResult<&Registry> {
+        if self.registry.is_none() {
+            let (version, registry, definitions) = self.load_registry().await?;
             self.registry_version = version;
-            self.relations = Some(map);
+            self.registry = Some(registry);
             self.definitions = Some(definitions);
         }
-        Ok(self.relations.as_deref().expect("loaded above"))
+        Ok(self.registry.as_ref().expect("loaded above"))
     }
 
-    /// The relation map for a change by this transaction (copied from the
-    /// shared one on first change).
-    async fn relation_map_mut(&mut self) -> StorageResult<&mut RelationMap> {
-        self.relation_map().await?;
+    /// The registry for a change by this transaction (its list no longer
+    /// the shared one).
+    async fn registry_mut(&mut self) -> StorageResult<&mut Registry> {
+        self.registry().await?;
         self.registry_changed = true;
         self.definitions = None;
-        Ok(Arc::make_mut(
-            self.relations.as_mut().expect("loaded above"),
-        ))
+        Ok(self.registry.as_mut().expect("loaded above"))
     }
 
     /// The registry at this transaction's snapshot: from the cache when its
     /// version matches, otherwise scanned (and cached if newer).
-    async fn load_relations(&self) -> StorageResult<(u64, Arc<RelationMap>, Arc<Definitions>)> {
+    async fn load_registry(&self) -> StorageResult<(u64, Registry, Arc<SharedDefinitions>)> {
         let version = self
             .access
             .view()
             .registry_version()
             .await
             .map_err(to_sql)?;
-        if let Some(kept) = &*self.registry.latest() {
-            if kept.version == version {
-                return Ok((version, kept.relations.clone(), kept.definitions.clone()));
-            }
+        if let Some((registry, definitions)) = self.registry_cache.at(version) {
+            return Ok((version, registry, definitions));
         }
         let list = self.access.view().relations().await.map_err(to_sql)?;
-        let map: Arc<RelationMap> = Arc::new(
-            list.into_iter()
-                .map(|r| ((r.schema.clone(), r.name.clone()), Arc::new(r)))
-                .collect(),
-        );
-        let definitions = self.registry.publish(version, map.clone());
-        Ok((version, map, definitions))
+        let registry = Registry::of(list);
+        let definitions = self.registry_cache.publish(version, registry.clone());
+        Ok((version, registry, definitions))
     }
 
     async fn resolve(&mut self, def: &RelationDef) -> StorageResult<Arc<Relation>> {
-        let key = (def.schema.clone(), def.name.clone());
-        self.relation_map()
+        self.registry()
             .await?
-            .get(&key)
+            .get(&def.schema, &def.name)
             .cloned()
             .ok_or_else(|| {
                 SqlError::new(
@@ -331,30 +263,24 @@ impl StoreTxn {
 #[async_trait]
 impl StorageTxn for StoreTxn {
     async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>> {
-        let key = (schema.to_string(), name.to_string());
         Ok(self
-            .relation_map()
+            .registry()
             .await?
-            .get(&key)
+            .get(schema, name)
             .map(|relation| definition(relation)))
     }
 
-    async fn relations(&mut self) -> StorageResult<Arc<Vec<RelationDef>>> {
-        self.relation_map().await?;
-        let map = self.relations.as_deref().expect("loaded above");
-        let build = || {
-            let mut list: Vec<&Relation> = map.values().map(|relation| relation.as_ref()).collect();
-            list.sort_by_key(|r| r.relation_id);
-            Arc::new(list.into_iter().map(definition).collect::<Vec<_>>())
-        };
+    async fn relations(&mut self) -> StorageResult<RelationList> {
+        self.registry().await?;
+        let registry = self.registry.as_ref().expect("loaded above");
         Ok(match &self.definitions {
-            Some(shared) => shared.get_or_init(build).clone(),
-            None => build(),
+            Some(shared) => shared.get_or_init(|| registry.definitions()).clone(),
+            None => registry.definitions(),
         })
     }
 
     async fn catalog_version(&mut self) -> StorageResult<Option<u64>> {
-        self.relation_map().await?;
+        self.registry().await?;
         Ok((!self.registry_changed).then_some(self.registry_version))
     }
 
@@ -363,7 +289,7 @@ impl StorageTxn for StoreTxn {
         def: RelationDef,
         if_not_exists: bool,
     ) -> StorageResult<bool> {
-        self.relation_map().await?;
+        self.registry().await?;
         let new = NewRelation {
             schema: &def.schema,
             name: &def.name,
@@ -377,10 +303,7 @@ impl StorageTxn for StoreTxn {
             .map_err(to_sql)?;
         match created {
             Some(relation) => {
-                self.relation_map_mut().await?.insert(
-                    (relation.schema.clone(), relation.name.clone()),
-                    Arc::new(relation),
-                );
+                self.registry_mut().await?.insert(relation);
                 Ok(true)
             }
             None => Ok(false),
@@ -393,15 +316,14 @@ impl StorageTxn for StoreTxn {
         name: &str,
         if_exists: bool,
     ) -> StorageResult<bool> {
-        self.relation_map().await?;
+        self.registry().await?;
         let (writer, kept) = self.writer_and_relations()?;
         let dropped = writer
             .drop_relation_among(kept, schema, name, if_exists)
             .await
             .map_err(to_sql)?;
         if dropped {
-            let key = (schema.to_string(), name.to_string());
-            if let Some(relation) = self.relation_map_mut().await?.remove(&key) {
+            if let Some(relation) = self.registry_mut().await?.remove(schema, name) {
                 self.row_keys.forget_relation(relation.relation_id);
             }
         }
@@ -415,7 +337,7 @@ impl StorageTxn for StoreTxn {
         change: RelationChange,
     ) -> StorageResult<RelationDef> {
         let moves_rows = matches!(change, RelationChange::Rename(_));
-        self.relation_map().await?;
+        self.registry().await?;
         let (writer, kept) = self.writer_and_relations()?;
         let altered = writer
             .alter_relation_among(kept, schema, name, |relation| {
@@ -447,16 +369,15 @@ impl StorageTxn for StoreTxn {
             })
             .await
             .map_err(to_sql)?;
-        let map = self.relation_map_mut().await?;
-        map.remove(&(schema.to_string(), name.to_string()));
-        map.insert(
-            (altered.schema.clone(), altered.name.clone()),
-            Arc::new(altered.clone()),
-        );
+        let changed = definition(&altered);
+        let relation_id = altered.relation_id;
+        let registry = self.registry_mut().await?;
+        registry.remove(schema, name);
+        registry.insert(altered);
         if moves_rows {
-            self.row_keys.forget_relation(altered.relation_id);
+            self.row_keys.forget_relation(relation_id);
         }
-        Ok(definition(&altered))
+        Ok(changed)
     }
 
     async fn database_bytes(&mut self) -> StorageResult<Option<u64>> {
@@ -466,7 +387,8 @@ impl StorageTxn for StoreTxn {
     /// The bytes of each relation's keys and values, read in this
     /// transaction's snapshot.
     async fn relation_bytes(&mut self) -> StorageResult<Vec<(String, String, u64)>> {
-        let relations: Vec<Arc<Relation>> = self.relation_map().await?.values().cloned().collect();
+        let relations: Vec<Arc<Relation>> =
+            self.registry().await?.by_name().values().cloned().collect();
         let mut out = Vec::with_capacity(relations.len());
         for relation in relations {
             let bytes = self
@@ -632,9 +554,9 @@ impl StorageTxn for StoreTxn {
         // registry at the version it committed (a concurrent registry change
         // would have made it conflict).
         if let (Some(version), true, Some(relations)) =
-            (version, this.registry_changed, this.relations)
+            (version, this.registry_changed, this.registry)
         {
-            this.registry.publish(version, relations);
+            this.registry_cache.publish(version, relations);
         }
         Ok(())
     }

@@ -99,12 +99,7 @@ impl VirtualTable {
     fn owners(self, cat: &Catalog, column: &str, key: &Datum, owners: &mut BTreeSet<usize>) {
         if let (VirtualTable::Class, "relname") = (self, column) {
             let Some(name) = key.as_str() else { return };
-            for (i, r) in cat.relations.iter().enumerate() {
-                let index_named = !r.primary_key.is_empty() && r.primary_key_name() == name;
-                if r.name == name || index_named {
-                    owners.insert(i);
-                }
-            }
+            owners.extend(cat.named(name));
             return;
         }
         if let Some(oid) = key.as_i64().and_then(|v| u32::try_from(v).ok()) {
@@ -135,7 +130,7 @@ impl VirtualTable {
                 rows.extend(relations.map(|r| pg_catalog::row_type_row(cat, r)));
             }
             VirtualTable::Constraint => {
-                rows.extend(relations.filter_map(pg_catalog::constraint_row_of))
+                rows.extend(relations.filter_map(|r| pg_catalog::constraint_row_of(r)))
             }
             _ => rows = self.rows(cat),
         }
@@ -168,10 +163,10 @@ mod tests {
     fn catalog() -> Catalog {
         Catalog {
             relations: Arc::new(vec![
-                relation("public", "a", true),
-                relation("public", "b", false),
-                relation("lake", "a", false),
-                relation("public", "a_pkey", true),
+                relation("public", "a", true).into(),
+                relation("public", "b", false).into(),
+                relation("lake", "a", false).into(),
+                relation("public", "a_pkey", true).into(),
             ]),
             schemas: Arc::new(vec!["public".into(), "lake".into()]),
             ..Catalog::default()

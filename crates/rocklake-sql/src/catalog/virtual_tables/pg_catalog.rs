@@ -422,7 +422,10 @@ pub(super) fn pg_constraint_columns() -> Vec<ColumnDef> {
 }
 
 pub(super) fn pg_constraint_rows(cat: &Catalog) -> Vec<Row> {
-    cat.relations.iter().filter_map(constraint_row_of).collect()
+    cat.relations
+        .iter()
+        .filter_map(|r| constraint_row_of(r))
+        .collect()
 }
 
 /// The `pg_constraint` row of a stored relation's primary key, if it has one.
