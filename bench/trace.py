@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/trace.py [--ops insert1,insert1000,files,snapshots,attach]
                                     [--files 2000] [--snapshots 2000] [--reps 20]
+                                    [--tables 0]
 
 Runs a few DuckDB operations against RockLake and PostgreSQL (started as in
 bench/run.py) through a small PostgreSQL-protocol proxy that records, for every
@@ -10,7 +11,11 @@ request DuckDB's postgres_scanner sends (a simple Query, or Parse..Sync), the
 time until the server's ReadyForQuery. Statements are grouped by their text with
 numbers and string literals replaced by `?`, and the report shows, per operation
 and backend, the client-side time, the summed server time, the number of
-round trips and the statements that cost the most. Server time includes the
+round trips and the statements that cost the most. With --tables N, DuckDB
+first creates N more tables (100 per commit), so the operations run on a
+large catalog, and the `catalog` operation traces what bench/catalog_size.py
+times: a fresh DuckDB's ATTACH, SHOW ALL TABLES, the first query of a table,
+information_schema.tables and a CREATE TABLE commit. Server time includes the
 loopback round trip and, for COPY FROM STDIN, the client sending the rows.
 """
 
@@ -181,6 +186,7 @@ def main():
     ap.add_argument("--snapshots", type=int, default=2000)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--top", type=int, default=6)
+    ap.add_argument("--tables", type=int, default=0)
     ap.add_argument("--backends", default="rocklake,postgres")
     args = ap.parse_args()
     ops = args.ops.split(",")
@@ -206,6 +212,11 @@ def main():
             con.execute("CREATE TABLE l.h (id BIGINT, v VARCHAR)")
             con.execute("CREATE TABLE l.p (id BIGINT, a INTEGER, b VARCHAR, c DOUBLE)")
             con.execute("CREATE TABLE l.f (id BIGINT, v DOUBLE)")
+            for first in range(0, args.tables, 100):
+                con.execute("BEGIN")
+                for i in range(first, min(first + 100, args.tables)):
+                    con.execute(f"CREATE TABLE l.t{i} (id BIGINT, name VARCHAR, v DOUBLE, d DATE)")
+                con.execute("COMMIT")
 
             def op(label, fn, reps=args.reps):
                 proxy.take()
@@ -251,6 +262,23 @@ def main():
                     c2.execute("SELECT count(*) FROM l.h").fetchall()
                     c2.close()
                 op("ATTACH + first query", attach, reps=max(5, args.reps // 2))
+            if "catalog" in ops:
+                fresh = {}
+
+                def step(label, fn):
+                    op(label, lambda r: fn(fresh[r]), reps=5)
+
+                def connect(r):
+                    fresh[r] = duck.connect(b.extensions)
+                    fresh[r].execute(tc.attach_sql("l"))
+                op("fresh ATTACH", connect, reps=5)
+                step("SHOW ALL TABLES", lambda c: c.execute("SHOW ALL TABLES").fetchall())
+                step("first query of a table", lambda c: c.execute("SELECT count(*) FROM l.h").fetchall())
+                step("information_schema.tables",
+                     lambda c: c.execute("SELECT count(*) FROM information_schema.tables").fetchall())
+                step("CREATE TABLE commit", lambda c: c.execute(f"CREATE TABLE l.x_{id(c)} (id BIGINT)"))
+                for c in fresh.values():
+                    c.close()
             cat.close()
     finally:
         for b in backends:

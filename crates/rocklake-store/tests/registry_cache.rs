@@ -91,7 +91,11 @@ async fn tables_that_would_share_rows_are_refused_through_the_kept_registry() {
             .execute(&inlined("other", "ducklake_inlined_data_7_1"))
             .await,
     );
-    query(&mut session, &format!("{}; SELECT 1", inlined("other", "t"))).await;
+    query(
+        &mut session,
+        &format!("{}; SELECT 1", inlined("other", "t")),
+    )
+    .await;
     refused(
         session
             .execute("ALTER TABLE other.t RENAME TO ducklake_inlined_data_7_1")
