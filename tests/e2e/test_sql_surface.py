@@ -308,6 +308,20 @@ STEPS = [
     "SELECT * FROM ja NATURAL FULL JOIN jb ORDER BY 1, 2, 3",
     "SELECT * FROM ja JOIN jb USING (id) ORDER BY 1, 2, 3",
     "SELECT * FROM ja LEFT JOIN jb USING (id) ORDER BY 1, 2, 3",
+    # Join conditions checked on the two rows before they are combined:
+    # the left row's last candidate failing or matching, conditions on
+    # both sides and on an enclosing query, a subquery in ON.
+    "SELECT v, w FROM ja LEFT JOIN jb ON ja.id = jb.id AND w < 'b5b' ORDER BY v, w",
+    "SELECT v, w FROM ja LEFT JOIN jb ON ja.id = jb.id AND w > 'b5' ORDER BY v, w",
+    "SELECT v, w FROM ja RIGHT JOIN jb ON ja.id = jb.id AND length(v) + length(w) = 4 "
+    "ORDER BY w, v",
+    "SELECT v, w, u FROM ja JOIN jb ON ja.id <= jb.id JOIN jc ON jc.id > jb.id - ja.id "
+    "ORDER BY v, w, u",
+    "SELECT v, (SELECT count(*) FROM jb JOIN jc ON jc.id = jb.id + ja.id) FROM ja ORDER BY v",
+    "SELECT v, w FROM ja JOIN jb ON jb.id = (SELECT max(jc.id) FROM jc WHERE jc.id < ja.id + jb.id) "
+    "ORDER BY v, w",
+    "SELECT v, w FROM ja LEFT JOIN jb ON EXISTS (SELECT 1 FROM jc WHERE jc.id = ja.id + jb.id) "
+    "ORDER BY v, w",
     "SELECT id, v, w, u FROM ja FULL JOIN jb USING (id) FULL JOIN jc USING (id) "
     "ORDER BY id, v, w",
     "SELECT id, count(*) FROM ja FULL JOIN jb USING (id) GROUP BY id ORDER BY id",

@@ -267,6 +267,7 @@ impl<'a> Aggregate<'a> {
             let scope = Scope {
                 outer: &self.outer,
                 row: &row,
+                tail: &[],
             };
             let mut key = Vec::with_capacity(self.plan.group.len());
             for g in &self.plan.group {

@@ -176,13 +176,22 @@ impl<'a> RowStream<'a> for Join<'a> {
                 let index = candidates[*position];
                 let right = &self.right[index];
                 *position += 1;
-                if let Some(row) = joined(left, right, self.on, &self.outer, self.ctx)? {
-                    *matched = true;
-                    if let Some(flag) = self.matched.get_mut(index) {
-                        *flag = true;
-                    }
-                    return Ok(Some(Cow::Owned(row)));
+                if !satisfies(left, right, self.on, &self.outer, self.ctx)? {
+                    continue;
                 }
+                *matched = true;
+                if let Some(flag) = self.matched.get_mut(index) {
+                    *flag = true;
+                }
+                // The left row's last candidate matched: nothing needs the
+                // left row after this one, so it moves into it.
+                let row = if *position == candidates.len() {
+                    let (left, ..) = self.current.take().expect("set above");
+                    combined(left, right)
+                } else {
+                    combined(Cow::Borrowed(left), right)
+                };
+                return Ok(Some(Cow::Owned(row)));
             }
             let (left, _, _, matched) = self.current.take().expect("set above");
             if !matched && matches!(self.kind, JoinKind::Left | JoinKind::Full) {
@@ -192,29 +201,52 @@ impl<'a> RowStream<'a> for Join<'a> {
     }
 }
 
-/// `left` and `right` as one row when they satisfy the join condition `on`.
-pub(crate) fn joined(
+/// Whether `left` and `right` satisfy the join condition `on`, checked
+/// without copying them into one row (unless the condition holds a
+/// subquery, which reads the row whole).
+pub(crate) fn satisfies(
     left: &[Datum],
     right: &[Datum],
     on: Option<&BExpr>,
     outer: &[&[Datum]],
     ctx: &ExecCtx<'_>,
-) -> Result<Option<Vec<Datum>>, SqlError> {
+) -> Result<bool, SqlError> {
     ctx.tick()?;
-    let mut combined = Vec::with_capacity(left.len() + right.len());
-    combined.extend_from_slice(left);
-    combined.extend_from_slice(right);
-    let keep = match on {
-        Some(condition) => {
-            let scope = Scope {
-                outer,
-                row: &combined,
-            };
-            eval_pred(condition, ctx, scope)? == Some(true)
-        }
-        None => true,
+    let Some(condition) = on else {
+        return Ok(true);
     };
-    Ok(keep.then_some(combined))
+    if condition.has_subquery() {
+        let combined = combined(Cow::Borrowed(left), right);
+        let scope = Scope {
+            outer,
+            row: &combined,
+            tail: &[],
+        };
+        return Ok(eval_pred(condition, ctx, scope)? == Some(true));
+    }
+    let scope = Scope {
+        outer,
+        row: left,
+        tail: right,
+    };
+    Ok(eval_pred(condition, ctx, scope)? == Some(true))
+}
+
+/// `left` and `right` as one row (`left` moved when it is owned).
+pub(crate) fn combined(left: RowCow<'_>, right: &[Datum]) -> Vec<Datum> {
+    let mut combined = match left {
+        Cow::Owned(mut row) => {
+            row.reserve(right.len());
+            row
+        }
+        Cow::Borrowed(row) => {
+            let mut combined = Vec::with_capacity(row.len() + right.len());
+            combined.extend_from_slice(row);
+            combined
+        }
+    };
+    combined.extend_from_slice(right);
+    combined
 }
 
 /// A left row no right row matched, with NULLs for the right columns.

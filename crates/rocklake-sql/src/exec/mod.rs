@@ -199,17 +199,32 @@ pub struct Scope<'s> {
     pub outer: &'s [&'s [Datum]],
     /// The current row.
     pub row: &'s [Datum],
+    /// Columns of the current row after `row`'s: a join's right row while
+    /// its condition is checked, before the two are copied into one row
+    /// (empty otherwise; never set for a condition holding a subquery,
+    /// which reads the row whole).
+    pub tail: &'s [Datum],
 }
 
 impl<'s> Scope<'s> {
     /// The current row alone, at the top level.
     pub fn top(row: &'s [Datum]) -> Self {
-        Scope { outer: &[], row }
+        Scope {
+            outer: &[],
+            row,
+            tail: &[],
+        }
     }
 
     /// The value of column `idx` of the row `up` levels out.
     pub fn column(&self, up: usize, idx: usize) -> Result<&'s Datum, SqlError> {
         let row = if up == 0 {
+            if idx >= self.row.len() && !self.tail.is_empty() {
+                return self
+                    .tail
+                    .get(idx - self.row.len())
+                    .ok_or_else(|| SqlError::internal("bad column index"));
+            }
             self.row
         } else {
             self.outer
@@ -223,6 +238,7 @@ impl<'s> Scope<'s> {
     /// The enclosing rows of a query nested in this scope (a subquery, or a
     /// derived table whose level's row is empty).
     pub fn nested(&self) -> Vec<&'s [Datum]> {
+        debug_assert!(self.tail.is_empty(), "a split row read whole");
         let mut outer = Vec::with_capacity(self.outer.len() + 1);
         outer.extend_from_slice(self.outer);
         outer.push(self.row);

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::SqlError;
 
-use crate::exec::join::{joined, null_extended};
+use crate::exec::join::{combined, null_extended, satisfies};
 use crate::exec::stream::{RowCow, RowStream, Stream};
 use crate::exec::ExecCtx;
 use crate::plan::{BExpr, JoinKind};
@@ -75,10 +75,16 @@ impl<'a, R: RightRows> RowStream<'a> for NestedJoin<'a, R> {
             while *position < rows.len() {
                 let right = &rows[*position];
                 *position += 1;
-                if let Some(row) = joined(left, right, self.on, &self.outer, self.ctx)? {
-                    *matched = true;
-                    return Ok(Some(Cow::Owned(row)));
+                if !satisfies(left, right, self.on, &self.outer, self.ctx)? {
+                    continue;
                 }
+                *matched = true;
+                // The last right row matched: the left row moves into it.
+                if *position == rows.len() {
+                    let (left, rows, ..) = self.current.take().expect("set above");
+                    return Ok(Some(Cow::Owned(combined(left, &rows[rows.len() - 1]))));
+                }
+                return Ok(Some(Cow::Owned(combined(Cow::Borrowed(left), right))));
             }
             let (left, _, _, matched) = self.current.take().expect("set above");
             if !matched && self.kind == JoinKind::Left {

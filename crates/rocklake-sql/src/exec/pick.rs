@@ -88,6 +88,7 @@ pub fn pick(
                         let scope = Scope {
                             outer: env,
                             row: shared.values(index),
+                            tail: &[],
                         };
                         if eval_pred(filter, ctx, scope)? == Some(true) {
                             kept.push(index);

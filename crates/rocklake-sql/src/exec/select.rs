@@ -96,7 +96,15 @@ pub(crate) fn row_count(
     outer: &[&[Datum]],
 ) -> Result<Option<usize>, SqlError> {
     let Some(x) = e else { return Ok(None) };
-    match eval(x, ctx, Scope { outer, row: &[] })? {
+    match eval(
+        x,
+        ctx,
+        Scope {
+            outer,
+            row: &[],
+            tail: &[],
+        },
+    )? {
         Datum::Null => Ok(None),
         d => {
             let v = d.as_i64().unwrap_or(0);

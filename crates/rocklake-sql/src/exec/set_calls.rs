@@ -48,6 +48,7 @@ impl<'a> SetCalls<'a> {
         let scope = Scope {
             outer: &self.outer,
             row,
+            tail: &[],
         };
         let mut results = Vec::with_capacity(self.calls.len());
         for call in self.calls {
@@ -100,6 +101,7 @@ impl<'a> FunctionScan<'a> {
         let scope = Scope {
             outer: &outer,
             row: &[],
+            tail: &[],
         };
         let mut args = Vec::with_capacity(call.args.len());
         for arg in &call.args {

@@ -139,6 +139,7 @@ impl<'a> RowStream<'a> for Filter<'a> {
             let scope = Scope {
                 outer: &self.outer,
                 row: &row,
+                tail: &[],
             };
             if eval_pred(self.predicate, self.ctx, scope)? == Some(true) {
                 return Ok(Some(row));
@@ -191,6 +192,7 @@ impl<'a> RowStream<'a> for Project<'a> {
         let scope = Scope {
             outer: &self.outer,
             row: &row,
+            tail: &[],
         };
         let mut out = Vec::with_capacity(self.exprs.len());
         for expr in self.exprs {
@@ -238,6 +240,7 @@ impl<'a> RowStream<'a> for Values<'a> {
         let scope = Scope {
             outer: &self.outer,
             row: &[],
+            tail: &[],
         };
         let mut row = Vec::with_capacity(exprs.len());
         for expr in exprs {

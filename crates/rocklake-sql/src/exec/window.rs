@@ -75,6 +75,7 @@ impl<'a> Window<'a> {
         let scope = Scope {
             outer: &self.outer,
             row,
+            tail: &[],
         };
         exprs.iter().map(|e| eval(e, self.ctx, scope)).collect()
     }
@@ -84,6 +85,7 @@ impl<'a> Window<'a> {
         let scope = Scope {
             outer: &self.outer,
             row: &[],
+            tail: &[],
         };
         let frame = Frame::resolve(&call.frame, |e| eval(e, self.ctx, scope))?;
         let order_exprs: Vec<_> = call.order.iter().map(|(e, _, _)| e.clone()).collect();
