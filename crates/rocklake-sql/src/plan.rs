@@ -523,6 +523,9 @@ pub struct ScanReq {
     /// Whether a join reads this virtual table's rows by key
     /// ([`FromPlan::Lookup`]) instead of the prefetched table.
     pub looked_up: bool,
+    /// Columns of a virtual table no part of the query reads: NULL in the
+    /// rows it hands the executor (see `bind/pruning.rs`).
+    pub unread: Vec<usize>,
 }
 
 /// Join kinds the executor implements.
@@ -564,6 +567,8 @@ pub enum FromPlan {
         table: VirtualTable,
         /// The keyed column ([`VirtualTable::is_keyed`]).
         column: usize,
+        /// Columns no part of the query reads (NULL in the rows looked up).
+        unread: Vec<usize>,
     },
     /// A join of two inputs.
     Join {

@@ -486,6 +486,7 @@ impl Binder<'_> {
                 keyed_by: Vec::new(),
                 reads_ctid: false,
                 looked_up: false,
+                unread: Vec::new(),
             });
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, true, Some(s)));
         }
@@ -501,6 +502,7 @@ impl Binder<'_> {
                 keyed_by: Vec::new(),
                 reads_ctid: false,
                 looked_up: false,
+                unread: Vec::new(),
             });
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, false, schema));
         }

@@ -87,7 +87,11 @@ impl Binder<'_> {
             return;
         };
         self.scans[id].looked_up = true;
-        **right = FromPlan::Lookup { table, column };
+        **right = FromPlan::Lookup {
+            table,
+            column,
+            unread: Vec::new(),
+        };
     }
 }
 

@@ -24,6 +24,7 @@ pub(crate) use set_ops::union_all;
 mod order;
 mod predicates;
 mod projection;
+mod pruning;
 mod window;
 
 use order::{output_index, sort_key};
@@ -637,6 +638,7 @@ impl<'c> Binder<'c> {
         if let Some(clauses) = locks {
             self.lock_select(clauses, &mut plan)?;
         }
+        self.mark_unread_columns(&mut plan);
         Ok((plan, cols, order))
     }
 

@@ -75,7 +75,11 @@ async fn fetch(
         }
         ScanSource::Table(def) => ScanData::owned_stored(txn.scan(def, filter).await?),
         ScanSource::Virtual(_) if scan.looked_up => ScanData::Owned(Vec::new()),
-        ScanSource::Virtual(table) => ScanData::Owned(virtual_rows(cat, *table, filter)),
+        ScanSource::Virtual(table) => {
+            let mut rows = virtual_rows(cat, *table, filter);
+            null_unread(&mut rows, &scan.unread);
+            ScanData::Owned(rows)
+        }
         ScanSource::DatabaseSize => ScanData::Owned(vec![vec![txn
             .database_bytes()
             .await?
@@ -101,6 +105,20 @@ async fn fetch(
             .charge(rows.iter().map(|row| row_bytes(row)).sum())?;
     }
     Ok(data)
+}
+
+/// Sets the columns `unread` of `rows` to NULL (see `bind/pruning.rs`).
+pub(crate) fn null_unread(rows: &mut [Row], unread: &[usize]) {
+    if unread.is_empty() {
+        return;
+    }
+    for row in rows {
+        for &column in unread {
+            if let Some(value) = row.get_mut(column) {
+                *value = Datum::Null;
+            }
+        }
+    }
 }
 
 /// A virtual table's rows: only those with the values of a bound on a keyed

@@ -14,6 +14,7 @@ use rocklake_types::value::equality::equality_key;
 use rocklake_types::SqlError;
 
 use crate::catalog::VirtualTable;
+use crate::exec::fetch::null_unread;
 use crate::exec::memory::{row_bytes, Reservation};
 use crate::exec::nested_join::RightRows;
 use crate::exec::ExecCtx;
@@ -22,19 +23,21 @@ use crate::exec::ExecCtx;
 const KEPT_BYTES: usize = 4 << 20;
 
 /// The virtual table side of a lookup join.
-pub(crate) struct LookupSide {
+pub(crate) struct LookupSide<'a> {
     /// The table.
     pub(crate) table: VirtualTable,
     /// The outer row's join column.
     pub(crate) left_column: usize,
     /// The table's keyed column.
     pub(crate) column: usize,
+    /// Columns no part of the query reads (set to NULL).
+    pub(crate) unread: &'a [usize],
 }
 
 /// A virtual table's rows looked up by key, as the right side of a nested
 /// join.
 pub(crate) struct LookupRows<'a> {
-    side: LookupSide,
+    side: LookupSide<'a>,
     ctx: &'a ExecCtx<'a>,
     /// Rows looked up, by the key's equality encoding (the empty key: the
     /// whole table, for a key the column cannot be looked up by).
@@ -44,7 +47,7 @@ pub(crate) struct LookupRows<'a> {
 
 impl<'a> LookupRows<'a> {
     /// `side`'s rows, looked up per left row.
-    pub(crate) fn new(side: LookupSide, ctx: &'a ExecCtx<'a>) -> Self {
+    pub(crate) fn new(side: LookupSide<'a>, ctx: &'a ExecCtx<'a>) -> Self {
         LookupRows {
             side,
             ctx,
@@ -76,6 +79,8 @@ impl RightRows for LookupRows<'_> {
                 Some(rows) => (encoded, rows),
                 None => (Vec::new(), self.side.table.rows(cat)),
             };
+        let mut rows = rows;
+        null_unread(&mut rows, self.side.unread);
         let bytes: usize = rows.iter().map(|row| row_bytes(row)).sum::<usize>() + encoded.len();
         if self.held.bytes() + bytes > KEPT_BYTES {
             self.kept.clear();

@@ -286,7 +286,12 @@ pub(crate) fn from_stream<'a>(
                 let join = NestedJoin::new(left, rows, spec, outer.to_vec(), ctx);
                 return Ok(Box::new(join));
             }
-            if let FromPlan::Lookup { table, column, .. } = right.as_ref() {
+            if let FromPlan::Lookup {
+                table,
+                column,
+                unread,
+            } = right.as_ref()
+            {
                 let Some(&(left_column, _)) = equi.iter().find(|(_, r)| r == column) else {
                     return Err(SqlError::internal("a lookup join without its key"));
                 };
@@ -294,6 +299,7 @@ pub(crate) fn from_stream<'a>(
                     table: *table,
                     left_column,
                     column: *column,
+                    unread,
                 };
                 let rows = LookupRows::new(side, ctx);
                 let join = NestedJoin::new(left, rows, spec, outer.to_vec(), ctx);
