@@ -1112,3 +1112,34 @@ async fn window_functions_number_rank_and_aggregate_per_partition() {
     .await;
     assert_eq!(e.code, "42P20", "{e}");
 }
+
+/// Within a transaction that creates and drops tables, each statement's
+/// catalog finds exactly the tables that exist at that point.
+#[tokio::test]
+async fn names_resolve_after_each_ddl_of_a_transaction() {
+    let storage = MemoryStorage::new();
+    let mut s = session(&storage);
+    let regclass = "SELECT coalesce(to_regclass('a')::text, '-'), \
+        coalesce(to_regclass('b')::text, '-'), coalesce(to_regclass('before_txn')::text, '-')";
+    let steps = [
+        ("CREATE TABLE before_txn (a int); BEGIN", "-|-|before_txn"),
+        ("CREATE TABLE a (x int)", "a|-|before_txn"),
+        (
+            "INSERT INTO a VALUES (1); CREATE TABLE b (y int)",
+            "a|b|before_txn",
+        ),
+        ("DROP TABLE a", "-|b|before_txn"),
+        ("CREATE TABLE a (z text)", "a|b|before_txn"),
+        ("COMMIT", "a|b|before_txn"),
+    ];
+    for (statements, expected) in steps {
+        ok(&mut s, statements).await;
+        assert_eq!(
+            support::text_rows(&mut s, regclass).await,
+            [expected],
+            "after {statements}"
+        );
+    }
+    let columns = "SELECT attname FROM pg_attribute WHERE attrelid = 'a'::regclass AND attnum > 0";
+    assert_eq!(support::text_rows(&mut s, columns).await, ["z"]);
+}

@@ -110,3 +110,42 @@ async fn tables_that_would_share_rows_are_refused_through_the_kept_registry() {
     )
     .await;
 }
+
+/// Within a transaction that creates and drops tables, each statement's
+/// catalog (its indexes extended from the statement before's when the
+/// relation list only grew) finds exactly the tables that exist then.
+#[tokio::test]
+async fn names_resolve_after_each_ddl_of_a_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = common::open(dir.path()).await;
+    let mut session = Session::new(Arc::new(CatalogStorage::new(store)));
+    let regclass = "SELECT coalesce(to_regclass('a')::text, '-') || '|' || \
+        coalesce(to_regclass('b')::text, '-') || '|' || coalesce(to_regclass('before_txn')::text, '-')";
+    let names = |rows: Vec<Vec<rocklake_types::datum::Datum>>| -> String {
+        rows[0][0].as_str().unwrap_or_default().to_string()
+    };
+    query(&mut session, "CREATE TABLE before_txn (a int); SELECT 1").await;
+    assert_eq!(names(query(&mut session, regclass).await), "-|-|before_txn");
+    query(&mut session, "BEGIN; SELECT 1").await;
+    assert_eq!(names(query(&mut session, regclass).await), "-|-|before_txn");
+    query(&mut session, "CREATE TABLE a (x int); SELECT 1").await;
+    assert_eq!(names(query(&mut session, regclass).await), "a|-|before_txn");
+    query(
+        &mut session,
+        "INSERT INTO a VALUES (1); CREATE TABLE b (y int); SELECT 1",
+    )
+    .await;
+    assert_eq!(names(query(&mut session, regclass).await), "a|b|before_txn");
+    query(&mut session, "DROP TABLE a; SELECT 1").await;
+    assert_eq!(names(query(&mut session, regclass).await), "-|b|before_txn");
+    query(&mut session, "CREATE TABLE a (z text); SELECT 1").await;
+    let columns = query(
+        &mut session,
+        "SELECT attname FROM pg_attribute WHERE attrelid = 'a'::regclass AND attnum > 0",
+    )
+    .await;
+    assert_eq!(columns.len(), 1);
+    assert_eq!(columns[0][0].as_str(), Some("z"));
+    query(&mut session, "COMMIT; SELECT 1").await;
+    assert_eq!(names(query(&mut session, regclass).await), "a|b|before_txn");
+}

@@ -87,6 +87,10 @@ pub struct Session {
     /// The relation and schema lists last loaded, with the storage's catalog
     /// version they belong to (see [`StorageTxn::catalog_version`]).
     known_catalog: Option<KnownCatalog>,
+    /// The relation list and indexes of the catalog built last (also one
+    /// its transaction changed, which has no version): the next catalog's
+    /// indexes extend these when its list extends this one.
+    last_indexes: Option<(RelationList, Arc<RelationIndexes>)>,
     /// Results of catalog queries, shared with the other sessions of a server.
     catalog_results: Arc<CatalogResults>,
 }
@@ -141,6 +145,7 @@ impl Session {
             interrupt: Arc::default(),
             memory_limit: DEFAULT_STATEMENT_MEMORY_LIMIT,
             known_catalog: None,
+            last_indexes: None,
             catalog_results,
             databases: None,
         }
@@ -603,14 +608,14 @@ impl Session {
                 _ => {
                     let relations = ctx.txn.relations().await?;
                     let schemas = Arc::new(ctx.txn.schemas().await?);
-                    // A newer version usually adds relations to the last
-                    // one's list: its indexes are extended, not rebuilt.
-                    let indexes = Arc::new(match (&self.known_catalog, version) {
-                        (Some(known), Some(_)) => RelationIndexes::following(
-                            known.relations.clone(),
-                            known.indexes.clone(),
-                        ),
-                        _ => RelationIndexes::default(),
+                    // A newer version, or the catalog after this
+                    // transaction's own DDL, usually adds relations to the
+                    // last list: its indexes are extended, not rebuilt.
+                    let indexes = Arc::new(match &self.last_indexes {
+                        Some((list, indexes)) => {
+                            RelationIndexes::following(list.clone(), indexes.clone())
+                        }
+                        None => RelationIndexes::default(),
                     });
                     if let Some(version) = version {
                         self.known_catalog = Some(KnownCatalog {
@@ -623,6 +628,7 @@ impl Session {
                     (relations, schemas, indexes)
                 }
             };
+            self.last_indexes = Some((relations.clone(), indexes.clone()));
             ctx.catalog = Some(Catalog {
                 relations,
                 schemas,
