@@ -10,6 +10,7 @@ import subprocess
 import time
 
 import duckdb
+import psycopg
 import pytest
 
 from conftest import ROCKLAKE_BIN, RockLakeS3Backend, duckdb_connect, free_port
@@ -42,6 +43,12 @@ def test_second_server_fences_the_first(s3_server, duck, data_dir, tmp_path, mon
         acked.extend(range(100, 1100))
 
         b.start()  # opens the same catalog: bumps the writer epoch, fencing A
+        # B listens before it opens the catalog and answers once it has:
+        # wait for an answer, so the fence is in place before A's next
+        # commits (regression: five quick commits of A could all land while
+        # B was still opening, and the test saw no fence).
+        with psycopg.connect(b.dsn(), connect_timeout=60) as probe:
+            probe.execute("SELECT 1")
         # A learns of the fence when its SlateDB next reads the manifest (the
         # statement running then fails: BEGIN, a catalog read of the commit,
         # seen in runs) or when it commits (COMMIT fails); which comes first
