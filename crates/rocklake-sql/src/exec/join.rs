@@ -42,7 +42,7 @@ pub(crate) struct Join<'a> {
     right: Vec<RowCow<'a>>,
     index: Option<HashMap<String, Vec<usize>>>,
     kind: JoinKind,
-    on: Option<&'a BExpr>,
+    condition: JoinCondition<'a>,
     left_width: usize,
     right_width: usize,
     /// Right and full joins: whether each inner row matched an outer row.
@@ -111,7 +111,7 @@ impl<'a> Join<'a> {
             right: rows,
             index,
             kind: spec.kind,
-            on: spec.on,
+            condition: JoinCondition::new(spec.on),
             left_width: spec.left_width,
             right_width: spec.right_width,
             matched,
@@ -176,7 +176,7 @@ impl<'a> RowStream<'a> for Join<'a> {
                 let index = candidates[*position];
                 let right = &self.right[index];
                 *position += 1;
-                if !satisfies(left, right, self.on, &self.outer, self.ctx)? {
+                if !self.condition.holds(left, right, &self.outer, self.ctx)? {
                     continue;
                 }
                 *matched = true;
@@ -201,35 +201,53 @@ impl<'a> RowStream<'a> for Join<'a> {
     }
 }
 
-/// Whether `left` and `right` satisfy the join condition `on`, checked
-/// without copying them into one row (unless the condition holds a
-/// subquery, which reads the row whole).
-pub(crate) fn satisfies(
-    left: &[Datum],
-    right: &[Datum],
-    on: Option<&BExpr>,
-    outer: &[&[Datum]],
-    ctx: &ExecCtx<'_>,
-) -> Result<bool, SqlError> {
-    ctx.tick()?;
-    let Some(condition) = on else {
-        return Ok(true);
-    };
-    if condition.has_subquery() {
-        let combined = combined(Cow::Borrowed(left), right);
-        let scope = Scope {
-            outer,
-            row: &combined,
-            tail: &[],
-        };
-        return Ok(eval_pred(condition, ctx, scope)? == Some(true));
+/// A join's condition, checked on a left and a right row without copying
+/// them into one (unless the condition holds a subquery, which reads the
+/// row whole: decided once per join).
+#[derive(Clone, Copy)]
+pub(crate) struct JoinCondition<'a> {
+    on: Option<&'a BExpr>,
+    reads_whole_row: bool,
+}
+
+impl<'a> JoinCondition<'a> {
+    /// The condition `on` (none: every pair matches).
+    pub(crate) fn new(on: Option<&'a BExpr>) -> Self {
+        JoinCondition {
+            on,
+            reads_whole_row: on.is_some_and(BExpr::has_subquery),
+        }
     }
-    let scope = Scope {
-        outer,
-        row: left,
-        tail: right,
-    };
-    Ok(eval_pred(condition, ctx, scope)? == Some(true))
+
+    /// Whether `left` and `right` satisfy the condition.
+    pub(crate) fn holds(
+        &self,
+        left: &[Datum],
+        right: &[Datum],
+        outer: &[&[Datum]],
+        ctx: &ExecCtx<'_>,
+    ) -> Result<bool, SqlError> {
+        ctx.tick()?;
+        let Some(condition) = self.on else {
+            return Ok(true);
+        };
+        let whole;
+        let scope = if self.reads_whole_row {
+            whole = combined(Cow::Borrowed(left), right);
+            Scope {
+                outer,
+                row: &whole,
+                tail: &[],
+            }
+        } else {
+            Scope {
+                outer,
+                row: left,
+                tail: right,
+            }
+        };
+        Ok(eval_pred(condition, ctx, scope)? == Some(true))
+    }
 }
 
 /// `left` and `right` as one row (`left` moved when it is owned).

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::SqlError;
 
-use crate::exec::join::{combined, null_extended, satisfies};
+use crate::exec::join::{combined, null_extended, JoinCondition};
 use crate::exec::stream::{RowCow, RowStream, Stream};
 use crate::exec::ExecCtx;
 use crate::plan::{BExpr, JoinKind};
@@ -30,7 +30,7 @@ pub(crate) struct NestedJoin<'a, R: RightRows> {
     left: Stream<'a>,
     right: R,
     kind: JoinKind,
-    on: Option<&'a BExpr>,
+    condition: JoinCondition<'a>,
     right_width: usize,
     outer: Vec<&'a [Datum]>,
     ctx: &'a ExecCtx<'a>,
@@ -52,7 +52,7 @@ impl<'a, R: RightRows> NestedJoin<'a, R> {
             left,
             right,
             kind,
-            on,
+            condition: JoinCondition::new(on),
             right_width,
             outer,
             ctx,
@@ -75,7 +75,7 @@ impl<'a, R: RightRows> RowStream<'a> for NestedJoin<'a, R> {
             while *position < rows.len() {
                 let right = &rows[*position];
                 *position += 1;
-                if !satisfies(left, right, self.on, &self.outer, self.ctx)? {
+                if !self.condition.holds(left, right, &self.outer, self.ctx)? {
                     continue;
                 }
                 *matched = true;
