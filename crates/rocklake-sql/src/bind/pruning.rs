@@ -72,7 +72,8 @@ impl Binder<'_> {
         walk(from, &self.scans, &mut virtual_seen) && virtual_seen
     }
 
-    /// The width of `from`'s rows.
+    /// The width of `from`'s rows (a join's, or a lone virtual table's:
+    /// `joins_only` lets nothing else through).
     fn width_of(&self, from: &FromPlan) -> Option<usize> {
         match from {
             FromPlan::Join {
@@ -82,7 +83,6 @@ impl Binder<'_> {
             } => Some(left_width + right_width),
             FromPlan::Scan(id) => match &self.scans[*id].source {
                 ScanSource::Virtual(table) => Some(table.columns().len()),
-                ScanSource::Table(def) => Some(def.columns.len()),
                 _ => None,
             },
             _ => None,
