@@ -48,6 +48,15 @@ SETUP = [
     "INSERT INTO jb VALUES (2, 'b2'), (3, 'b3'), (NULL, 'bn'), (5, 'b5'), (5, 'b5b')",
     "CREATE TABLE jc (id numeric, u text)",
     "INSERT INTO jc VALUES (3, 'c3'), (6, 'c6'), (1, 'c1')",
+    "DROP TABLE IF EXISTS ux",
+    "DROP TABLE IF EXISTS uy",
+    "DROP TABLE IF EXISTS uz",
+    "CREATE TABLE ux (x int, y int, a int)",
+    "INSERT INTO ux VALUES (1, 2, 3), (1, 7, 8), (NULL, 2, 0)",
+    "CREATE TABLE uy (x bigint, b int)",
+    "INSERT INTO uy VALUES (1, 4), (9, 9)",
+    "CREATE TABLE uz (y int, c int)",
+    "INSERT INTO uz VALUES (2, 5), (7, 6)",
     "DROP TABLE IF EXISTS w",
     "CREATE TABLE w (g text, o int, v int)",
     "INSERT INTO w VALUES ('a', 1, 10), ('a', 2, 20), ('a', 2, 25), ('a', 3, NULL), "
@@ -330,6 +339,38 @@ STEPS = [
     "SELECT * FROM ja FULL JOIN jb ON ja.id = jb.id OR v = w",
     "SELECT * FROM ja FULL JOIN jb ON ja.id = 1",
     "SELECT * FROM ja FULL JOIN jb",
+    # Joins in parentheses, on the right of a join or after a comma item:
+    # their conditions read their own rows and may not read the items
+    # before them.
+    "SELECT v, w, u FROM ja JOIN (jb JOIN jc ON jc.id = jb.id) ON ja.id + 1 = jb.id "
+    "ORDER BY v, w, u",
+    "SELECT v, w, u FROM ja LEFT JOIN (jb LEFT JOIN jc ON jc.id = jb.id - 2) ON ja.id = jb.id "
+    "ORDER BY v, w, u",
+    "SELECT v, w, u FROM ja FULL JOIN (jb FULL JOIN jc ON jc.id = jb.id) ON ja.id = jb.id "
+    "ORDER BY v, w, u",
+    "SELECT v, w, u FROM ja RIGHT JOIN (jb JOIN jc ON jc.id >= jb.id) ON ja.id = jb.id "
+    "ORDER BY v, w, u",
+    "SELECT v, w, u FROM ja, (jb JOIN jc ON jc.id >= jb.id) WHERE ja.id = jb.id ORDER BY v, w, u",
+    "SELECT v, w, u FROM ja, jb LEFT JOIN (jc JOIN sl ON sl.x = jc.id) ON jc.id = jb.id "
+    "WHERE ja.id = jb.id ORDER BY v, w, u",
+    "SELECT * FROM ja JOIN (jb JOIN jc USING (id)) USING (id) ORDER BY 1",
+    "SELECT * FROM jb FULL JOIN (ja JOIN jc USING (id)) USING (id) ORDER BY 1, 2, 3",
+    "SELECT v, w, u FROM ja, jb FULL JOIN jc ON jc.id = jb.id WHERE ja.id = jb.id OR ja.id = 1 "
+    "ORDER BY v, w, u",
+    "SELECT v, w, u FROM ja, jb RIGHT JOIN jc ON jc.id = jb.id ORDER BY v, w, u",
+    # `*` shows each join's USING columns before its other columns.
+    "SELECT * FROM jc, ja JOIN jb USING (id) ORDER BY 1, 2, 3, 4, 5",
+    "SELECT * FROM ux JOIN uy USING (x) JOIN uz USING (y) ORDER BY 1, 2, 3",
+    "SELECT * FROM uz JOIN (ux JOIN uy USING (x)) USING (y) ORDER BY 1, 2, 3",
+    "SELECT * FROM uy, uz JOIN ux USING (y) ORDER BY 1, 2, 3, 4, 5",
+    "SELECT * FROM ux NATURAL JOIN uy, uz NATURAL FULL JOIN ux x ORDER BY 1, 2, 3, 4, 5, 6",
+    "SELECT * FROM uy FULL JOIN ux USING (x), uz ORDER BY 1, 2, 3, 4, 5",
+    "SELECT id, v, u FROM jb, ja RIGHT JOIN jc USING (id) WHERE jb.w = 'b3' ORDER BY 1, 2, 3",
+    "SELECT id, jb.id, ja.id FROM jb LEFT JOIN (ja LEFT JOIN jc USING (id)) USING (id) "
+    "ORDER BY 1, 2, 3",
+    "SELECT v, w FROM ja JOIN (jb JOIN jc ON jc.id IN (SELECT x FROM sl)) ON ja.id = jb.id "
+    "ORDER BY v, w",
+    "SELECT v, w FROM ja JOIN (jb JOIN jc ON ja.id = jb.id) ON true",
     # Explicit window frames: ROWS, RANGE (peers), GROUPS, empty frames.
     "SELECT g, o, v, "
     "sum(v) OVER (PARTITION BY g ORDER BY o, v ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), "
@@ -433,6 +474,8 @@ MESSAGE_STEPS = [
     "SELECT * FROM ja FULL JOIN jb ON ja.id < jb.id",
     "SELECT * FROM ja FULL JOIN jb ON ja.id IS NOT DISTINCT FROM jb.id",
     "SELECT * FROM ja JOIN (SELECT 'x'::text AS id) t USING (id)",
+    "SELECT v, w FROM ja JOIN (jb JOIN jc ON jc.id = ja.id) ON true",
+    "SELECT v, w FROM ja, (jb JOIN jc ON jc.id = ja.id + jb.id)",
     "SELECT sum(o) OVER (ORDER BY o ROWS UNBOUNDED FOLLOWING) FROM w",
     "SELECT sum(o) OVER (ORDER BY o ROWS 1 FOLLOWING) FROM w",
     "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND UNBOUNDED PRECEDING) FROM w",

@@ -523,9 +523,9 @@ pub struct ScanReq {
     /// Whether a join reads this virtual table's rows by key
     /// ([`FromPlan::Lookup`]) instead of the prefetched table.
     pub looked_up: bool,
-    /// Columns of a virtual table no part of the query reads: NULL in the
-    /// rows it hands the executor (see `bind/pruning.rs`).
-    pub unread: Vec<usize>,
+    /// The columns of a virtual table the query reads, in order: its rows
+    /// hold only these (see `bind/pruning.rs`); `None`: every column.
+    pub columns: Option<Vec<usize>>,
 }
 
 /// Join kinds the executor implements.
@@ -567,8 +567,9 @@ pub enum FromPlan {
         table: VirtualTable,
         /// The keyed column ([`VirtualTable::is_keyed`]).
         column: usize,
-        /// Columns no part of the query reads (NULL in the rows looked up).
-        unread: Vec<usize>,
+        /// The columns the query reads, in order: the rows looked up hold
+        /// only these (`column` is the table's own numbering); `None`: all.
+        columns: Option<Vec<usize>>,
     },
     /// A join of two inputs.
     Join {

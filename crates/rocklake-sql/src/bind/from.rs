@@ -48,9 +48,57 @@ impl Binder<'_> {
         t: &TableWithJoins,
     ) -> Result<FromPlan, SqlError> {
         let start = self.scope().width;
+        if let Some(left) = before {
+            if self.needs_own_rows(t)? {
+                // `a, b RIGHT JOIN c` is `a CROSS JOIN (b RIGHT JOIN c)`,
+                // which a join onto `a CROSS JOIN b` is not; USING and
+                // NATURAL name the columns of `b` and `c` alone.
+                let item = self.bind_table_with_joins_onto(None, t)?;
+                return Ok(FromPlan::Join {
+                    left: Box::new(left),
+                    right: Box::new(item),
+                    kind: JoinKind::Inner,
+                    on: None,
+                    left_width: start,
+                    right_width: self.scope().width - start,
+                    equi: Vec::new(),
+                });
+            }
+            // Inner and left joins onto the comma items before them.
+            return self.bind_joins_onto(Some(left), t);
+        }
+        self.bind_joins_onto(None, t)
+    }
+
+    /// Whether a comma item `t` must be joined as a whole (not its first
+    /// item alone onto the items before it): it has a RIGHT or FULL join,
+    /// or one with USING or NATURAL.
+    fn needs_own_rows(&self, t: &TableWithJoins) -> Result<bool, SqlError> {
+        for j in &t.joins {
+            let (kind, constraint) = join_kind(&j.join_operator)?;
+            if matches!(kind, JoinKind::Right | JoinKind::Full)
+                || !matches!(
+                    constraint,
+                    Some(JoinConstraint::On(_) | JoinConstraint::None) | None
+                )
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Binds `t`, its first item cross-joined onto `before` when given:
+    /// `a, b JOIN c` as `(a CROSS JOIN b) JOIN c`, the same rows for inner
+    /// and left joins, as the ON condition may only name `b` and `c`.
+    fn bind_joins_onto(
+        &mut self,
+        before: Option<FromPlan>,
+        t: &TableWithJoins,
+    ) -> Result<FromPlan, SqlError> {
+        let start = self.scope().width;
         // Widths below count from the start of what `acc` holds.
         let base = if before.is_some() { 0 } else { start };
-        let before_comma = before.is_some();
         let factor = self.bind_factor(&t.relation)?;
         let mut acc = match before {
             None => factor,
@@ -69,13 +117,6 @@ impl Binder<'_> {
             let right = self.bind_factor(&j.relation)?;
             let right_width = self.scope().width - base - left_width;
             let (kind, constraint) = join_kind(&j.join_operator)?;
-            if before_comma && matches!(kind, JoinKind::Right | JoinKind::Full) {
-                // `a, b RIGHT JOIN c` is `a CROSS JOIN (b RIGHT JOIN c)`,
-                // which a join onto `a CROSS JOIN b` is not.
-                return Err(SqlError::unsupported(
-                    "RIGHT and FULL joins after a comma-separated FROM item are not supported",
-                ));
-            }
             let widths = (base, left_width, right_width);
             let on = match constraint {
                 Some(JoinConstraint::On(e)) => Some(self.bind_bool(e, "JOIN/ON")?),
@@ -100,13 +141,23 @@ impl Binder<'_> {
                     }
                 }
             };
-            if base != 0 {
-                return Err(SqlError::unsupported(
-                    "joins after a comma-separated FROM item are not supported",
-                ));
-            }
+            // A join nested in parentheses (or after a comma) was bound
+            // over the whole FROM row; its condition runs over its own rows.
+            let equi = on
+                .as_ref()
+                .map(|o| self.equi_pairs_from(o, base, left_width))
+                .unwrap_or_default();
+            let on = match on {
+                Some(on) if base != 0 => Some(self.nested_join_condition(on, base)?),
+                on => on,
+            };
             if kind == JoinKind::Full {
                 check_full_join(on.as_ref(), left_width)?;
+            }
+            if base != 0 && matches!(right, FromPlan::Lateral(_)) {
+                return Err(SqlError::unsupported(
+                    "LATERAL inside a parenthesized join is not supported",
+                ));
             }
             if matches!(right, FromPlan::Lateral(_))
                 && matches!(kind, JoinKind::Right | JoinKind::Full)
@@ -117,10 +168,6 @@ impl Binder<'_> {
                      INNER or LEFT for a LATERAL reference",
                 ));
             }
-            let equi = on
-                .as_ref()
-                .map(|o| self.equi_pairs(o, left_width))
-                .unwrap_or_default();
             acc = FromPlan::Join {
                 left: Box::new(acc),
                 right: Box::new(right),
@@ -149,6 +196,12 @@ impl Binder<'_> {
 
     /// Equi-join column pairs of a join condition (hashable types only).
     pub fn equi_pairs(&self, on: &BExpr, left_width: usize) -> Vec<(usize, usize)> {
+        self.equi_pairs_from(on, 0, left_width)
+    }
+
+    /// [`Self::equi_pairs`] of a join whose rows start at column `base` of
+    /// the FROM row `on` is bound over: pairs relative to the join's sides.
+    fn equi_pairs_from(&self, on: &BExpr, base: usize, left_width: usize) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         let mut stack = vec![on];
         while let Some(e) = stack.pop() {
@@ -176,8 +229,9 @@ impl Binder<'_> {
                             }
                             _ => false,
                         };
-                        if l < left_width && r >= left_width && hashable {
-                            out.push((l, r - left_width));
+                        let split = base + left_width;
+                        if l >= base && l < split && r >= split && hashable {
+                            out.push((l - base, r - split));
                         }
                     }
                 }
@@ -486,7 +540,7 @@ impl Binder<'_> {
                 keyed_by: Vec::new(),
                 reads_ctid: false,
                 looked_up: false,
-                unread: Vec::new(),
+                columns: None,
             });
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, true, Some(s)));
         }
@@ -502,7 +556,7 @@ impl Binder<'_> {
                 keyed_by: Vec::new(),
                 reads_ctid: false,
                 looked_up: false,
-                unread: Vec::new(),
+                columns: None,
             });
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, false, schema));
         }

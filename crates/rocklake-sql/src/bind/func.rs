@@ -783,7 +783,7 @@ impl Binder<'_> {
             keyed_by: Vec::new(),
             reads_ctid: false,
             looked_up: false,
-            unread: Vec::new(),
+            columns: None,
         });
         self.scans.len() - 1
     }

@@ -23,6 +23,9 @@ pub struct Merged {
     /// Flat index of the right input's column (which unqualified names and
     /// `*` no longer see).
     pub right: usize,
+    /// The flat columns of the join it belongs to (its two inputs): `*`
+    /// shows the join's merged columns before them, as PostgreSQL does.
+    pub join: std::ops::Range<usize>,
     /// The merged column's value, over the query level's row.
     pub expr: BExpr,
     /// Its type.
@@ -245,6 +248,7 @@ impl Binder<'_> {
             self.scope().merged.push(Merged {
                 left,
                 right,
+                join: base..split + right_width,
                 expr,
                 ty,
             });
@@ -299,4 +303,76 @@ fn using_column(
             format!("common column name \"{name}\" appears more than once in {which} table"),
         )),
     }
+}
+
+impl Binder<'_> {
+    /// The condition of a join nested in parentheses (or following a comma
+    /// item), bound over the whole FROM row, renumbered to the join's own
+    /// rows, which start at column `base`. As in PostgreSQL it may not read
+    /// the FROM items before it (42P01); a correlated subquery in it is not
+    /// supported (its references would need the same renumbering).
+    pub(super) fn nested_join_condition(
+        &self,
+        mut on: BExpr,
+        base: usize,
+    ) -> Result<BExpr, SqlError> {
+        if let Some(column) = first_column_before(&on, base) {
+            let entry = self
+                .scopes
+                .last()
+                .into_iter()
+                .flat_map(|scope| &scope.entries)
+                .find(|e| column >= e.offset && column < e.offset + e.cols.len().max(1));
+            let name = entry.map_or("?", |e| e.alias.as_str());
+            return Err(SqlError::new(
+                SqlState::UNDEFINED_TABLE,
+                format!("invalid reference to FROM-clause entry for table \"{name}\""),
+            )
+            .with_hint(format!(
+                "There is an entry for table \"{name}\", but it cannot be referenced from \
+                 this part of the query."
+            )));
+        }
+        if has_correlated_subquery(&on) {
+            return Err(SqlError::unsupported(
+                "correlated subqueries in the condition of a parenthesized join are not supported",
+            ));
+        }
+        shift_columns(&mut on, base);
+        Ok(on)
+    }
+}
+
+/// The first column below `base` of this query level's row that `e` reads.
+fn first_column_before(e: &BExpr, base: usize) -> Option<usize> {
+    if let BExpr::Col { up: 0, idx } = e {
+        if *idx < base {
+            return Some(*idx);
+        }
+    }
+    let mut found = None;
+    e.for_each_child(|child| found = found.or_else(|| first_column_before(child, base)));
+    found
+}
+
+/// Whether `e` holds a subquery that reads enclosing rows.
+fn has_correlated_subquery(e: &BExpr) -> bool {
+    let own = match e {
+        BExpr::InSub(_, sub, _)
+        | BExpr::Exists(sub, _)
+        | BExpr::Scalar(sub)
+        | BExpr::ArraySub(sub) => sub.correlated,
+        _ => false,
+    };
+    let mut found = own;
+    e.for_each_child(|child| found = found || has_correlated_subquery(child));
+    found
+}
+
+/// Moves the columns `e` reads of this query level's row `by` places left.
+fn shift_columns(e: &mut BExpr, by: usize) {
+    if let BExpr::Col { up: 0, idx } = e {
+        *idx -= by;
+    }
+    e.for_each_child_mut(|child| shift_columns(child, by));
 }

@@ -90,7 +90,7 @@ impl Binder<'_> {
         **right = FromPlan::Lookup {
             table,
             column,
-            unread: Vec::new(),
+            columns: None,
         };
     }
 }

@@ -121,7 +121,7 @@ pub struct Scope {
     pub width: usize,
     /// Columns merged by `JOIN ... USING` / `NATURAL JOIN`, in USING order:
     /// an unqualified name means the merged column, and `*` shows each once,
-    /// first, as PostgreSQL does.
+    /// before its join's columns, as PostgreSQL does.
     pub merged: Vec<Merged>,
 }
 
@@ -638,7 +638,7 @@ impl<'c> Binder<'c> {
         if let Some(clauses) = locks {
             self.lock_select(clauses, &mut plan)?;
         }
-        self.mark_unread_columns(&mut plan);
+        self.narrow_rows(&mut plan);
         Ok((plan, cols, order))
     }
 

@@ -3,8 +3,11 @@
 //! into the FROM items' columns, the columns `JOIN ... USING` merged shown
 //! once, first.
 
+use std::collections::HashSet;
+
 use sqlparser::ast::{Select, SelectItem};
 
+use crate::bind::joins::Merged;
 use crate::bind::{figure_colname, fold, name_parts, Binder};
 use crate::plan::{BExpr, OutCol};
 use rocklake_types::{SqlError, SqlState};
@@ -76,12 +79,25 @@ impl Binder<'_> {
         };
         let scope = self.scope().clone();
         let mut found = false;
-        let mut skip = std::collections::HashSet::new();
-        if qual.is_none() {
-            for m in &scope.merged {
-                if skip.contains(&m.left) {
-                    // Merged again by a later USING: shown once.
-                    skip.insert(m.right);
+        // Each join's merged columns before its columns, an enclosing
+        // join's before those of the joins inside it.
+        let mut merged: Vec<&Merged> = match qual {
+            None => scope.merged.iter().collect(),
+            Some(_) => Vec::new(),
+        };
+        merged.sort_by_key(|m| (m.join.start, std::cmp::Reverse(m.join.end)));
+        let mut merged = merged.into_iter().peekable();
+        let mut skip = HashSet::new();
+        let mut show_merged = |before: usize,
+                               skip: &mut HashSet<usize>,
+                               projection: &mut Vec<BExpr>,
+                               cols: &mut Vec<OutCol>| {
+            while let Some(m) = merged.next_if(|m| m.join.start <= before) {
+                let shown_already = skip.contains(&m.left);
+                skip.insert(m.left);
+                skip.insert(m.right);
+                if shown_already {
+                    // Merged again by an enclosing USING: shown once.
                     continue;
                 }
                 let merged = scope.merged_column(m.left).unwrap_or(m);
@@ -91,10 +107,8 @@ impl Binder<'_> {
                     ty: merged.ty.clone(),
                     origin: scope.expr_origin(&merged.expr),
                 });
-                skip.insert(m.left);
-                skip.insert(m.right);
             }
-        }
+        };
         for e in scope
             .entries
             .iter()
@@ -102,6 +116,7 @@ impl Binder<'_> {
         {
             found = true;
             for (i, (n, t)) in e.cols.iter().enumerate() {
+                show_merged(e.offset + i, &mut skip, projection, cols);
                 if skip.contains(&(e.offset + i)) {
                     continue;
                 }
@@ -116,6 +131,7 @@ impl Binder<'_> {
                 });
             }
         }
+        show_merged(usize::MAX, &mut skip, projection, cols);
         if !found && qual.is_some() {
             return Err(SqlError::new(
                 SqlState::UNDEFINED_TABLE,

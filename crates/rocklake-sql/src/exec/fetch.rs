@@ -77,7 +77,7 @@ async fn fetch(
         ScanSource::Virtual(_) if scan.looked_up => ScanData::Owned(Vec::new()),
         ScanSource::Virtual(table) => {
             let mut rows = virtual_rows(cat, *table, filter);
-            null_unread(&mut rows, &scan.unread);
+            keep_columns(&mut rows, scan.columns.as_deref());
             ScanData::Owned(rows)
         }
         ScanSource::DatabaseSize => ScanData::Owned(vec![vec![txn
@@ -107,17 +107,21 @@ async fn fetch(
     Ok(data)
 }
 
-/// Sets the columns `unread` of `rows` to NULL (see `bind/pruning.rs`).
-pub(crate) fn null_unread(rows: &mut [Row], unread: &[usize]) {
-    if unread.is_empty() {
+/// Narrows `rows` to `columns`, in that order (the columns a query reads
+/// of a virtual table, see `bind/pruning.rs`); `None` keeps every column.
+pub(crate) fn keep_columns(rows: &mut [Row], columns: Option<&[usize]>) {
+    let Some(columns) = columns else {
         return;
-    }
+    };
     for row in rows {
-        for &column in unread {
-            if let Some(value) = row.get_mut(column) {
-                *value = Datum::Null;
-            }
-        }
+        let narrow: Row = columns
+            .iter()
+            .map(|&column| {
+                row.get_mut(column)
+                    .map_or(Datum::Null, |value| std::mem::replace(value, Datum::Null))
+            })
+            .collect();
+        *row = narrow;
     }
 }
 

@@ -14,7 +14,7 @@ use rocklake_types::value::equality::equality_key;
 use rocklake_types::SqlError;
 
 use crate::catalog::VirtualTable;
-use crate::exec::fetch::null_unread;
+use crate::exec::fetch::keep_columns;
 use crate::exec::memory::{row_bytes, Reservation};
 use crate::exec::nested_join::RightRows;
 use crate::exec::ExecCtx;
@@ -30,8 +30,8 @@ pub(crate) struct LookupSide<'a> {
     pub(crate) left_column: usize,
     /// The table's keyed column.
     pub(crate) column: usize,
-    /// Columns no part of the query reads (set to NULL).
-    pub(crate) unread: &'a [usize],
+    /// The columns the query reads, in order (`None`: all).
+    pub(crate) columns: Option<&'a [usize]>,
 }
 
 /// A virtual table's rows looked up by key, as the right side of a nested
@@ -80,7 +80,7 @@ impl RightRows for LookupRows<'_> {
                 None => (Vec::new(), self.side.table.rows(cat)),
             };
         let mut rows = rows;
-        null_unread(&mut rows, self.side.unread);
+        keep_columns(&mut rows, self.side.columns);
         let bytes: usize = rows.iter().map(|row| row_bytes(row)).sum::<usize>() + encoded.len();
         if self.held.bytes() + bytes > KEPT_BYTES {
             self.kept.clear();

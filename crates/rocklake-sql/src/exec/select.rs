@@ -289,17 +289,23 @@ pub(crate) fn from_stream<'a>(
             if let FromPlan::Lookup {
                 table,
                 column,
-                unread,
+                columns,
             } = right.as_ref()
             {
-                let Some(&(left_column, _)) = equi.iter().find(|(_, r)| r == column) else {
+                // The equi-join pairs number the right row as narrowed.
+                let narrowed = match columns {
+                    Some(columns) => columns.iter().position(|c| c == column),
+                    None => Some(*column),
+                };
+                let Some(&(left_column, _)) = equi.iter().find(|(_, r)| Some(*r) == narrowed)
+                else {
                     return Err(SqlError::internal("a lookup join without its key"));
                 };
                 let side = LookupSide {
                     table: *table,
                     left_column,
                     column: *column,
-                    unread,
+                    columns: columns.as_deref(),
                 };
                 let rows = LookupRows::new(side, ctx);
                 let join = NestedJoin::new(left, rows, spec, outer.to_vec(), ctx);

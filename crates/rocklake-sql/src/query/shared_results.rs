@@ -118,7 +118,7 @@ mod tests {
             keyed_by: Vec::new(),
             reads_ctid: false,
             looked_up: false,
-            unread: Vec::new(),
+            columns: None,
         }
     }
 
