@@ -4,6 +4,7 @@
 //! client gets at startup, `pg_settings` and `current_setting()`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rocklake_types::settings::{self, SessionIdentity, SettingKind};
@@ -31,6 +32,12 @@ pub struct SessionSettings {
     reported: Option<BTreeMap<&'static str, String>>,
     /// Counts changes, so that copies of the values can tell they are old.
     generation: u64,
+    /// [`Self::snapshot`] as of a generation: statements in autocommit
+    /// share it until a value changes.
+    snapshot: Option<(u64, Arc<Vec<(String, String)>>)>,
+    /// The generation the client was last told the reported values of:
+    /// nothing to compare until the next change.
+    reported_generation: Option<u64>,
 }
 
 /// The setting that holds `transaction_isolation`'s value outside a
@@ -50,6 +57,7 @@ impl SessionSettings {
     /// and `application_name`).
     pub fn set_identity(&mut self, identity: SessionIdentity) {
         self.identity = identity;
+        self.generation += 1;
     }
 
     /// Sets the value of `name` before the session changes it (and after
@@ -60,6 +68,7 @@ impl SessionSettings {
             .unwrap_or_else(|| name.to_lowercase());
         let value = canonical_value(name, value)?;
         self.defaults.insert(name.to_lowercase(), (spelled, value));
+        self.generation += 1;
         Ok(())
     }
 
@@ -89,6 +98,19 @@ impl SessionSettings {
         settings::find(&key).map(|s| (s.name.to_string(), s.default_value(&self.identity)))
     }
 
+    /// Every setting, known or set, in name order, shared until a value
+    /// changes.
+    pub fn snapshot(&mut self) -> Arc<Vec<(String, String)>> {
+        match &self.snapshot {
+            Some((generation, all)) if *generation == self.generation => all.clone(),
+            _ => {
+                let all = Arc::new(self.all());
+                self.snapshot = Some((self.generation, all.clone()));
+                all
+            }
+        }
+    }
+
     /// Every setting, known or set, in name order.
     pub fn all(&self) -> Vec<(String, String)> {
         let mut map: BTreeMap<String, (String, String)> = settings::SETTINGS
@@ -115,6 +137,10 @@ impl SessionSettings {
     /// last told them (at first: since its session start), with their
     /// values, for ParameterStatus messages.
     pub fn take_reported_changes(&mut self) -> Vec<(String, String)> {
+        if self.reported_generation == Some(self.generation) {
+            return Vec::new();
+        }
+        self.reported_generation = Some(self.generation);
         let identity = &self.identity;
         let told = self
             .reported

@@ -65,7 +65,7 @@ pub struct Catalog {
     /// Every database of the server (`pg_database`).
     pub databases: Vec<String>,
     /// Session settings (name, value).
-    pub settings: Vec<(String, String)>,
+    pub settings: Arc<Vec<(String, String)>>,
     /// Settings a statement changed with `set_config()` (name, value), which
     /// the session applies when the statement succeeds.
     pub setting_changes: Arc<std::sync::Mutex<Vec<(String, String)>>>,

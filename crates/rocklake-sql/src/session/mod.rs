@@ -582,11 +582,11 @@ impl Session {
         if ctx.settings_seen != generation {
             ctx.settings_seen = generation;
             if let Some(catalog) = ctx.catalog.as_mut() {
-                catalog.settings = self.settings.all();
+                catalog.settings = self.settings.snapshot();
             }
         }
         if ctx.catalog.is_none() {
-            let settings = self.settings.all();
+            let settings = self.settings.snapshot();
             let database = self.database.clone();
             let (databases, generation) = match &self.databases {
                 Some(dbs) => (dbs.names(), dbs.generation()),
@@ -666,7 +666,7 @@ impl Session {
         for (name, value) in changes {
             self.settings.set(&name, value)?;
         }
-        catalog.settings = self.settings.all();
+        catalog.settings = self.settings.snapshot();
         Ok(())
     }
 
