@@ -15,6 +15,10 @@ use crate::bind::fold;
 
 /// The settings of one session: the server's defaults, overridden by what
 /// the session set.
+/// Every setting's (name, value), in name order, shared by the statements
+/// that read them.
+pub type SettingValues = Arc<Vec<(String, String)>>;
+
 #[derive(Debug, Clone, Default)]
 pub struct SessionSettings {
     identity: SessionIdentity,
@@ -34,7 +38,7 @@ pub struct SessionSettings {
     generation: u64,
     /// [`Self::snapshot`] as of a generation: statements in autocommit
     /// share it until a value changes.
-    snapshot: Option<(u64, Arc<Vec<(String, String)>>)>,
+    snapshot: Option<(u64, SettingValues)>,
     /// The generation the client was last told the reported values of:
     /// nothing to compare until the next change.
     reported_generation: Option<u64>,
@@ -100,7 +104,7 @@ impl SessionSettings {
 
     /// Every setting, known or set, in name order, shared until a value
     /// changes.
-    pub fn snapshot(&mut self) -> Arc<Vec<(String, String)>> {
+    pub fn snapshot(&mut self) -> SettingValues {
         match &self.snapshot {
             Some((generation, all)) if *generation == self.generation => all.clone(),
             _ => {

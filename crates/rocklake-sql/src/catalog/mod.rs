@@ -65,7 +65,7 @@ pub struct Catalog {
     /// Every database of the server (`pg_database`).
     pub databases: Vec<String>,
     /// Session settings (name, value).
-    pub settings: Arc<Vec<(String, String)>>,
+    pub settings: crate::settings::SettingValues,
     /// Settings a statement changed with `set_config()` (name, value), which
     /// the session applies when the statement succeeds.
     pub setting_changes: Arc<std::sync::Mutex<Vec<(String, String)>>>,
@@ -253,7 +253,7 @@ impl Catalog {
     }
 }
 
-pub use virtual_tables::VirtualTable;
+pub use virtual_tables::{VirtualTable, Wanted};
 
 #[cfg(test)]
 mod tests {

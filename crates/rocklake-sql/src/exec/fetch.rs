@@ -3,7 +3,7 @@
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::SqlError;
 
-use crate::catalog::{Catalog, VirtualTable};
+use crate::catalog::{Catalog, VirtualTable, Wanted};
 use crate::exec::memory::row_bytes;
 use crate::exec::scan_data::ScanData;
 use crate::exec::select::run_subquery;
@@ -76,9 +76,8 @@ async fn fetch(
         ScanSource::Table(def) => ScanData::owned_stored(txn.scan(def, filter).await?),
         ScanSource::Virtual(_) if scan.looked_up => ScanData::Owned(Vec::new()),
         ScanSource::Virtual(table) => {
-            let mut rows = virtual_rows(cat, *table, filter);
-            keep_columns(&mut rows, scan.columns.as_deref());
-            ScanData::Owned(rows)
+            let wanted = Wanted(scan.columns.as_deref());
+            ScanData::Owned(virtual_rows(cat, *table, filter, wanted))
         }
         ScanSource::DatabaseSize => ScanData::Owned(vec![vec![txn
             .database_bytes()
@@ -107,36 +106,25 @@ async fn fetch(
     Ok(data)
 }
 
-/// Narrows `rows` to `columns`, in that order (the columns a query reads
-/// of a virtual table, see `bind/pruning.rs`); `None` keeps every column.
-pub(crate) fn keep_columns(rows: &mut [Row], columns: Option<&[usize]>) {
-    let Some(columns) = columns else {
-        return;
-    };
-    for row in rows {
-        let narrow: Row = columns
-            .iter()
-            .map(|&column| {
-                row.get_mut(column)
-                    .map_or(Datum::Null, |value| std::mem::replace(value, Datum::Null))
-            })
-            .collect();
-        *row = narrow;
-    }
-}
-
 /// A virtual table's rows: only those with the values of a bound on a keyed
 /// column when there is one (the bounds are conjuncts of the WHERE clause,
 /// which still applies), else all.
-fn virtual_rows(cat: &Catalog, table: VirtualTable, filter: &ScanFilter) -> Vec<Row> {
+fn virtual_rows(
+    cat: &Catalog,
+    table: VirtualTable,
+    filter: &ScanFilter,
+    wanted: Wanted<'_>,
+) -> Vec<Row> {
     filter
         .bounds
         .iter()
         .filter(|(column, _)| table.is_keyed(*column))
         .find_map(|(column, bound)| match bound {
-            ColumnBound::Eq(value) => table.rows_where(cat, *column, std::slice::from_ref(value)),
-            ColumnBound::In(values) => table.rows_where(cat, *column, values),
+            ColumnBound::Eq(value) => {
+                table.wanted_rows_where(cat, *column, std::slice::from_ref(value), wanted)
+            }
+            ColumnBound::In(values) => table.wanted_rows_where(cat, *column, values, wanted),
             ColumnBound::Range { .. } => None,
         })
-        .unwrap_or_else(|| table.rows(cat))
+        .unwrap_or_else(|| table.wanted_rows(cat, wanted))
 }

@@ -13,8 +13,7 @@ use rocklake_types::datum::{Datum, Row};
 use rocklake_types::value::equality::equality_key;
 use rocklake_types::SqlError;
 
-use crate::catalog::VirtualTable;
-use crate::exec::fetch::keep_columns;
+use crate::catalog::{VirtualTable, Wanted};
 use crate::exec::memory::{row_bytes, Reservation};
 use crate::exec::nested_join::RightRows;
 use crate::exec::ExecCtx;
@@ -70,17 +69,14 @@ impl RightRows for LookupRows<'_> {
             return Ok(rows.clone());
         }
         let cat = self.ctx.catalog;
+        let wanted = Wanted(self.side.columns);
+        let table = self.side.table;
         let (encoded, rows) =
-            match self
-                .side
-                .table
-                .rows_where(cat, self.side.column, std::slice::from_ref(key))
+            match table.wanted_rows_where(cat, self.side.column, std::slice::from_ref(key), wanted)
             {
                 Some(rows) => (encoded, rows),
-                None => (Vec::new(), self.side.table.rows(cat)),
+                None => (Vec::new(), table.wanted_rows(cat, wanted)),
             };
-        let mut rows = rows;
-        keep_columns(&mut rows, self.side.columns);
         let bytes: usize = rows.iter().map(|row| row_bytes(row)).sum::<usize>() + encoded.len();
         if self.held.bytes() + bytes > KEPT_BYTES {
             self.kept.clear();

@@ -4,7 +4,7 @@
 //! reads. With thousands of relations the whole of `pg_class` or
 //! `pg_attribute` is tens of thousands of rows, most of a lookup's cost.
 //!
-//! [`VirtualTable::rows_where`] returns exactly the rows of
+//! [`VirtualTable::wanted_rows_where`] returns exactly the rows of
 //! [`VirtualTable::rows`] whose column equals one of the keys (PostgreSQL's
 //! equality, [`equality_key`]); it builds the rows of the relations that
 //! can hold such a value and keeps those that do.
@@ -14,7 +14,7 @@ use std::collections::{BTreeSet, HashSet};
 use rocklake_types::datum::{Datum, PgType, Row};
 use rocklake_types::value::equality::equality_key;
 
-use super::{pg_catalog, VirtualTable};
+use super::{pg_catalog, VirtualTable, Wanted};
 use crate::catalog::Catalog;
 
 /// The columns whose values pick rows without building the whole table.
@@ -27,7 +27,7 @@ const KEYED: &[(VirtualTable, &str)] = &[
 ];
 
 impl VirtualTable {
-    /// Whether [`VirtualTable::rows_where`] can pick rows by column `column`
+    /// Whether [`VirtualTable::wanted_rows_where`] can pick rows by column `column`
     /// (a position in [`VirtualTable::columns`]) without building the table.
     pub fn is_keyed(self, column: usize) -> bool {
         self.columns()
@@ -47,8 +47,15 @@ impl VirtualTable {
     /// whole table is built and filtered. `None` when a key is not a value
     /// of the column's kind (integers and oids for an oid column, text for a
     /// name): PostgreSQL would compare them after a cast, so the caller
-    /// filters the whole table as the query says.
-    pub fn rows_where(self, cat: &Catalog, column: usize, keys: &[Datum]) -> Option<Vec<Row>> {
+    /// filters the whole table as the query says. Only the `wanted`
+    /// columns are built (see [`Wanted`]).
+    pub fn wanted_rows_where(
+        self,
+        cat: &Catalog,
+        column: usize,
+        keys: &[Datum],
+        wanted: Wanted<'_>,
+    ) -> Option<Vec<Row>> {
         let columns = self.columns();
         let def = columns.get(column)?;
         let pg_type = &def.pg_type;
@@ -71,13 +78,18 @@ impl VirtualTable {
             return None;
         }
         // Each key once: `relname IN ('x', 'x')` is one relation's rows.
-        let mut wanted = HashSet::new();
+        let mut keys_wanted = HashSet::new();
         let mut distinct = Vec::new();
         for key in keys.iter().filter(|key| !key.is_null()) {
-            if wanted.insert(equality_key(key)) {
+            if keys_wanted.insert(equality_key(key)) {
                 distinct.push(key);
             }
         }
+        // The rows are built with the key column, to be picked by it.
+        let (built, key_at) = match wanted.position(column) {
+            Some(at) => (wanted, at),
+            None => (Wanted::ALL, column),
+        };
         let mut rows = if self.keyed_by(&def.name) {
             // Each relation once: `relname IN ('t', 't_pkey')` names one
             // relation twice (its table and its index).
@@ -85,11 +97,14 @@ impl VirtualTable {
             for key in distinct {
                 self.owners(cat, &def.name, key, &mut owners);
             }
-            self.rows_of(cat, &owners, &wanted)
+            self.rows_of(cat, &owners, &keys_wanted, built)
         } else {
-            self.rows(cat)
+            self.wanted_rows(cat, built)
         };
-        rows.retain(|row| wanted.contains(&equality_key(&row[column])));
+        rows.retain(|row| keys_wanted.contains(&equality_key(&row[key_at])));
+        if wanted.position(column).is_none() {
+            wanted.narrow(&mut rows);
+        }
         Some(rows)
     }
 
@@ -115,24 +130,28 @@ impl VirtualTable {
         cat: &Catalog,
         owners: &BTreeSet<usize>,
         wanted: &HashSet<Vec<u8>>,
+        columns: Wanted<'_>,
     ) -> Vec<Row> {
         let mut rows = Vec::new();
         let relations = owners.iter().map(|&i| &cat.relations[i]);
         match self {
-            VirtualTable::Class => relations.for_each(|r| pg_catalog::class_rows_of(r, &mut rows)),
+            VirtualTable::Class => {
+                relations.for_each(|r| pg_catalog::class_rows_of(r, columns, &mut rows))
+            }
             VirtualTable::Attribute => {
-                relations.for_each(|r| pg_catalog::attribute_rows_of(r, &mut rows))
+                relations.for_each(|r| pg_catalog::attribute_rows_of(r, columns, &mut rows))
             }
             VirtualTable::Type => {
-                rows = pg_catalog::builtin_type_rows(cat, |oid| {
+                rows = pg_catalog::builtin_type_rows(cat, columns, |oid| {
                     wanted.contains(&equality_key(&Datum::Oid(oid)))
                 });
-                rows.extend(relations.map(|r| pg_catalog::row_type_row(cat, r)));
+                rows.extend(relations.map(|r| pg_catalog::row_type_row(cat, columns, r)));
             }
             VirtualTable::Constraint => {
-                rows.extend(relations.filter_map(|r| pg_catalog::constraint_row_of(r)))
+                rows.extend(relations.filter_map(|r| pg_catalog::constraint_row_of(r)));
+                columns.narrow(&mut rows);
             }
-            _ => rows = self.rows(cat),
+            _ => rows = self.wanted_rows(cat, columns),
         }
         rows
     }
@@ -157,6 +176,12 @@ mod tests {
                 ColumnDef::new("label", PgType::Text),
             ],
             primary_key: if key { vec![0] } else { Vec::new() },
+        }
+    }
+
+    impl VirtualTable {
+        fn rows_where(self, cat: &Catalog, column: usize, keys: &[Datum]) -> Option<Vec<Row>> {
+            self.wanted_rows_where(cat, column, keys, Wanted::ALL)
         }
     }
 
@@ -249,5 +274,40 @@ mod tests {
             .collect();
         // public.a and its index, lake.a, the table public.a_pkey.
         assert_eq!(names, ["a", "a_pkey", "a", "a_pkey"]);
+    }
+
+    /// Rows built with some columns are the whole rows narrowed to them,
+    /// for the whole table and for keys (also when the key column is not
+    /// among the wanted ones).
+    #[test]
+    fn wanted_columns_are_the_whole_rows_narrowed() {
+        let cat = catalog();
+        for (table, name) in KEYED {
+            let width = table.columns().len();
+            let column = table
+                .columns()
+                .iter()
+                .position(|c| c.name == *name)
+                .unwrap();
+            let all = table.rows(&cat);
+            let key = all[all.len() - 1][column].clone();
+            let picks: [&[usize]; 4] = [&[column], &[width - 1, 0, column], &[1, width - 2], &[]];
+            for columns in picks {
+                let wanted = Wanted(Some(columns));
+                let mut expected = all.clone();
+                wanted.narrow(&mut expected);
+                assert_eq!(
+                    table.wanted_rows(&cat, wanted),
+                    expected,
+                    "{name} {columns:?}"
+                );
+                let mut keyed = table.rows_where(&cat, column, std::slice::from_ref(&key));
+                if let Some(rows) = keyed.as_mut() {
+                    wanted.narrow(rows);
+                }
+                let got = table.wanted_rows_where(&cat, column, std::slice::from_ref(&key), wanted);
+                assert_eq!(got, keyed, "{name} = {key:?}, {columns:?}");
+            }
+        }
     }
 }

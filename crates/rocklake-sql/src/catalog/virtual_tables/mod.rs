@@ -10,6 +10,9 @@ mod information_schema;
 mod keyed;
 mod pg_catalog;
 pub(crate) mod roles;
+mod wanted;
+
+pub use wanted::Wanted;
 
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
@@ -113,7 +116,7 @@ static TABLES: &[TableDef] = &[
         name: "pg_class",
         oid: 1259,
         columns: pg_catalog::pg_class_columns,
-        rows: pg_catalog::pg_class_rows,
+        rows: |cat| pg_catalog::pg_class_rows(cat, Wanted::ALL),
     },
     TableDef {
         table: VirtualTable::Attribute,
@@ -121,7 +124,7 @@ static TABLES: &[TableDef] = &[
         name: "pg_attribute",
         oid: 1249,
         columns: pg_catalog::pg_attribute_columns,
-        rows: pg_catalog::pg_attribute_rows,
+        rows: |cat| pg_catalog::pg_attribute_rows(cat, Wanted::ALL),
     },
     TableDef {
         table: VirtualTable::Type,
@@ -129,7 +132,7 @@ static TABLES: &[TableDef] = &[
         name: "pg_type",
         oid: 1247,
         columns: pg_catalog::pg_type_columns,
-        rows: pg_catalog::pg_type_rows,
+        rows: |cat| pg_catalog::pg_type_rows(cat, Wanted::ALL),
     },
     TableDef {
         table: VirtualTable::Constraint,
@@ -483,5 +486,19 @@ impl VirtualTable {
     /// The table's rows for the given catalog state.
     pub fn rows(self, cat: &Catalog) -> Vec<Row> {
         (self.def().rows)(cat)
+    }
+
+    /// [`VirtualTable::rows`] with only the `wanted` columns.
+    pub fn wanted_rows(self, cat: &Catalog, wanted: Wanted<'_>) -> Vec<Row> {
+        match self {
+            VirtualTable::Class => pg_catalog::pg_class_rows(cat, wanted),
+            VirtualTable::Attribute => pg_catalog::pg_attribute_rows(cat, wanted),
+            VirtualTable::Type => pg_catalog::pg_type_rows(cat, wanted),
+            _ => {
+                let mut rows = self.rows(cat);
+                wanted.narrow(&mut rows);
+                rows
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The virtual `pg_catalog` tables: each table's columns (PostgreSQL's
 //! names and types) beside the rows it derives from the catalog.
 
+use super::wanted::{wanted_row, Wanted};
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
 use super::indexes::{key_columns, BTREE_AM_OID};
@@ -91,39 +92,45 @@ pub(super) fn pg_class_columns() -> Vec<ColumnDef> {
 }
 
 /// Tables (`relkind` `r`), and the index (`i`) of each primary key.
-pub(super) fn pg_class_rows(cat: &Catalog) -> Vec<Row> {
+pub(super) fn pg_class_rows(cat: &Catalog, wanted: Wanted<'_>) -> Vec<Row> {
     let mut rows = Vec::new();
     for r in cat.relations.iter() {
-        class_rows_of(r, &mut rows);
+        class_rows_of(r, wanted, &mut rows);
     }
     rows
 }
 
 /// The `pg_class` rows of one stored relation: the table, then its primary
 /// key's index.
-pub(super) fn class_rows_of(r: &RelationDef, rows: &mut Vec<Row>) {
+pub(super) fn class_rows_of(r: &RelationDef, wanted: Wanted<'_>, rows: &mut Vec<Row>) {
     let has_key = !r.primary_key.is_empty();
-    rows.push(class_row(ClassRow {
-        oid: Catalog::rel_oid(r),
-        name: &r.name,
-        schema: &r.schema,
-        rowtype: Catalog::rowtype_oid(r),
-        has_index: has_key,
-        kind: "r",
-        attributes: r.columns.len(),
-        access_method: HEAP_AM_OID,
-    }));
-    if has_key {
-        rows.push(class_row(ClassRow {
-            oid: Catalog::pkey_index_oid(r),
-            name: &r.primary_key_name(),
+    rows.push(class_row(
+        wanted,
+        ClassRow {
+            oid: Catalog::rel_oid(r),
+            name: &r.name,
             schema: &r.schema,
-            rowtype: 0,
-            has_index: false,
-            kind: "i",
-            attributes: r.primary_key.len(),
-            access_method: BTREE_AM_OID,
-        }));
+            rowtype: Catalog::rowtype_oid(r),
+            has_index: has_key,
+            kind: "r",
+            attributes: r.columns.len(),
+            access_method: HEAP_AM_OID,
+        },
+    ));
+    if has_key {
+        rows.push(class_row(
+            wanted,
+            ClassRow {
+                oid: Catalog::pkey_index_oid(r),
+                name: &r.primary_key_name(),
+                schema: &r.schema,
+                rowtype: 0,
+                has_index: false,
+                kind: "i",
+                attributes: r.primary_key.len(),
+                access_method: BTREE_AM_OID,
+            },
+        ));
     }
 }
 
@@ -141,8 +148,8 @@ struct ClassRow<'a> {
 
 /// A `pg_class` row: no checks, rules, triggers, row security, partitions,
 /// tablespace, type or TOAST table.
-fn class_row(row: ClassRow<'_>) -> Row {
-    vec![
+fn class_row(wanted: Wanted<'_>, row: ClassRow<'_>) -> Row {
+    wanted_row![wanted;
         Datum::Oid(row.oid),
         text(row.name),
         Datum::Oid(Catalog::schema_oid(row.schema)),
@@ -205,8 +212,8 @@ struct AttributeRow<'a> {
 }
 
 /// A `pg_attribute` row: never dropped, no identity, not generated, no ACL.
-fn attribute_row(a: AttributeRow<'_>) -> Row {
-    vec![
+fn attribute_row(wanted: Wanted<'_>, a: AttributeRow<'_>) -> Row {
+    wanted_row![wanted;
         Datum::Oid(a.relation),
         text(a.name),
         Datum::Oid(a.pg_type.oid()),
@@ -228,49 +235,58 @@ fn attribute_row(a: AttributeRow<'_>) -> Row {
 }
 
 /// Each table's columns (and its `ctid`), and each primary-key index's.
-pub(super) fn pg_attribute_rows(cat: &Catalog) -> Vec<Row> {
+pub(super) fn pg_attribute_rows(cat: &Catalog, wanted: Wanted<'_>) -> Vec<Row> {
     let mut out = Vec::new();
     for r in cat.relations.iter() {
-        attribute_rows_of(r, &mut out);
+        attribute_rows_of(r, wanted, &mut out);
     }
     out
 }
 
 /// The `pg_attribute` rows of one stored relation: its `ctid`, its columns,
 /// then its primary key's index columns.
-pub(super) fn attribute_rows_of(r: &RelationDef, out: &mut Vec<Row>) {
+pub(super) fn attribute_rows_of(r: &RelationDef, wanted: Wanted<'_>, out: &mut Vec<Row>) {
     let relation = Catalog::rel_oid(r);
-    out.push(attribute_row(AttributeRow {
-        relation,
-        name: "ctid",
-        pg_type: &PgType::Tid,
-        number: -1,
-        not_null: true,
-        has_default: false,
-        stats_target: 0,
-    }));
-    for (i, c) in r.columns.iter().enumerate() {
-        out.push(attribute_row(AttributeRow {
+    out.push(attribute_row(
+        wanted,
+        AttributeRow {
             relation,
-            name: &c.name,
-            pg_type: &c.pg_type,
-            number: i as i16 + 1,
-            not_null: c.not_null || r.primary_key.contains(&i),
-            has_default: c.default.is_some(),
-            stats_target: -1,
-        }));
+            name: "ctid",
+            pg_type: &PgType::Tid,
+            number: -1,
+            not_null: true,
+            has_default: false,
+            stats_target: 0,
+        },
+    ));
+    for (i, c) in r.columns.iter().enumerate() {
+        out.push(attribute_row(
+            wanted,
+            AttributeRow {
+                relation,
+                name: &c.name,
+                pg_type: &c.pg_type,
+                number: i as i16 + 1,
+                not_null: c.not_null || r.primary_key.contains(&i),
+                has_default: c.default.is_some(),
+                stats_target: -1,
+            },
+        ));
     }
     for (k, &i) in r.primary_key.iter().enumerate() {
         let c = &r.columns[i];
-        out.push(attribute_row(AttributeRow {
-            relation: Catalog::pkey_index_oid(r),
-            name: &c.name,
-            pg_type: &c.pg_type,
-            number: k as i16 + 1,
-            not_null: false,
-            has_default: false,
-            stats_target: -1,
-        }));
+        out.push(attribute_row(
+            wanted,
+            AttributeRow {
+                relation: Catalog::pkey_index_oid(r),
+                name: &c.name,
+                pg_type: &c.pg_type,
+                number: k as i16 + 1,
+                not_null: false,
+                has_default: false,
+                stats_target: -1,
+            },
+        ));
     }
 }
 
@@ -298,17 +314,21 @@ pub(super) fn pg_type_columns() -> Vec<ColumnDef> {
     ]
 }
 
-pub(super) fn pg_type_rows(cat: &Catalog) -> Vec<Row> {
-    let mut out = builtin_type_rows(cat, |_| true);
+pub(super) fn pg_type_rows(cat: &Catalog, wanted: Wanted<'_>) -> Vec<Row> {
+    let mut out = builtin_type_rows(cat, wanted, |_| true);
     for r in cat.relations.iter() {
-        out.push(row_type_row(cat, r));
+        out.push(row_type_row(cat, wanted, r));
     }
     out
 }
 
 /// The `pg_type` rows of the built-in types (and their array types) whose
 /// oid `wanted` accepts.
-pub(super) fn builtin_type_rows(cat: &Catalog, wanted: impl Fn(u32) -> bool) -> Vec<Row> {
+pub(super) fn builtin_type_rows(
+    cat: &Catalog,
+    columns: Wanted<'_>,
+    wanted: impl Fn(u32) -> bool,
+) -> Vec<Row> {
     let arrays = BUILTIN_TYPES
         .iter()
         .filter(|t| t.array_oid() != 0)
@@ -321,6 +341,7 @@ pub(super) fn builtin_type_rows(cat: &Catalog, wanted: impl Fn(u32) -> bool) -> 
         .map(|t| {
             type_row(
                 cat,
+                columns,
                 TypeRow {
                     oid: t.oid(),
                     name: t.type_name(),
@@ -339,9 +360,10 @@ pub(super) fn builtin_type_rows(cat: &Catalog, wanted: impl Fn(u32) -> bool) -> 
 }
 
 /// The `pg_type` row of a stored relation's row type.
-pub(super) fn row_type_row(cat: &Catalog, r: &RelationDef) -> Row {
+pub(super) fn row_type_row(cat: &Catalog, wanted: Wanted<'_>, r: &RelationDef) -> Row {
     type_row(
         cat,
+        wanted,
         TypeRow {
             oid: Catalog::rowtype_oid(r),
             name: &r.name,
@@ -371,9 +393,9 @@ struct TypeRow<'a> {
     collation: u32,
 }
 
-fn type_row(cat: &Catalog, t: TypeRow<'_>) -> Row {
-    let [input, output, receive, send] = t.io.map(|(oid, _)| cat.reg_from_oid(RegKind::Proc, oid));
-    vec![
+fn type_row(cat: &Catalog, wanted: Wanted<'_>, t: TypeRow<'_>) -> Row {
+    let io = |i: usize| cat.reg_from_oid(RegKind::Proc, t.io[i].0);
+    wanted_row![wanted;
         Datum::Oid(t.oid),
         text(t.name),
         Datum::Oid(t.namespace),
@@ -383,10 +405,10 @@ fn type_row(cat: &Catalog, t: TypeRow<'_>) -> Row {
         Datum::Oid(t.relation),
         Datum::Oid(t.element),
         Datum::Oid(t.array),
-        input,
-        output,
-        receive,
-        send,
+        io(0),
+        io(1),
+        io(2),
+        io(3),
         Datum::Oid(0),
         Datum::Int4(-1),
         Datum::Bool(false),
