@@ -50,7 +50,13 @@ const MAX_CACHED_ROWS: usize = 1_000_000;
 const MAX_ENTRIES: usize = 4096;
 /// Cached scans with at most this many rows are updated by a commit that
 /// writes under them (the update copies the rows); larger ones are dropped.
-const MAX_ROWS_WRITTEN_THROUGH: usize = 1024;
+/// Copying is a fraction of reading them again from SlateDB: a DuckDB
+/// `CREATE TABLE` on a catalog of 5,000 tables writes `ducklake_table`,
+/// `ducklake_column` and `ducklake_inlined_data_tables` (5,000 to 20,000
+/// rows each), which DuckDB reads whole right after; with 1,024 here they
+/// were dropped and scanned again, 140 ms of server CPU per `CREATE TABLE`
+/// against 40 ms (docs/benchmarks.md).
+const MAX_ROWS_WRITTEN_THROUGH: usize = 65_536;
 /// A transaction that writes more keys than this makes the cached scans of
 /// its tags stale instead of updating them.
 pub(crate) const MAX_WRITES_WRITTEN_THROUGH: usize = 4096;
