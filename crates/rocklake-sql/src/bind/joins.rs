@@ -11,7 +11,7 @@
 use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{JoinConstraint, JoinOperator};
 
-use crate::bind::{Binder, Scope};
+use crate::bind::{Binder, Entry, Scope};
 use crate::plan::{common_type, comparable, BExpr, CmpOp, Func, JoinKind, Ty};
 
 /// A column merged by `JOIN ... USING` / `NATURAL JOIN`.
@@ -39,11 +39,16 @@ impl Scope {
         self.merged.iter().rev().find(|m| m.left == idx)
     }
 
-    /// The name of flat column `idx`.
-    pub(super) fn column_name(&self, idx: usize) -> String {
+    /// The FROM item whose columns hold flat column `idx`.
+    pub(super) fn entry_of(&self, idx: usize) -> Option<&Entry> {
         self.entries
             .iter()
             .find(|e| idx >= e.offset && idx < e.offset + e.cols.len())
+    }
+
+    /// The name of flat column `idx`.
+    pub(super) fn column_name(&self, idx: usize) -> String {
+        self.entry_of(idx)
             .map(|e| e.cols[idx - e.offset].0.clone())
             .unwrap_or_default()
     }
@@ -54,9 +59,7 @@ impl Scope {
         let BExpr::Col { up: 0, idx } = e else {
             return None;
         };
-        self.entries
-            .iter()
-            .find(|entry| *idx >= entry.offset && *idx < entry.offset + entry.cols.len())
+        self.entry_of(*idx)
             .and_then(|entry| entry.origin(idx - entry.offset))
     }
 }
@@ -317,12 +320,15 @@ impl Binder<'_> {
         base: usize,
     ) -> Result<BExpr, SqlError> {
         if let Some(column) = first_column_before(&on, base) {
-            let entry = self
-                .scopes
-                .last()
-                .into_iter()
-                .flat_map(|scope| &scope.entries)
-                .find(|e| column >= e.offset && column < e.offset + e.cols.len().max(1));
+            // A column of an item, or its hidden `ctid`.
+            let entry = self.scopes.last().and_then(|scope| {
+                scope.entry_of(column).or_else(|| {
+                    scope
+                        .entries
+                        .iter()
+                        .find(|e| e.ctid.is_some_and(|(ctid, _)| ctid == column))
+                })
+            });
             let name = entry.map_or("?", |e| e.alias.as_str());
             return Err(SqlError::new(
                 SqlState::UNDEFINED_TABLE,

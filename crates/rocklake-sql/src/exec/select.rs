@@ -9,6 +9,7 @@ use rocklake_types::datum::{Datum, Row};
 use rocklake_types::value::equality::equality_key;
 use rocklake_types::{SqlError, SqlState};
 
+use crate::catalog::Wanted;
 use crate::exec::aggregate::Aggregate;
 use crate::exec::eval::eval;
 use crate::exec::join::{Join, JoinSpec};
@@ -293,10 +294,7 @@ pub(crate) fn from_stream<'a>(
             } = right.as_ref()
             {
                 // The equi-join pairs number the right row as narrowed.
-                let narrowed = match columns {
-                    Some(columns) => columns.iter().position(|c| c == column),
-                    None => Some(*column),
-                };
+                let narrowed = Wanted(columns.as_deref()).position(*column);
                 let Some(&(left_column, _)) = equi.iter().find(|(_, r)| Some(*r) == narrowed)
                 else {
                     return Err(SqlError::internal("a lookup join without its key"));

@@ -86,7 +86,8 @@ impl VirtualTable {
             }
         }
         // The rows are built with the key column, to be picked by it.
-        let (built, key_at) = match wanted.position(column) {
+        let wanted_at = wanted.position(column);
+        let (built, key_at) = match wanted_at {
             Some(at) => (wanted, at),
             None => (Wanted::ALL, column),
         };
@@ -102,7 +103,7 @@ impl VirtualTable {
             self.wanted_rows(cat, built)
         };
         rows.retain(|row| keys_wanted.contains(&equality_key(&row[key_at])));
-        if wanted.position(column).is_none() {
+        if wanted_at.is_none() {
             wanted.narrow(&mut rows);
         }
         Some(rows)
