@@ -44,6 +44,7 @@ import pathlib
 import platform
 import re
 import shutil
+import shlex
 import signal
 import socket
 import statistics
@@ -201,11 +202,13 @@ class RockLake:
         self.extensions = ("ducklake", "postgres_scanner")
         self.n = 0
         self.procs = []
-        # Further `rocklake serve` arguments (bench/soak.py raises --max-sessions).
-        self.serve_args: list[str] = []
+        # Further `rocklake serve` arguments (bench/soak.py raises --max-sessions;
+        # ROCKLAKE_SERVE_ARGS, e.g. "--no-commit-journal", for A/B runs).
+        self.serve_args: list[str] = shlex.split(os.environ.get("ROCKLAKE_SERVE_ARGS", ""))
 
     def describe(self):
-        return f"RockLake server {self.binary}, catalog in a local temp dir"
+        extra = f" (serve {' '.join(self.serve_args)})" if self.serve_args else ""
+        return f"RockLake server {self.binary}{extra}, catalog in a local temp dir"
 
     def new_catalog(self, label: str) -> Catalog:
         self.n += 1

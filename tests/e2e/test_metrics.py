@@ -163,12 +163,15 @@ def test_prometheus_scrapes_a_duckdb_workload(tmp_path, server):
                  lambda v: v >= inserts_before + 11)
         wait_for("rocklake_commit_duration_seconds_count", lambda v: v >= 11)
         wait_for("rocklake_sessions_total", lambda v: v >= 1)
+        # Each commit one after the other was acknowledged by its own sync of
+        # the commit journal; SlateDB writes them in the background.
+        wait_for("rocklake_journal_syncs_total", lambda v: v >= 11)
         wait_for('sum(rocklake_slatedb_db_request_count_total{lake="lake",op="flush"})',
-                 lambda v: v >= 11)
+                 lambda v: v >= 1)
         wait_for('sum(rocklake_scan_cache_lookups_total)', lambda v: v > 0)
-        # SlateDB's object-store requests: every durable commit writes one.
+        # SlateDB's object-store requests (WAL and manifest objects).
         wait_for('sum(rocklake_slatedb_object_store_request_count_total{lake="lake",api="put"})',
-                 lambda v: v >= 11)
+                 lambda v: v >= 1)
     finally:
         prometheus.terminate()
         prometheus.wait(timeout=30)

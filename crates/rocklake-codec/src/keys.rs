@@ -106,15 +106,19 @@ pub enum SystemKey {
     FormatVersion,
     /// The latest snapshot's id and counters in one value, for cold start.
     HotKey,
+    /// Sequence number of the last commit of the local commit journal this
+    /// state holds (journaled commits above it are replayed when opening).
+    JournalApplied,
 }
 
 impl SystemKey {
     /// Every system key.
-    pub const ALL: [SystemKey; 4] = [
+    pub const ALL: [SystemKey; 5] = [
         SystemKey::WriterEpoch,
         SystemKey::RetainFrom,
         SystemKey::FormatVersion,
         SystemKey::HotKey,
+        SystemKey::JournalApplied,
     ];
 
     /// The readable suffix, e.g. `writer-epoch`.
@@ -124,6 +128,7 @@ impl SystemKey {
             SystemKey::RetainFrom => "retain-from",
             SystemKey::FormatVersion => "format-version",
             SystemKey::HotKey => "hot-key",
+            SystemKey::JournalApplied => "journal-applied",
         }
     }
 

@@ -36,6 +36,8 @@ pub struct Metrics {
     commit_seconds: Histogram,
     /// Commits refused because another transaction committed first.
     commit_conflicts: Counter,
+    /// Syncs of commit journals: one per group of commits written together.
+    journal_syncs: Counter,
     /// Inserts of a snapshot id another transaction had taken: the error
     /// DuckLake's retry loop waits for.
     snapshot_conflicts: Counter,
@@ -86,6 +88,12 @@ impl Metrics {
             "Commits refused because a concurrent transaction wrote the same keys first",
             commit_conflicts.clone(),
         );
+        let journal_syncs = Counter::default();
+        registry.register(
+            "journal_syncs",
+            "Syncs of local commit journals (one per group of commits acknowledged together)",
+            journal_syncs.clone(),
+        );
         let snapshot_conflicts = Counter::default();
         registry.register(
             "snapshot_conflicts",
@@ -132,6 +140,7 @@ impl Metrics {
             commits,
             commit_seconds,
             commit_conflicts,
+            journal_syncs,
             snapshot_conflicts,
             statements,
             errors,
@@ -147,6 +156,11 @@ impl Metrics {
     pub fn commit(&self, took: Duration) {
         self.commits.inc();
         self.commit_seconds.observe(took.as_secs_f64());
+    }
+
+    /// A sync of a commit journal, acknowledging a group of commits.
+    pub fn journal_sync(&self) {
+        self.journal_syncs.inc();
     }
 
     /// A commit refused by a concurrent one.

@@ -9,7 +9,9 @@
 //! so the copy holds whole commits only. Every key comes over as it is
 //! (catalog rows with their MVCC versions, counters, system keys), so the
 //! copy opens as the same catalog; its SSTs are new and compacted, and an
-//! encrypted catalog is copied encrypted with the same keys.
+//! encrypted catalog is copied encrypted with the same keys. The commits a
+//! local catalog's writer acknowledged from its commit journal, but SlateDB
+//! had not written yet, are added on top (see [`crate::journal`]).
 
 use std::ops::RangeFull;
 use std::sync::Arc;
@@ -19,7 +21,9 @@ use slatedb::{Db, DbReader, DbReaderMode, WriteBatch};
 
 use crate::encryption::{self, CatalogKeys, Opening};
 use crate::error::{StoreError, StoreResult};
+use crate::journal::PendingCommits;
 use crate::location::StoreLocation;
+use rocklake_codec::keys::SystemKey;
 
 /// Bytes of keys and values per write batch of the copy.
 const BATCH_BYTES: usize = 4 << 20;
@@ -31,6 +35,9 @@ pub struct CopyReport {
     pub keys: u64,
     /// Bytes of keys and values copied.
     pub bytes: u64,
+    /// Commits added from the source's commit journal (acknowledged, not
+    /// yet written by SlateDB; see [`crate::journal`]).
+    pub journaled: u64,
 }
 
 /// Copies the catalog at `source` (its checkpoint `checkpoint`, or its
@@ -51,6 +58,12 @@ pub async fn copy_catalog(
         None => DbReaderMode::ManagedCheckpoint,
     };
     let source_cipher = encryption::prepare(source, keys, Opening::Reader).await?;
+    // The latest state includes what the writer acknowledged from its
+    // journal: read before the reader opens (see PendingCommits).
+    let pending = match checkpoint {
+        Some(_) => None,
+        None => Some(PendingCommits::read(source, source_cipher.as_ref()).await?),
+    };
     let (objects, path) = source.open_object_store()?;
     let mut reader = DbReader::builder(path, objects)
         .with_options(DbReaderOptions::default())
@@ -72,7 +85,13 @@ pub async fn copy_catalog(
         .build()
         .await
         .map_err(|e| StoreError::storage(format!("creating the copy at {target}"), e, 0))?;
-    let copied = copy_keys(&reader, &writer, source, target).await;
+    let mut copied = copy_keys(&reader, &writer, source, target).await;
+    if let (Ok(report), Some(pending)) = (&mut copied, &pending) {
+        match add_journaled(&reader, &writer, pending, source, target).await {
+            Ok(commits) => report.journaled = commits,
+            Err(error) => copied = Err(error),
+        }
+    }
     let closed = writer
         .close()
         .await
@@ -119,6 +138,29 @@ async fn copy_keys(
     }
     write(writer, batch, target).await?;
     Ok(report)
+}
+
+/// Writes the commits of `pending` the copied state does not hold, in
+/// order; returns how many.
+async fn add_journaled(
+    reader: &DbReader,
+    writer: &Db,
+    pending: &PendingCommits,
+    source: &StoreLocation,
+    target: &StoreLocation,
+) -> StoreResult<u64> {
+    let applied = reader
+        .get(SystemKey::JournalApplied.key())
+        .await
+        .map_err(|e| StoreError::storage(format!("reading {source} to copy it"), e, 0))?
+        .and_then(|value| value.as_ref().try_into().ok().map(u64::from_be_bytes))
+        .unwrap_or(0);
+    let mut commits = 0;
+    for commit in pending.after(applied) {
+        write(writer, commit.batch(), target).await?;
+        commits += 1;
+    }
+    Ok(commits)
 }
 
 async fn write(writer: &Db, batch: WriteBatch, target: &StoreLocation) -> StoreResult<()> {

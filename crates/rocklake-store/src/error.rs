@@ -146,6 +146,10 @@ pub enum StoreError {
         /// What does not fit.
         reason: String,
     },
+    /// The local commit journal could not be read or written (see
+    /// [`crate::journal`]).
+    #[error("commit journal: {0}")]
+    Journal(String),
     /// SlateDB or the object store failed.
     #[error("storage error while {context}: {source}")]
     Storage {

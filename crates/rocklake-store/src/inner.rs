@@ -1,7 +1,7 @@
 //! [`StoreInner`]: the state a catalog's writer shares with its transactions:
 //! the SlateDB handle, the writer epoch, the counters handed out in memory,
 //! the commit lock, the scan cache, the unique keys of transactions in
-//! flight and the group flush.
+//! flight, the group flush and the commit journal.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -9,6 +9,7 @@ use std::sync::Arc;
 use slatedb::Db;
 
 use crate::group_flush::GroupFlush;
+use crate::journal::Journal;
 use crate::key_locks::KeyLocks;
 use crate::reader::Reads;
 use crate::scan_cache::ScanCache;
@@ -28,6 +29,9 @@ pub(crate) struct StoreInner {
     pub(crate) key_locks: Arc<KeyLocks>,
     /// Shares durable WAL writes between concurrent commits.
     pub(crate) group_flush: Arc<GroupFlush>,
+    /// The commit journal of a catalog in a local directory (`None` on S3
+    /// or when turned off).
+    pub(crate) journal: Option<Journal>,
 }
 
 impl StoreInner {

@@ -90,6 +90,15 @@ impl StoreLocation {
         }
     }
 
+    /// The directory of the commit journal of a catalog in a local
+    /// directory (see [`crate::journal`]); `None` on S3.
+    pub fn journal_directory(&self) -> Option<PathBuf> {
+        match self {
+            StoreLocation::Local(dir) => Some(dir.join("journal")),
+            StoreLocation::S3 { .. } => None,
+        }
+    }
+
     /// The object path of local directory `dir` (which exists).
     fn local_base(dir: &std::path::Path) -> StoreResult<ObjectPath> {
         let error = |reason: String| StoreError::Location {

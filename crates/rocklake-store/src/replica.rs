@@ -19,6 +19,7 @@ use slatedb::config::DbReaderOptions;
 use slatedb::{DbReader, DbReaderMode};
 
 use crate::error::{StoreError, StoreResult};
+use crate::journal::PendingCommits;
 use crate::location::StoreLocation;
 use crate::reader::Reads;
 use crate::store::FORMAT_VERSION;
@@ -42,6 +43,15 @@ impl Default for ReplicaOptions {
             keys: None,
         }
     }
+}
+
+/// A replica holding every commit acknowledged before it opened (see
+/// [`CatalogReplica::open_latest`]).
+pub struct LatestReplica {
+    /// The replica.
+    pub replica: CatalogReplica,
+    /// The local copy it reads, when it reads one (removed when dropped).
+    _copy: Option<tempfile::TempDir>,
 }
 
 /// A read-only view of a catalog that another process writes.
@@ -100,6 +110,50 @@ impl CatalogReplica {
         Ok(CatalogReplica {
             reader: Arc::new(reader),
             location: location.clone(),
+        })
+    }
+
+    /// Opens the catalog at `location` read-only with every commit its
+    /// writer acknowledged before the call (for one-off readers such as
+    /// `rocklake export`; a following replica sees a commit once SlateDB
+    /// wrote it). When the writer acknowledged commits from its commit
+    /// journal that SlateDB does not hold yet, the replica reads a local copy
+    /// that adds them ([`crate::copy`]).
+    pub async fn open_latest(
+        location: &StoreLocation,
+        options: ReplicaOptions,
+    ) -> StoreResult<LatestReplica> {
+        let cipher = crate::encryption::prepare(
+            location,
+            options.keys.as_ref(),
+            crate::encryption::Opening::Reader,
+        )
+        .await?;
+        let pending = PendingCommits::read(location, cipher.as_ref()).await?;
+        let replica = Self::open(location, options.clone()).await?;
+        let applied = Reads {
+            source: replica.reader.as_ref(),
+            epoch: 0,
+        }
+        .get_u64(&SystemKey::JournalApplied.key())
+        .await?
+        .unwrap_or(0);
+        if pending.after(applied).next().is_none() {
+            return Ok(LatestReplica {
+                replica,
+                _copy: None,
+            });
+        }
+        replica.close().await?;
+        let directory = tempfile::tempdir().map_err(|e| StoreError::Location {
+            location: location.to_string(),
+            reason: format!("cannot create a temporary copy: {e}"),
+        })?;
+        let copy = StoreLocation::Local(directory.path().to_path_buf());
+        crate::copy::copy_catalog(location, None, &copy, options.keys.as_ref()).await?;
+        Ok(LatestReplica {
+            replica: Self::open(&copy, options).await?,
+            _copy: Some(directory),
         })
     }
 

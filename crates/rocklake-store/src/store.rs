@@ -13,6 +13,7 @@ use slatedb::{Db, Settings};
 use crate::encryption::{self, CatalogKeys, Opening};
 use crate::error::{StoreError, StoreResult};
 use crate::inner::StoreInner;
+use crate::journal::{Journal, PendingCommits};
 use crate::location::StoreLocation;
 use crate::reader::Reads;
 use crate::scan_cache::ScanCache;
@@ -41,6 +42,13 @@ pub struct StoreOptions {
     /// Catalog keys: a new catalog is encrypted with them, an encrypted
     /// one needs one of them (see [`crate::encryption`]).
     pub keys: Option<Arc<CatalogKeys>>,
+    /// Whether a catalog in a local directory acknowledges commits from its
+    /// commit journal (see [`crate::journal`]) rather than from SlateDB's
+    /// own durable write. Ignored on S3.
+    pub commit_journal: bool,
+    /// Size of the commit journal file (allocated when the writer opens;
+    /// a full journal costs one SlateDB flush).
+    pub journal_bytes: u64,
 }
 
 impl Default for StoreOptions {
@@ -49,6 +57,8 @@ impl Default for StoreOptions {
             flush_interval: Some(Duration::from_millis(100)),
             memtable_bytes: 256 * 1024,
             keys: None,
+            commit_journal: true,
+            journal_bytes: crate::journal::DEFAULT_FILE_BYTES,
         }
     }
 }
@@ -81,6 +91,22 @@ fn catalog_gc_options(location: &StoreLocation) -> GarbageCollectorOptions {
         boundary_files_enabled: !matches!(location, StoreLocation::Local(_)),
         ..GarbageCollectorOptions::default()
     }
+}
+
+/// The catalog's format version (a new catalog takes this build's),
+/// refused unless this build reads it.
+async fn stored_format(reads: &Reads<'_, Db>) -> StoreResult<u64> {
+    let format = reads
+        .get_u64(&SystemKey::FormatVersion.key())
+        .await?
+        .unwrap_or(FORMAT_VERSION);
+    if format != FORMAT_VERSION && format != FORMAT_WITHOUT_PLACEMENTS {
+        return Err(StoreError::FormatVersion {
+            found: format,
+            supported: FORMAT_VERSION,
+        });
+    }
+    Ok(format)
 }
 
 /// The DuckLake catalog of one lake, stored in SlateDB. Cheap to clone; every
@@ -133,7 +159,7 @@ impl CatalogStore {
             .with_metrics_recorder(std::sync::Arc::new(
                 rocklake_metrics::metrics().slatedb_recorder(&crate::root::lake_label(location)),
             ));
-        if let Some(cipher) = cipher {
+        if let Some(cipher) = cipher.clone() {
             builder = builder.with_block_transformer(cipher);
         }
         let db = builder
@@ -144,29 +170,12 @@ impl CatalogStore {
             source: &db,
             epoch: 0,
         };
-        let format = reads
-            .get_u64(&SystemKey::FormatVersion.key())
-            .await?
-            .unwrap_or(FORMAT_VERSION);
-        if format != FORMAT_VERSION && format != FORMAT_WITHOUT_PLACEMENTS {
-            return Err(StoreError::FormatVersion {
-                found: format,
-                supported: FORMAT_VERSION,
-            });
-        }
+        let format = stored_format(&reads).await?;
         let previous_epoch = reads
             .get_u64(&SystemKey::WriterEpoch.key())
             .await?
             .unwrap_or(0);
         let epoch = previous_epoch + 1;
-        let mut counters = [0u64; 3];
-        for (slot, counter) in counters.iter_mut().zip([
-            Counter::NextRowSeq,
-            Counter::NextRelationId,
-            Counter::NextNamespaceId,
-        ]) {
-            *slot = reads.get_u64(&counter.key()).await?.unwrap_or(1);
-        }
         let mut batch = slatedb::WriteBatch::new();
         batch.put(SystemKey::WriterEpoch.key(), epoch.to_be_bytes());
         batch.put(SystemKey::FormatVersion.key(), format.to_be_bytes());
@@ -176,6 +185,24 @@ impl CatalogStore {
         db.flush()
             .await
             .map_err(|e| StoreError::storage("recording the writer epoch", e, epoch))?;
+        // Once this writer's epoch is durable (so no other writer opened
+        // since), it claims the journal and replays what older writers
+        // acknowledged from it; the format and counters are read after.
+        let journal = match location.journal_directory() {
+            Some(directory) if options.commit_journal => {
+                Some(Journal::open(&directory, options.journal_bytes, epoch, &db, cipher).await?)
+            }
+            _ => None,
+        };
+        let format = stored_format(&reads).await?;
+        let mut counters = [0u64; 3];
+        for (slot, counter) in counters.iter_mut().zip([
+            Counter::NextRowSeq,
+            Counter::NextRelationId,
+            Counter::NextNamespaceId,
+        ]) {
+            *slot = reads.get_u64(&counter.key()).await?.unwrap_or(1);
+        }
         tracing::info!(%location, epoch, "catalog opened");
         let store = CatalogStore {
             inner: Arc::new(StoreInner {
@@ -188,6 +215,7 @@ impl CatalogStore {
                 scan_cache: Arc::new(ScanCache::new()),
                 key_locks: Arc::default(),
                 group_flush: Arc::default(),
+                journal,
             }),
             location: location.clone(),
         };
@@ -224,6 +252,12 @@ impl CatalogStore {
         WriteTxn::begin(self.inner.clone())
     }
 
+    /// How many syncs of the commit journal acknowledged this writer's
+    /// commits so far; `None` without a journal (see [`StoreOptions`]).
+    pub fn journal_syncs(&self) -> Option<u64> {
+        self.inner.journal.as_ref().map(Journal::syncs)
+    }
+
     /// Current value of a counter as last committed.
     pub async fn counter(&self, counter: Counter) -> StoreResult<Option<u64>> {
         self.inner.reads().get_u64(&counter.key()).await
@@ -255,43 +289,63 @@ impl CatalogStore {
     }
 
     /// Every key and value of the catalog at `location`, read without opening it
-    /// as a writer: a running server is neither fenced nor written to.
+    /// as a writer: a running server is neither fenced nor written to. Includes
+    /// the commits its writer acknowledged from the commit journal.
     pub async fn dump_read_only(
         location: &StoreLocation,
         keys: Option<&Arc<CatalogKeys>>,
     ) -> StoreResult<Vec<(Bytes, Bytes)>> {
         let cipher = encryption::prepare(location, keys, Opening::Reader).await?;
+        let pending = PendingCommits::read(location, cipher.as_ref()).await?;
         let (object_store, path) = location.open_object_store()?;
         let mut builder = slatedb::DbReader::builder(path, object_store)
             .with_reader_mode(slatedb::DbReaderMode::FollowLatest);
         if let Some(cipher) = cipher {
             builder = builder.with_block_transformer(cipher);
         }
+        // SlateDB only says a block "could not be transformed": name the
+        // reason (e.g. the key a block is sealed with) when a key failed,
+        // whether opening (replaying WAL objects) or scanning.
+        let failed = |doing: String| {
+            move |e: slatedb::Error| match keys.and_then(|keys| keys.last_failure()) {
+                Some(reason) => StoreError::CatalogKey {
+                    location: location.to_string(),
+                    reason,
+                },
+                None => StoreError::storage(doing.clone(), e, 0),
+            }
+        };
         let reader = builder
             .build()
             .await
-            .map_err(|e| StoreError::storage(format!("opening {location} read-only"), e, 0))?;
-        // SlateDB only says a block "could not be transformed": name the
-        // reason (e.g. the key a block is sealed with) when a key failed.
-        let scanning = |e: slatedb::Error| match keys.and_then(|keys| keys.last_failure()) {
-            Some(reason) => StoreError::CatalogKey {
-                location: location.to_string(),
-                reason,
-            },
-            None => StoreError::storage("scanning all keys", e, 0),
-        };
+            .map_err(failed(format!("opening {location} read-only")))?;
+        let scanning = failed("scanning all keys".to_string());
         let mut iter = slatedb::DbReadOps::scan(&reader, ..)
             .await
-            .map_err(scanning)?;
-        let mut out = Vec::new();
-        while let Some(kv) = iter.next().await.map_err(scanning)? {
-            out.push((kv.key, kv.value));
+            .map_err(&scanning)?;
+        let mut out = std::collections::BTreeMap::new();
+        while let Some(kv) = iter.next().await.map_err(&scanning)? {
+            out.insert(kv.key, kv.value);
         }
         reader
             .close()
             .await
             .map_err(|e| StoreError::storage("closing the reader", e, 0))?;
-        Ok(out)
+        let applied = out
+            .get(SystemKey::JournalApplied.key().as_slice())
+            .and_then(|value| value.as_ref().try_into().ok().map(u64::from_be_bytes))
+            .unwrap_or(0);
+        for commit in pending.after(applied) {
+            for (key, value) in commit.writes() {
+                match value {
+                    Some(value) => {
+                        out.insert(Bytes::copy_from_slice(key), Bytes::copy_from_slice(value))
+                    }
+                    None => out.remove(key),
+                };
+            }
+        }
+        Ok(out.into_iter().collect())
     }
 
     /// Whether the catalog can serve: not closed or fenced, and a read of
@@ -304,12 +358,17 @@ impl CatalogStore {
         crate::replica::ready(&self.location, self.inner.db.status().close_reason, reads).await
     }
 
-    /// Flushes and closes the database.
+    /// Flushes and closes the database (after which the commit journal
+    /// holds nothing SlateDB does not, and is removed).
     pub async fn close(&self) -> StoreResult<()> {
         self.inner
             .db
             .close()
             .await
-            .map_err(|e| StoreError::storage("closing the catalog", e, self.inner.epoch))
+            .map_err(|e| StoreError::storage("closing the catalog", e, self.inner.epoch))?;
+        if let Some(journal) = &self.inner.journal {
+            journal.remove_file();
+        }
+        Ok(())
     }
 }

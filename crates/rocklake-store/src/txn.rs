@@ -8,6 +8,7 @@
 //! generic relations, whose rows are keyed by row sequence, are checked
 //! against concurrent transactions in [`generic_keys`].
 
+mod commit;
 mod generic_keys;
 mod relation_map;
 mod row_locks;
@@ -18,11 +19,11 @@ pub use row_locks::RowLockWait;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use rocklake_codec::keys::{encode_key, Counter, SystemKey};
+use rocklake_codec::keys::encode_key;
 use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tables::SnapshotColumns;
 use rocklake_codec::tags::Tag;
-use rocklake_codec::values::{encode_hot_key, encode_namespace, pb};
+use rocklake_codec::values::encode_namespace;
 use rocklake_types::datum::{ColumnDef, Datum, Row};
 use slatedb::{DbTransaction, IsolationLevel};
 
@@ -97,9 +98,11 @@ pub struct WriteTxn {
     /// Tags of the keys this transaction wrote (it must not read them from the
     /// scan cache; its commit is recorded under them).
     written_tags: TagSet,
-    /// What this transaction wrote, for the scan cache's write-through;
-    /// `None` once there are too many writes to keep.
+    /// What this transaction wrote, for the commit journal and the scan
+    /// cache's write-through; `None` once there are too many writes to keep.
     writes: Option<Writes>,
+    /// Bytes of keys and values written (counted while `writes` is kept).
+    written_bytes: usize,
     /// The unique keys this transaction inserted, claimed until it ends
     /// (dropped with it: after a commit, once its outcome is known).
     claims: Claims,
@@ -127,6 +130,7 @@ impl WriteTxn {
             cache,
             written_tags: TagSet::default(),
             writes: Some(Writes::new()),
+            written_bytes: 0,
             touched_rows: TouchedRows::default(),
         })
     }
@@ -151,10 +155,16 @@ impl WriteTxn {
         self.wrote = true;
         self.written_tags.add_key(key);
         if let Some(writes) = &mut self.writes {
-            if writes.len() >= MAX_WRITES_WRITTEN_THROUGH {
-                self.writes = None;
-            } else {
+            self.written_bytes += key.len() + value.map_or(0, <[u8]>::len);
+            // Kept for the journal up to its limit, else for the scan cache.
+            let keep = match &self.inner.journal {
+                Some(journal) => self.written_bytes <= journal.max_payload_bytes(),
+                None => writes.len() < MAX_WRITES_WRITTEN_THROUGH,
+            };
+            if keep {
                 writes.insert(key.to_vec(), value.map(<[u8]>::to_vec));
+            } else {
+                self.writes = None;
             }
         }
     }
@@ -616,148 +626,6 @@ impl WriteTxn {
     /// Deletes the row stored under `key` (as read in this transaction).
     pub fn delete(&mut self, key: &[u8]) -> StoreResult<()> {
         self.remove(key)
-    }
-
-    /// Commits atomically and durably: every row written, the counters and the
-    /// hot key go in one batch, and the call returns once the batch is in
-    /// storage. A concurrent commit of the same key fails this one with
-    /// [`StoreError::UniqueViolation`] (for inserted keys) or
-    /// [`StoreError::Conflict`].
-    pub async fn commit(self) -> StoreResult<()> {
-        self.commit_changing_registry().await.map(|_| ())
-    }
-
-    /// [`WriteTxn::commit`], returning the registry version the commit set
-    /// when it changed the registry (created, dropped or altered a relation
-    /// or a schema).
-    pub async fn commit_changing_registry(mut self) -> StoreResult<Option<u64>> {
-        let inner = self.inner.clone();
-        let started = std::time::Instant::now();
-        let wrote = self.wrote;
-        let guard = inner.commit_lock.lock().await;
-        let registry_version = if self.wrote {
-            self.stage_counters().await?
-        } else {
-            None
-        };
-        // Scans cached before this commit stay valid for snapshots taken
-        // before it; the mark ends once the writes are visible (or the commit
-        // failed or was abandoned).
-        let mut mark = inner.scan_cache.commit_started(
-            std::mem::take(&mut self.written_tags),
-            self.writes.take(),
-            registry_version,
-        );
-        let outcome = self.txn.commit().await;
-        if outcome.is_ok() {
-            mark.succeeded();
-        }
-        drop(mark);
-        match outcome {
-            Ok(None) => Ok(registry_version),
-            Ok(Some(handle)) => {
-                // The batch is applied in commit order; the durable write is
-                // shared with the commits waiting for it (group commit).
-                drop(guard);
-                inner.group_flush.request(&inner.db);
-                handle.await_durable().await.map_err(|e| {
-                    StoreError::storage("waiting for a commit to be durable", e, inner.epoch)
-                })?;
-                if wrote {
-                    rocklake_metrics::metrics().commit(started.elapsed());
-                }
-                Ok(registry_version)
-            }
-            Err(error) => {
-                let mapped = StoreError::storage("committing", error, inner.epoch);
-                if let StoreError::Conflict { .. } = mapped {
-                    rocklake_metrics::metrics().commit_conflict();
-                    if let Some(violation) = committed_violation(&inner, &self.unique_keys).await? {
-                        return Err(violation);
-                    }
-                }
-                Err(mapped)
-            }
-        }
-    }
-
-    /// Puts the counters (and the hot key, when a snapshot was inserted) into the
-    /// batch, untracked by conflict detection so unrelated commits do not
-    /// conflict on them. Runs under the commit lock, so values only grow.
-    /// The registry version stays tracked: two transactions that both changed
-    /// the registry conflict, so two concurrent CREATE TABLEs of one name
-    /// cannot both commit (each checked the name in its own snapshot).
-    /// Returns the registry version it sets when the transaction changed the
-    /// registry.
-    async fn stage_counters(&self) -> StoreResult<Option<u64>> {
-        let latest = self.inner.reads();
-        let mut puts: Vec<(Vec<u8>, Vec<u8>)> = [
-            (Counter::NextRowSeq, &self.inner.next_row_seq),
-            (Counter::NextRelationId, &self.inner.next_relation_id),
-            (Counter::NextNamespaceId, &self.inner.next_namespace_id),
-        ]
-        .into_iter()
-        .map(|(counter, next)| {
-            (
-                counter.key(),
-                next.load(Ordering::SeqCst).to_be_bytes().to_vec(),
-            )
-        })
-        .collect();
-        let mut registry_version = None;
-        if self.registry_changed {
-            let current = latest
-                .get_u64(&Counter::RegistryVersion.key())
-                .await?
-                .unwrap_or(0);
-            puts.push((
-                Counter::RegistryVersion.key(),
-                (current + 1).to_be_bytes().to_vec(),
-            ));
-            registry_version = Some(current + 1);
-        }
-        if let Some(snapshot) = self.snapshot_insert {
-            let current = latest
-                .get_u64(&Counter::NextSnapshotId.key())
-                .await?
-                .unwrap_or(0);
-            let next = (snapshot.snapshot_id.max(0) as u64) + 1;
-            if next >= current {
-                puts.push((Counter::NextSnapshotId.key(), next.to_be_bytes().to_vec()));
-                puts.push((
-                    Counter::NextCatalogId.key(),
-                    (snapshot.next_catalog_id.max(0) as u64)
-                        .to_be_bytes()
-                        .to_vec(),
-                ));
-                puts.push((
-                    Counter::NextFileId.key(),
-                    (snapshot.next_file_id.max(0) as u64).to_be_bytes().to_vec(),
-                ));
-                let hot = pb::HotKey {
-                    snapshot_id: snapshot.snapshot_id,
-                    schema_version: snapshot.schema_version,
-                    next_catalog_id: snapshot.next_catalog_id,
-                    next_file_id: snapshot.next_file_id,
-                    snapshot_time_micros: snapshot.time,
-                };
-                puts.push((SystemKey::HotKey.key(), encode_hot_key(&hot)));
-            }
-        }
-        for (key, value) in &puts {
-            self.txn
-                .put(key, value)
-                .map_err(|e| self.storage_error("staging counters", e))?;
-        }
-        let registry_key = Counter::RegistryVersion.key();
-        self.txn
-            .unmark_write(
-                puts.iter()
-                    .map(|(k, _)| k.as_slice())
-                    .filter(|k| *k != registry_key.as_slice()),
-            )
-            .map_err(|e| self.storage_error("staging counters", e))?;
-        Ok(registry_version)
     }
 }
 

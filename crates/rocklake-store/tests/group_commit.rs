@@ -1,5 +1,6 @@
-//! Group commit: concurrent commits share durable WAL writes, and every
-//! acknowledged member of a group survives SIGKILL.
+//! Group commit: concurrent commits share durable WAL writes (SlateDB's own,
+//! without the commit journal), and every acknowledged member of a group
+//! survives SIGKILL.
 //!
 //! The crash child is this same test binary, re-run with `--ignored --exact
 //! group_crash_child`.
@@ -24,7 +25,11 @@ fn wal_objects(dir: &std::path::Path) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_commits_share_wal_writes() {
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path()).await;
+    let options = rocklake_store::StoreOptions {
+        commit_journal: false,
+        ..rocklake_store::StoreOptions::default()
+    };
+    let store = open_with(dir.path(), options).await;
     let mut setup = store.write().unwrap();
     let rels = create_tables(&mut setup, &["ducklake_data_file"]).await;
     setup.commit().await.unwrap();

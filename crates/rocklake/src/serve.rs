@@ -50,6 +50,12 @@ pub struct ServeArgs {
     /// How often a read replica looks for new commits, in milliseconds.
     #[arg(long, default_value_t = 100, requires = "read_only")]
     poll_ms: u64,
+    /// Acknowledge commits of catalogs in a local directory once SlateDB has
+    /// written them itself (a new WAL file each), not from the commit
+    /// journal (`journal/` next to the catalog: one write and sync into a
+    /// file allocated beforehand; see docs/storage.md).
+    #[arg(long, conflicts_with = "read_only")]
+    no_commit_journal: bool,
     /// Default `statement_timeout` of every session (sessions may SET it):
     /// a statement running longer is canceled with SQLSTATE 57014. `0` for
     /// none; units `ms`, `s`, `min`, `h` (milliseconds without one).
@@ -170,6 +176,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     } else {
         Role::Writer(StoreOptions {
             keys,
+            commit_journal: !args.no_commit_journal,
             ..StoreOptions::default()
         })
     };

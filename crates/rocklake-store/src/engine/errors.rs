@@ -111,7 +111,9 @@ pub fn to_sql(error: StoreError) -> SqlError {
                 SqlError::new(SqlState::DATA_CORRUPTED, value.to_string())
             }
         },
-        StoreError::Storage { .. } => SqlError::new(SqlState::IO_ERROR, error.to_string()),
+        StoreError::Storage { .. } | StoreError::Journal(_) => {
+            SqlError::new(SqlState::IO_ERROR, error.to_string())
+        }
         other => SqlError::internal(other.to_string()),
     }
 }

@@ -17,6 +17,13 @@ pub async fn open(dir: &std::path::Path) -> CatalogStore {
     .expect("open catalog")
 }
 
+/// Opens (as writer) the catalog in `dir` with `options`.
+pub async fn open_with(dir: &std::path::Path, options: StoreOptions) -> CatalogStore {
+    CatalogStore::open(&StoreLocation::Local(dir.to_path_buf()), options)
+        .await
+        .expect("open catalog")
+}
+
 /// Creates the named DuckLake catalog tables in `public` and returns them.
 pub async fn create_tables(txn: &mut WriteTxn, names: &[&str]) -> Vec<Relation> {
     let mut out = Vec::new();

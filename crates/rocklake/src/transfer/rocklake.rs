@@ -113,7 +113,9 @@ pub async fn read(
     } else {
         bail!("database {database:?} has no lake in schema {schema:?}");
     };
-    let replica = CatalogReplica::open(
+    // Every commit acknowledged before now, also those the writer's commit
+    // journal holds and SlateDB does not yet.
+    let latest = CatalogReplica::open_latest(
         &lake,
         ReplicaOptions {
             keys,
@@ -122,6 +124,7 @@ pub async fn read(
     )
     .await
     .with_context(|| format!("opening {lake} read-only"))?;
+    let replica = &latest.replica;
     let mut session = Session::new(std::sync::Arc::new(CatalogStorage::replica(
         replica.clone(),
     )));
