@@ -27,9 +27,11 @@ pub const FORMAT_VERSION: u64 = 2;
 /// How to open a catalog.
 #[derive(Debug, Clone)]
 pub struct StoreOptions {
-    /// Interval of SlateDB's background WAL flush. Commits flush explicitly
-    /// anyway; `None` disables the background flush (tests use it to simulate a
-    /// crash before a batch reaches storage).
+    /// Interval of SlateDB's background WAL flush. With the commit journal
+    /// this flush is what writes journaled commits into SlateDB (replicas
+    /// see them then); without it commits flush explicitly anyway. `None`
+    /// disables the background flush (tests use it to simulate a crash
+    /// before a batch reaches storage).
     pub flush_interval: Option<Duration>,
     /// Size at which the memtable is written out as an L0 table. Every commit
     /// updates the same few rows (table statistics, column statistics), and
