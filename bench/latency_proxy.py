@@ -7,14 +7,20 @@ sent in several chunks is delayed once, not per chunk).
     python bench/latency_proxy.py --listen 127.0.0.1:9100 --upstream 127.0.0.1:9000 --delay-ms 25
 
 Prints "ready PORT" once it listens, then serves until killed. bench/s3_latency.py
-puts it between RockLake and the S3 emulator.
+puts it between RockLake and the S3 emulator. With LATENCY_PROXY_LOG=FILE it
+appends each request's start time and request line (method and path) to FILE,
+to count the requests an operation makes.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
+import time
+
+LOG = os.environ.get("LATENCY_PROXY_LOG")
 
 
 async def pump_requests(reader, writer, delay: float, state: dict):
@@ -22,6 +28,10 @@ async def pump_requests(reader, writer, delay: float, state: dict):
     while data := await reader.read(65536):
         if state["between_requests"]:
             state["between_requests"] = False
+            if LOG:
+                line = data.split(b"\r\n", 1)[0].decode("latin-1")
+                with open(LOG, "a") as log:
+                    log.write(f"{time.time():.6f} {line}\n")
             await asyncio.sleep(delay)
         writer.write(data)
         await writer.drain()
