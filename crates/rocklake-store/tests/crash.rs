@@ -23,20 +23,7 @@ async fn crash_child() {
         return;
     };
     let store = open(std::path::Path::new(&dir)).await;
-    let mut setup = store.write().unwrap();
-    let rels = create_tables(&mut setup, &["ducklake_snapshot", "ducklake_data_file"]).await;
-    setup.commit().await.unwrap();
-    for i in 0.. {
-        let mut txn = store.write().unwrap();
-        txn.insert(&rels[0], snapshot_row(i)).await.unwrap();
-        for f in 0..FILES_PER_COMMIT {
-            txn.insert(&rels[1], data_file_row(i * FILES_PER_COMMIT + f, 1, i))
-                .await
-                .unwrap();
-        }
-        txn.commit().await.unwrap();
-        println!("acked {i}");
-    }
+    commit_snapshots_forever(&store, FILES_PER_COMMIT).await;
 }
 
 #[tokio::test]

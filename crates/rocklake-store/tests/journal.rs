@@ -57,20 +57,7 @@ async fn journal_crash_child() {
         .map(|b| b.parse().unwrap())
         .unwrap_or(3);
     let store = open_with(std::path::Path::new(&dir), unflushed(journal_bytes)).await;
-    let mut setup = store.write().unwrap();
-    let rels = create_tables(&mut setup, &["ducklake_snapshot", "ducklake_data_file"]).await;
-    setup.commit().await.unwrap();
-    for i in 0.. {
-        let mut txn = store.write().unwrap();
-        txn.insert(&rels[0], snapshot_row(i)).await.unwrap();
-        for f in 0..files {
-            txn.insert(&rels[1], data_file_row(i * files + f, 1, i))
-                .await
-                .unwrap();
-        }
-        txn.commit().await.unwrap();
-        println!("acked {i}");
-    }
+    commit_snapshots_forever(&store, files).await;
 }
 
 /// Runs the child until it acknowledged `stop_after` commits, SIGKILLs it,
@@ -230,12 +217,7 @@ async fn a_new_writer_replays_the_journal_and_fences_the_old_one() {
     assert!(wal_objects(dir.path()) > wal_before);
 
     // The old writer's SlateDB has not noticed yet; its journal has.
-    let fenced = async {
-        let mut txn = first.write()?;
-        txn.insert(&rel, snapshot_row(5)).await?;
-        txn.commit().await
-    }
-    .await;
+    let fenced = commit_row(&first, &rel, snapshot_row(5)).await;
     assert!(
         matches!(fenced, Err(StoreError::Fenced { epoch: 1 })),
         "{fenced:?}"

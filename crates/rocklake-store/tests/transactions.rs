@@ -409,12 +409,7 @@ async fn a_second_writer_fences_the_first() {
         Some(2)
     );
 
-    let fenced = async {
-        let mut txn = first.write()?;
-        txn.insert(&rel, snapshot_row(1)).await?;
-        txn.commit().await
-    }
-    .await;
+    let fenced = commit_row(&first, &rel, snapshot_row(1)).await;
     assert!(
         matches!(fenced, Err(StoreError::Fenced { epoch: 1 })),
         "{fenced:?}"

@@ -24,6 +24,37 @@ pub async fn open_with(dir: &std::path::Path, options: StoreOptions) -> CatalogS
         .expect("open catalog")
 }
 
+/// Commits `row` into `relation` in a transaction of its own.
+pub async fn commit_row(
+    store: &CatalogStore,
+    relation: &Relation,
+    row: Row,
+) -> rocklake_store::StoreResult<()> {
+    let mut txn = store.write()?;
+    txn.insert(relation, row).await?;
+    txn.commit().await
+}
+
+/// The crash tests' child loop: creates `ducklake_snapshot` and
+/// `ducklake_data_file`, then commits snapshot `i` with `files` data files
+/// for i = 0, 1, ..., printing `acked i` once each commit returned.
+pub async fn commit_snapshots_forever(store: &CatalogStore, files: i64) {
+    let mut setup = store.write().unwrap();
+    let rels = create_tables(&mut setup, &["ducklake_snapshot", "ducklake_data_file"]).await;
+    setup.commit().await.unwrap();
+    for i in 0.. {
+        let mut txn = store.write().unwrap();
+        txn.insert(&rels[0], snapshot_row(i)).await.unwrap();
+        for f in 0..files {
+            txn.insert(&rels[1], data_file_row(i * files + f, 1, i))
+                .await
+                .unwrap();
+        }
+        txn.commit().await.unwrap();
+        println!("acked {i}");
+    }
+}
+
 /// Creates the named DuckLake catalog tables in `public` and returns them.
 pub async fn create_tables(txn: &mut WriteTxn, names: &[&str]) -> Vec<Relation> {
     let mut out = Vec::new();
