@@ -8,8 +8,9 @@ sent in several chunks is delayed once, not per chunk).
 
 Prints "ready PORT" once it listens, then serves until killed. bench/s3_latency.py
 puts it between RockLake and the S3 emulator. With LATENCY_PROXY_LOG=FILE it
-appends each request's start time and request line (method and path) to FILE,
-to count the requests an operation makes.
+appends, for each request, its start time, the ms until the first bytes of its
+response (the delay included) and its request line (method and path) to FILE,
+to count the requests an operation makes and time them.
 """
 
 from __future__ import annotations
@@ -28,10 +29,8 @@ async def pump_requests(reader, writer, delay: float, state: dict):
     while data := await reader.read(65536):
         if state["between_requests"]:
             state["between_requests"] = False
-            if LOG:
-                line = data.split(b"\r\n", 1)[0].decode("latin-1")
-                with open(LOG, "a") as log:
-                    log.write(f"{time.time():.6f} {line}\n")
+            state["started"] = time.time()
+            state["line"] = data.split(b"\r\n", 1)[0].decode("latin-1")
             await asyncio.sleep(delay)
         writer.write(data)
         await writer.drain()
@@ -41,6 +40,10 @@ async def pump_requests(reader, writer, delay: float, state: dict):
 async def pump_responses(reader, writer, state: dict):
     """Server to client: any response bytes end the request in flight."""
     while data := await reader.read(65536):
+        if LOG and not state["between_requests"]:
+            took = (time.time() - state["started"]) * 1000
+            with open(LOG, "a") as log:
+                log.write(f"{state['started']:.6f} {took:.1f} {state['line']}\n")
         state["between_requests"] = True
         writer.write(data)
         await writer.drain()
