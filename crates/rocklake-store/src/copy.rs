@@ -23,7 +23,6 @@ use crate::encryption::{self, CatalogKeys, Opening};
 use crate::error::{StoreError, StoreResult};
 use crate::journal::PendingCommits;
 use crate::location::StoreLocation;
-use rocklake_codec::keys::SystemKey;
 
 /// Bytes of keys and values per write batch of the copy.
 const BATCH_BYTES: usize = 4 << 20;
@@ -87,7 +86,7 @@ pub async fn copy_catalog(
         .map_err(|e| StoreError::storage(format!("creating the copy at {target}"), e, 0))?;
     let mut copied = copy_keys(&reader, &writer, source, target).await;
     if let (Ok(report), Some(pending)) = (&mut copied, &pending) {
-        match add_journaled(&reader, &writer, pending, source, target).await {
+        match add_journaled(&reader, &writer, pending, target).await {
             Ok(commits) => report.journaled = commits,
             Err(error) => copied = Err(error),
         }
@@ -146,21 +145,13 @@ async fn add_journaled(
     reader: &DbReader,
     writer: &Db,
     pending: &PendingCommits,
-    source: &StoreLocation,
     target: &StoreLocation,
 ) -> StoreResult<u64> {
-    let applied = reader
-        .get(SystemKey::JournalApplied.key())
-        .await
-        .map_err(|e| StoreError::storage(format!("reading {source} to copy it"), e, 0))?
-        .and_then(|value| value.as_ref().try_into().ok().map(u64::from_be_bytes))
-        .unwrap_or(0);
-    let mut commits = 0;
-    for commit in pending.after(applied) {
+    let missing = pending.missing_from(reader).await?;
+    for commit in &missing {
         write(writer, commit.batch(), target).await?;
-        commits += 1;
     }
-    Ok(commits)
+    Ok(missing.len() as u64)
 }
 
 async fn write(writer: &Db, batch: WriteBatch, target: &StoreLocation) -> StoreResult<()> {

@@ -131,14 +131,11 @@ impl CatalogReplica {
         .await?;
         let pending = PendingCommits::read(location, cipher.as_ref()).await?;
         let replica = Self::open(location, options.clone()).await?;
-        let applied = Reads {
-            source: replica.reader.as_ref(),
-            epoch: 0,
-        }
-        .get_u64(&SystemKey::JournalApplied.key())
-        .await?
-        .unwrap_or(0);
-        if pending.after(applied).next().is_none() {
+        if pending
+            .missing_from(replica.reader.as_ref())
+            .await?
+            .is_empty()
+        {
             return Ok(LatestReplica {
                 replica,
                 _copy: None,

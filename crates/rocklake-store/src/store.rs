@@ -329,15 +329,8 @@ impl CatalogStore {
         while let Some(kv) = iter.next().await.map_err(&scanning)? {
             out.insert(kv.key, kv.value);
         }
-        reader
-            .close()
-            .await
-            .map_err(|e| StoreError::storage("closing the reader", e, 0))?;
-        let applied = out
-            .get(SystemKey::JournalApplied.key().as_slice())
-            .and_then(|value| value.as_ref().try_into().ok().map(u64::from_be_bytes))
-            .unwrap_or(0);
-        for commit in pending.after(applied) {
+        let missing = pending.missing_from(&reader).await?;
+        for commit in missing {
             for (key, value) in commit.writes() {
                 match value {
                     Some(value) => {
@@ -347,6 +340,10 @@ impl CatalogStore {
                 };
             }
         }
+        reader
+            .close()
+            .await
+            .map_err(|e| StoreError::storage("closing the reader", e, 0))?;
         Ok(out.into_iter().collect())
     }
 

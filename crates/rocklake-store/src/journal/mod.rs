@@ -20,8 +20,8 @@
 //! writers' files ([`recovery`]), removes them and starts its own file, named
 //! by its epoch. Commits larger than a quarter of the file (at most 1 MiB)
 //! skip the journal: they wait for SlateDB's own durable write, holding the
-//! commit lock so no later commit is acknowledged before them. On S3 there is no journal:
-//! SlateDB's WAL objects are the only durable copy.
+//! commit lock so no later commit is acknowledged before them. On S3 there
+//! is no journal: SlateDB's WAL objects are the only durable copy.
 
 mod frame;
 mod owner;
@@ -35,11 +35,13 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use prost::Message;
+use rocklake_codec::keys::SystemKey;
 use rocklake_codec::values::pb;
-use slatedb::{BlockTransformer, Db};
+use slatedb::{BlockTransformer, Db, DbReadOps};
 
 use crate::error::{StoreError, StoreResult};
 use crate::location::StoreLocation;
+use crate::reader::Reads;
 pub use recovery::JournaledCommit;
 use writer::{JournalFailure, JournalFile, Submission, WriterContext};
 
@@ -235,10 +237,21 @@ impl PendingCommits {
         ))
     }
 
-    /// The commits above `applied` (a state's `journal-applied`), oldest
-    /// first.
-    pub fn after(&self, applied: u64) -> impl Iterator<Item = &JournaledCommit> {
-        self.0.iter().filter(move |commit| commit.seq > applied)
+    /// The commits the state `source` reads does not hold (those above its
+    /// `journal-applied`), oldest first.
+    pub(crate) async fn missing_from<R: DbReadOps + Sync>(
+        &self,
+        source: &R,
+    ) -> StoreResult<Vec<&JournaledCommit>> {
+        let applied = Reads { source, epoch: 0 }
+            .get_u64(&SystemKey::JournalApplied.key())
+            .await?
+            .unwrap_or(0);
+        Ok(self
+            .0
+            .iter()
+            .filter(|commit| commit.seq > applied)
+            .collect())
     }
 }
 
