@@ -10,13 +10,11 @@ nothing asserts how long anything took.
 
 from __future__ import annotations
 
-import threading
-import time
-
 import psycopg
 import pytest
 
 from conftest import PostgresBackend
+from two_sessions import Background, assert_same_as_postgresql, outcome
 
 BEGIN = "BEGIN ISOLATION LEVEL REPEATABLE READ"
 SETUP = [
@@ -28,7 +26,6 @@ SETUP = [
     "INSERT INTO u VALUES (1, 100), (2, 200)",
 ]
 LOCK_ONE = "SELECT id, v FROM t WHERE id = 1 FOR UPDATE"
-HANG = 60.0
 
 # Steps: (connection, statement) run in order; a connection name ending in
 # "&" starts the statement in the background (it may wait for the other
@@ -97,67 +94,10 @@ SCENARIOS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def outcome(conn: psycopg.Connection, sql: str):
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            rows = cur.fetchall() if cur.description else None
-            return ("ok", cur.statusmessage, rows)
-    except psycopg.Error as e:
-        return ("error", e.sqlstate, e.diag.message_primary)
-
-
-class Background:
-    """One statement running in a thread."""
-
-    def __init__(self, conn: psycopg.Connection, sql: str):
-        self.result = None
-        self.thread = threading.Thread(target=self._run, args=(conn, sql), daemon=True)
-        self.thread.start()
-        # Lets the statement reach the server (and start waiting) before the
-        # other connection goes on; outcomes do not depend on how long.
-        time.sleep(0.5)
-
-    def _run(self, conn, sql):
-        self.result = outcome(conn, sql)
-
-    def join(self):
-        self.thread.join(HANG)
-        assert not self.thread.is_alive(), "statement hangs"
-        return self.result
-
-
-def run_scenario(dsn: str, steps: list[tuple[str, str]]) -> list:
-    with psycopg.connect(dsn, autocommit=True) as setup:
-        for sql in SETUP:
-            setup.execute(sql)
-    conns = {name: psycopg.connect(dsn, autocommit=True) for name in ("a", "b")}
-    background: dict[str, Background] = {}
-    out = []
-    try:
-        for who, sql in steps:
-            if who == "wait":
-                out.append((f"{sql} (waited)", background.pop(sql).join()))
-            elif who.endswith("&"):
-                background[who[:-1]] = Background(conns[who[:-1]], sql)
-            else:
-                out.append((who, sql, outcome(conns[who], sql)))
-    finally:
-        for conn in conns.values():
-            conn.close()
-    return out
-
-
 @pytest.mark.rocklake
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_row_locks_behave_as_on_postgresql(pg_server, rocklake, name):
-    rocklake.start()
-    reference = PostgresBackend(pg_server)
-    expected = run_scenario(pg_server.dsn(reference.db), SCENARIOS[name])
-    actual = run_scenario(rocklake.dsn(), SCENARIOS[name])
-    differences = [f"{e}\n  RockLake: {a}" for e, a in zip(expected, actual) if e != a]
-    assert len(actual) == len(expected)
-    assert not differences, "\n".join(differences)
+    assert_same_as_postgresql(pg_server, rocklake, SETUP, SCENARIOS[name])
 
 
 def deadlock(dsn: str) -> list:

@@ -385,9 +385,10 @@ pub fn show(settings: &SessionSettings, variable: &[Ident]) -> Result<QueryOutpu
             .iter()
             .map(|c| ColumnDef::new(*c, PgType::Text))
             .collect();
-        return Ok(QueryOutput::Rows {
+        return Ok(QueryOutput::Returning {
             columns,
             rows: rows.into(),
+            tag: "SHOW".into(),
         });
     }
     let (spelled, value) = settings.get(&name).ok_or_else(|| {
@@ -396,9 +397,10 @@ pub fn show(settings: &SessionSettings, variable: &[Ident]) -> Result<QueryOutpu
             format!("unrecognized configuration parameter \"{name}\""),
         )
     })?;
-    Ok(QueryOutput::Rows {
+    Ok(QueryOutput::Returning {
         columns: vec![ColumnDef::new(spelled.to_lowercase(), PgType::Text)],
         rows: vec![vec![Datum::text(value)]].into(),
+        tag: "SHOW".into(),
     })
 }
 

@@ -17,7 +17,9 @@ async fn one(s: &mut Session, sql: &str) -> QueryOutput {
 
 async fn rows(s: &mut Session, sql: &str) -> (Vec<ColumnDef>, Vec<Row>) {
     match one(s, sql).await {
-        QueryOutput::Rows { columns, rows } => (columns, rows.into_rows()),
+        QueryOutput::Rows { columns, rows } | QueryOutput::Returning { columns, rows, .. } => {
+            (columns, rows.into_rows())
+        }
         other => panic!("{sql}: expected rows, got {other:?}"),
     }
 }
@@ -32,7 +34,7 @@ async fn err(s: &mut Session, sql: &str) -> SqlError {
 
 fn tag(o: &QueryOutput) -> &str {
     match o {
-        QueryOutput::Command { tag, .. } => tag,
+        QueryOutput::Command { tag, .. } | QueryOutput::Returning { tag, .. } => tag,
         other => panic!("expected a command, got {other:?}"),
     }
 }
@@ -542,6 +544,9 @@ async fn settings_show_and_discard() {
     );
     let (_, r) = rows(&mut s, "SHOW search_path").await;
     assert_eq!(r[0][0], Datum::Text("lake_meta".into()));
+    // PostgreSQL completes SHOW with the tag `SHOW`, not `SELECT 1`.
+    assert_eq!(tag(&one(&mut s, "SHOW search_path").await), "SHOW");
+    assert_eq!(tag(&one(&mut s, "SHOW ALL").await), "SHOW");
     assert_eq!(tag(&one(&mut s, "DISCARD ALL").await), "DISCARD ALL");
     let (_, r) = rows(&mut s, "SHOW TimeZone").await;
     assert_eq!(r[0][0], Datum::Text("Etc/UTC".into()));

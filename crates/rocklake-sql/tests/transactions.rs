@@ -14,7 +14,8 @@ use support::{ok, session};
 
 async fn rows(s: &mut Session, sql: &str) -> (Vec<ColumnDef>, Vec<Row>) {
     match ok(s, sql).await.pop() {
-        Some(QueryOutput::Rows { columns, rows }) => (columns, rows.into_rows()),
+        Some(QueryOutput::Rows { columns, rows })
+        | Some(QueryOutput::Returning { columns, rows, .. }) => (columns, rows.into_rows()),
         other => panic!("{sql}: expected rows, got {other:?}"),
     }
 }
@@ -225,4 +226,41 @@ async fn row_values_of_pg_expandarray_and_their_fields() {
     assert_eq!(e.code, SqlState::FEATURE_NOT_SUPPORTED);
     let e = err(&mut s, "SELECT (k).x FROM (SELECT 1 AS k) s").await;
     assert_eq!(e.code, SqlState::WRONG_OBJECT_TYPE);
+}
+
+/// A transaction block takes its snapshot at its first statement that reads
+/// or writes data, as PostgreSQL does; `now()` stays the time of `BEGIN`.
+#[tokio::test]
+async fn a_block_takes_its_snapshot_at_its_first_query() {
+    let storage = MemoryStorage::new();
+    let mut a = session(&storage);
+    let mut b = session(&storage);
+    ok(&mut a, "CREATE TABLE t (id bigint PRIMARY KEY)").await;
+    let count = "SELECT count(*) FROM t";
+    ok(&mut a, "BEGIN ISOLATION LEVEL REPEATABLE READ; SAVEPOINT p").await;
+    ok(&mut a, "SHOW transaction_isolation").await;
+    let began = rocklake_types::datum::timestamptz_micros(std::time::SystemTime::now());
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    ok(&mut b, "INSERT INTO t VALUES (1)").await;
+    let (_, counted) = rows(&mut a, count).await;
+    assert_eq!(
+        counted[0][0],
+        Datum::Int8(1),
+        "a commit after BEGIN is seen"
+    );
+    ok(&mut b, "INSERT INTO t VALUES (2)").await;
+    let (_, counted) = rows(&mut a, count).await;
+    assert_eq!(
+        counted[0][0],
+        Datum::Int8(1),
+        "the snapshot of the first query"
+    );
+    let (_, r) = rows(&mut a, "SELECT now()").await;
+    match &r[0][0] {
+        Datum::TimestampTz(now) => assert!(*now <= began, "now() is BEGIN's time"),
+        other => panic!("now(): {other:?}"),
+    }
+    ok(&mut a, "COMMIT").await;
+    let (_, counted) = rows(&mut a, count).await;
+    assert_eq!(counted[0][0], Datum::Int8(2));
 }

@@ -32,8 +32,8 @@ pub enum QueryOutput {
         /// Result rows.
         rows: ResultRows,
     },
-    /// The rows an INSERT, UPDATE or DELETE returns (`RETURNING`), completed
-    /// with the statement's own tag (`INSERT 0 3`).
+    /// Rows completed with the statement's own tag: what an INSERT, UPDATE
+    /// or DELETE returns (`RETURNING`, `INSERT 0 3`), or `SHOW`'s value.
     Returning {
         /// Result columns.
         columns: Vec<ColumnDef>,

@@ -36,7 +36,7 @@ impl Session {
             // SHOW returns a row: its column (and the error for an unknown
             // setting) as running it gives them.
             let columns = match settings::show(&self.settings, variable)? {
-                QueryOutput::Rows { columns, .. } => columns,
+                QueryOutput::Returning { columns, .. } => columns,
                 _ => Vec::new(),
             };
             return Ok(Described {

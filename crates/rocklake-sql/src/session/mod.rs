@@ -504,9 +504,12 @@ impl Session {
         budget: &MemoryBudget,
         sink: &mut dyn ResultSink,
     ) -> Result<(), Failure> {
+        let first_in_block = matches!(&self.state, TxState::Block(ctx) if !ctx.queried);
         if let TxState::Idle = self.state {
             let ctx = self.begin_ctx(self.default_mode()).await?;
             self.state = TxState::Implicit(ctx);
+        } else if first_in_block {
+            self.take_snapshot().await?;
         }
         let ctx = self
             .ctx_mut()
@@ -528,6 +531,26 @@ impl Session {
             self.apply_setting_changes()?;
         }
         result
+    }
+
+    /// Gives a transaction block its snapshot at its first statement that
+    /// reads or writes data, as PostgreSQL does, not at `BEGIN`: commits
+    /// made between the two are visible to it. So a DuckLake commit, which
+    /// sends `BEGIN` and describes its first query before running it, reads
+    /// the latest snapshot as late as on PostgreSQL, and a concurrent commit
+    /// in between does not make it conflict. The block keeps its
+    /// characteristics and its start time (`now()` is `BEGIN`'s time).
+    async fn take_snapshot(&mut self) -> Result<(), SqlError> {
+        let Some(ctx) = self.ctx_mut() else {
+            return Ok(());
+        };
+        let (mode, now) = (ctx.mode.clone(), ctx.now);
+        let mut fresh = self.begin_ctx(mode).await?;
+        fresh.now = now;
+        if let Some(ctx) = self.ctx_mut() {
+            *ctx = fresh;
+        }
+        Ok(())
     }
 
     /// `CREATE DATABASE name` (outside a transaction block).
