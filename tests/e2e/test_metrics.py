@@ -128,8 +128,15 @@ def test_prometheus_scrapes_a_duckdb_workload(tmp_path, server):
 
         def query(expr: str) -> float | None:
             url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
-            with urllib.request.urlopen(url, timeout=10) as response:
-                result = json.load(response)["data"]["result"]
+            try:
+                with urllib.request.urlopen(url, timeout=10) as response:
+                    result = json.load(response)["data"]["result"]
+            except urllib.error.HTTPError as e:
+                # Prometheus answers 503 while it starts (its port is open
+                # before its storage is ready): no value yet.
+                if e.code == 503:
+                    return None
+                raise
             return float(result[0]["value"][1]) if result else None
 
         def wait_for(expr: str, check, timeout: float = 60) -> float | None:

@@ -539,14 +539,16 @@ impl Session {
     /// sends `BEGIN` and describes its first query before running it, reads
     /// the latest snapshot as late as on PostgreSQL, and a concurrent commit
     /// in between does not make it conflict. The block keeps its
-    /// characteristics and its start time (`now()` is `BEGIN`'s time).
+    /// characteristics. Its `now()` becomes the snapshot's time (PostgreSQL
+    /// keeps `BEGIN`'s): a commit's `now()` is then later than that of every
+    /// commit its snapshot sees, so DuckLake's snapshot times grow with
+    /// their ids, as they did when the snapshot was taken at `BEGIN`.
     async fn take_snapshot(&mut self) -> Result<(), SqlError> {
         let Some(ctx) = self.ctx_mut() else {
             return Ok(());
         };
-        let (mode, now) = (ctx.mode.clone(), ctx.now);
-        let mut fresh = self.begin_ctx(mode).await?;
-        fresh.now = now;
+        let mode = ctx.mode.clone();
+        let fresh = self.begin_ctx(mode).await?;
         if let Some(ctx) = self.ctx_mut() {
             *ctx = fresh;
         }
