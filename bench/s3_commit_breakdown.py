@@ -32,7 +32,6 @@ import os
 import pathlib
 import shutil
 import statistics
-import struct
 import sys
 import tempfile
 import threading
@@ -44,44 +43,6 @@ import s3_latency  # noqa: E402
 import trace  # noqa: E402
 
 SNAPSHOT_INSERT = 'INSERT INTO "public".ducklake_snapshot'
-
-
-class TimelineProxy(trace.Proxy):
-    """trace.Proxy that keeps, per request, its connection, wall-clock start
-    and end, and the SQLSTATE of an error it got."""
-
-    def __init__(self, target_port: int):
-        self.timeline = []
-        super().__init__(target_port)
-
-    def _server_to_client(self, s, c, state):
-        error = None
-        try:
-            while True:
-                kind = self._recv_exact(s, 1)
-                if state["ssl_wait"]:
-                    state["ssl_wait"] -= 1
-                    c.sendall(kind)
-                    continue
-                (n,) = struct.unpack("!I", self._recv_exact(s, 4))
-                body = self._recv_exact(s, n - 4)
-                c.sendall(kind + struct.pack("!I", n) + body)
-                if kind == b"E":
-                    code = body.index(b"C")
-                    error = body[code + 1:code + 6].decode()
-                if kind == b"Z" and state["pending"]:
-                    label, started = state["pending"].popleft()
-                    ended = time.perf_counter()
-                    with self.lock:
-                        self.timeline.append((id(state), label, started, ended, error))
-                    error = None
-        except (EOFError, OSError):
-            pass
-
-    def take_timeline(self):
-        with self.lock:
-            out, self.timeline = self.timeline, []
-        return out
 
 
 def wal_puts(log: pathlib.Path, clock_offset: float) -> list[tuple[float, float]]:
@@ -225,7 +186,7 @@ def main():
         for part in ("lone", "writers"):
             bucket = s3.new_bucket()
             server = s3_latency.S3Server(binary, s3, bucket, workdir)
-            proxy = TimelineProxy(server.port)
+            proxy = trace.Proxy(server.port)
             data = workdir / f"data-{part}"
             data.mkdir()
             cat = bench.Catalog(server, f"ducklake:postgres:host=127.0.0.1 port={proxy.port} "

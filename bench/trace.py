@@ -38,7 +38,9 @@ import run as bench  # noqa: E402
 
 class Proxy:
     """Forwards 127.0.0.1:listen -> 127.0.0.1:target and records (label, seconds)
-    for every request/ReadyForQuery pair."""
+    for every request/ReadyForQuery pair (`take`), and the same as a timeline
+    of (connection, label, start, end, SQLSTATE of an error or None) on the
+    perf_counter clock (`take_timeline`)."""
 
     def __init__(self, target_port: int):
         self.target = target_port
@@ -48,12 +50,18 @@ class Proxy:
         self.sock.listen(64)
         self.port = self.sock.getsockname()[1]
         self.records = []
+        self.timeline = []
         self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
     def take(self):
         with self.lock:
             out, self.records = self.records, []
+        return out
+
+    def take_timeline(self):
+        with self.lock:
+            out, self.timeline = self.timeline, []
         return out
 
     def _accept(self):
@@ -118,6 +126,7 @@ class Proxy:
                     pass
 
     def _server_to_client(self, s, c, state):
+        error = None
         try:
             while True:
                 t = self._recv_exact(s, 1)
@@ -128,10 +137,16 @@ class Proxy:
                 (n,) = struct.unpack("!I", self._recv_exact(s, 4))
                 body = self._recv_exact(s, n - 4)
                 c.sendall(t + struct.pack("!I", n) + body)
+                if t == b"E":
+                    code = body.index(b"C")
+                    error = body[code + 1:code + 6].decode()
                 if t == b"Z" and state["pending"]:
                     label, start = state["pending"].popleft()
+                    end = time.perf_counter()
                     with self.lock:
-                        self.records.append((label, time.perf_counter() - start))
+                        self.records.append((label, end - start))
+                        self.timeline.append((id(state), label, start, end, error))
+                    error = None
         except (EOFError, OSError):
             pass
 
