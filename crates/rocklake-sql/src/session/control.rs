@@ -94,7 +94,10 @@ impl Session {
     /// `SET TRANSACTION modes` (`warn`: PostgreSQL's warning outside a
     /// transaction block), also `SET transaction_isolation = ...`: changes
     /// the current transaction (see [`crate::transaction::TxnMode::set`]).
-    pub(super) async fn set_transaction(
+    /// A read-only transaction made read-write has run nothing yet, so its
+    /// first statement begins its storage transaction again, able to write
+    /// (see `Session::take_snapshot`).
+    pub(super) fn set_transaction(
         &mut self,
         modes: &[TransactionMode],
         warn: bool,
@@ -104,18 +107,8 @@ impl Session {
             self.default_mode().with_modes(modes)?;
             return Ok(set_output(warn));
         };
-        let was_read_only = ctx.mode.read_only;
         let queried = ctx.queried;
         ctx.mode.set(modes, queried)?;
-        if was_read_only && !ctx.mode.read_only {
-            // Storage began it read-only; nothing ran in it yet, so it
-            // begins again, able to write.
-            let mode = ctx.mode.clone();
-            let fresh = self.begin_ctx(mode).await?;
-            if let Some(ctx) = self.ctx_mut() {
-                *ctx = fresh;
-            }
-        }
         Ok(set_output(warn && !in_block))
     }
 

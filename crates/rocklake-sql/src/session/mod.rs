@@ -469,11 +469,11 @@ impl Session {
                 if *session {
                     self.set_session_characteristics(modes)?
                 } else {
-                    self.set_transaction(modes, true).await?
+                    self.set_transaction(modes, true)?
                 }
             }
             Statement::Set(set) => match transaction::transaction_setting(set)? {
-                Some(modes) => self.set_transaction(&modes, false).await?,
+                Some(modes) => self.set_transaction(&modes, false)?,
                 None => settings::set(&mut self.settings, set)?,
             },
             Statement::Reset(reset) => settings::reset(&mut self.settings, &reset.reset),
@@ -504,11 +504,14 @@ impl Session {
         budget: &MemoryBudget,
         sink: &mut dyn ResultSink,
     ) -> Result<(), Failure> {
-        let first_in_block = matches!(&self.state, TxState::Block(ctx) if !ctx.queried);
+        let nothing_ran = matches!(
+            &self.state,
+            TxState::Block(ctx) | TxState::Implicit(ctx) if !ctx.queried
+        );
         if let TxState::Idle = self.state {
             let ctx = self.begin_ctx(self.default_mode()).await?;
             self.state = TxState::Implicit(ctx);
-        } else if first_in_block {
+        } else if nothing_ran {
             self.take_snapshot().await?;
         }
         let ctx = self
@@ -535,7 +538,9 @@ impl Session {
 
     /// Gives a transaction block its snapshot at its first statement that
     /// reads or writes data, as PostgreSQL does, not at `BEGIN`: commits
-    /// made between the two are visible to it. So a DuckLake commit, which
+    /// made between the two are visible to it, and the storage transaction
+    /// begins with the characteristics set until then (`SET TRANSACTION
+    /// READ WRITE` after a read-only `BEGIN`). So a DuckLake commit, which
     /// sends `BEGIN` and describes its first query before running it, reads
     /// the latest snapshot as late as on PostgreSQL, and a concurrent commit
     /// in between does not make it conflict. The block keeps its
