@@ -16,12 +16,6 @@ use common::*;
 const CHILD_DIR_ENV: &str = "ROCKLAKE_GROUP_CRASH_CHILD_DIR";
 const WRITERS: i64 = 8;
 
-fn wal_objects(dir: &std::path::Path) -> usize {
-    std::fs::read_dir(dir.join("catalog").join("wal"))
-        .map(|entries| entries.count())
-        .unwrap_or(0)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_commits_share_wal_writes() {
     let dir = tempfile::tempdir().unwrap();
@@ -33,23 +27,9 @@ async fn concurrent_commits_share_wal_writes() {
     let mut setup = store.write().unwrap();
     let rels = create_tables(&mut setup, &["ducklake_data_file"]).await;
     setup.commit().await.unwrap();
-    let relation = Arc::new(rels[0].clone());
     let before = wal_objects(dir.path());
     let commits = 64;
-    let tasks: Vec<_> = (0..commits)
-        .map(|i| {
-            let store = store.clone();
-            let relation = relation.clone();
-            tokio::spawn(async move {
-                let mut txn = store.write().unwrap();
-                txn.insert(&relation, data_file_row(i, 1, i)).await.unwrap();
-                txn.commit().await.unwrap();
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.unwrap();
-    }
+    commit_concurrently(&store, &rels[0], commits).await;
     let written = wal_objects(dir.path()) - before;
     eprintln!("{commits} concurrent commits wrote {written} WAL objects");
     // One durable write per commit would be 64 objects; commits that waited
@@ -84,11 +64,9 @@ async fn group_crash_child() {
             tokio::spawn(async move {
                 for n in 0.. {
                     let id = n * WRITERS + writer;
-                    let mut txn = store.write().unwrap();
-                    txn.insert(&relation, data_file_row(id, 1, id))
+                    commit_row(&store, &relation, data_file_row(id, 1, id))
                         .await
                         .unwrap();
-                    txn.commit().await.unwrap();
                     println!("acked {id}");
                 }
             })

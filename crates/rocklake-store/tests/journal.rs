@@ -36,12 +36,6 @@ fn unflushed(journal_bytes: u64) -> StoreOptions {
     }
 }
 
-fn wal_objects(dir: &std::path::Path) -> usize {
-    std::fs::read_dir(dir.join("catalog").join("wal"))
-        .map(|entries| entries.count())
-        .unwrap_or(0)
-}
-
 /// The child: commits snapshot `i` with FILES data files each (3 by
 /// default), then prints `acked i`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,9 +195,7 @@ async fn a_new_writer_replays_the_journal_and_fences_the_old_one() {
         .remove(0);
     setup.commit().await.unwrap();
     for i in 0..5 {
-        let mut txn = first.write().unwrap();
-        txn.insert(&rel, snapshot_row(i)).await.unwrap();
-        txn.commit().await.unwrap();
+        commit_row(&first, &rel, snapshot_row(i)).await.unwrap();
     }
     let wal_before = wal_objects(dir.path());
 
@@ -222,9 +214,7 @@ async fn a_new_writer_replays_the_journal_and_fences_the_old_one() {
         matches!(fenced, Err(StoreError::Fenced { epoch: 1 })),
         "{fenced:?}"
     );
-    let mut txn = second.write().unwrap();
-    txn.insert(&rel, snapshot_row(6)).await.unwrap();
-    txn.commit().await.unwrap();
+    commit_row(&second, &rel, snapshot_row(6)).await.unwrap();
     second.close().await.unwrap();
     let third = open(dir.path()).await;
     let ids: Vec<i64> = third
@@ -254,9 +244,9 @@ async fn an_encrypted_catalogs_journal_holds_no_plaintext() {
         .await
         .remove(0);
     setup.commit().await.unwrap();
-    let mut txn = first.write().unwrap();
-    txn.insert(&rel, data_file_row(424242, 1, 1)).await.unwrap();
-    txn.commit().await.unwrap();
+    commit_row(&first, &rel, data_file_row(424242, 1, 1))
+        .await
+        .unwrap();
 
     let journal_dir = dir.path().join("journal");
     for entry in std::fs::read_dir(&journal_dir).unwrap() {
@@ -284,28 +274,13 @@ async fn concurrent_commits_share_journal_syncs() {
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
     let mut setup = store.write().unwrap();
-    let rel = Arc::new(
-        create_tables(&mut setup, &["ducklake_data_file"])
-            .await
-            .remove(0),
-    );
+    let rel = create_tables(&mut setup, &["ducklake_data_file"])
+        .await
+        .remove(0);
     setup.commit().await.unwrap();
     let before = store.journal_syncs().unwrap();
     let commits = 64;
-    let tasks: Vec<_> = (0..commits)
-        .map(|i| {
-            let store = store.clone();
-            let rel = rel.clone();
-            tokio::spawn(async move {
-                let mut txn = store.write().unwrap();
-                txn.insert(&rel, data_file_row(i, 1, i)).await.unwrap();
-                txn.commit().await.unwrap();
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.unwrap();
-    }
+    commit_concurrently(&store, &rel, commits).await;
     let syncs = store.journal_syncs().unwrap() - before;
     eprintln!("{commits} concurrent commits made {syncs} journal syncs");
     assert!(
@@ -330,9 +305,9 @@ async fn readers_of_a_live_catalog_see_its_journaled_commits() {
         .await
         .remove(0);
     setup.commit().await.unwrap();
-    let mut txn = store.write().unwrap();
-    txn.insert(&rel, data_file_row(777, 1, 1)).await.unwrap();
-    txn.commit().await.unwrap();
+    commit_row(&store, &rel, data_file_row(777, 1, 1))
+        .await
+        .unwrap();
 
     // SlateDB never wrote the commit; `rocklake keys`, backups and export's
     // replica add it from the journal.

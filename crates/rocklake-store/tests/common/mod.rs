@@ -35,6 +35,34 @@ pub async fn commit_row(
     txn.commit().await
 }
 
+/// The WAL objects SlateDB wrote for the local catalog in `dir`.
+pub fn wal_objects(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir.join("catalog").join("wal"))
+        .map(|entries| entries.count())
+        .unwrap_or(0)
+}
+
+/// Commits `commits` one-row transactions into `relation` (a
+/// `ducklake_data_file`) at once, each from a task of its own, and waits
+/// for all of them.
+pub async fn commit_concurrently(store: &CatalogStore, relation: &Relation, commits: i64) {
+    let relation = std::sync::Arc::new(relation.clone());
+    let tasks: Vec<_> = (0..commits)
+        .map(|i| {
+            let store = store.clone();
+            let relation = relation.clone();
+            tokio::spawn(async move {
+                commit_row(&store, &relation, data_file_row(i, 1, i))
+                    .await
+                    .unwrap();
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+}
+
 /// The crash tests' child loop: creates `ducklake_snapshot` and
 /// `ducklake_data_file`, then commits snapshot `i` with `files` data files
 /// for i = 0, 1, ..., printing `acked i` once each commit returned.
