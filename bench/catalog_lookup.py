@@ -25,7 +25,6 @@ release binary (ROCKLAKE_BIN to override).
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
 import statistics
 import subprocess
@@ -97,7 +96,7 @@ def measure(dsn: str, relations: int, reps: int) -> dict:
 
 
 def start_rocklake(workdir: pathlib.Path) -> tuple[subprocess.Popen, int]:
-    binary = pathlib.Path(os.environ.get("ROCKLAKE_BIN", bench.REPO_ROOT / "target/release/rocklake"))
+    binary = bench.rocklake_binary()
     port = bench.free_port()
     proc = subprocess.Popen([str(binary), "serve", str(workdir / "lake"), "--listen", f"127.0.0.1:{port}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=workdir,

@@ -21,7 +21,6 @@ Timings are reported, never asserted. RockLake is the release binary.
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
 import statistics
 import subprocess
@@ -133,7 +132,7 @@ def main():
     ap.add_argument("--alter-every", type=int, default=40)
     ap.add_argument("--reps", type=int, default=5)
     args = ap.parse_args()
-    binary = pathlib.Path(os.environ.get("ROCKLAKE_BIN", bench.REPO_ROOT / "target" / "release" / "rocklake"))
+    binary = bench.rocklake_binary()
     if not binary.is_file():
         sys.exit(f"{binary} missing: cargo build --release -p rocklake")
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="rocklake-catsize-"))

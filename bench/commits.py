@@ -28,7 +28,6 @@ release binary (target/release/rocklake, or ROCKLAKE_BIN).
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
 import resource
 import statistics
@@ -132,7 +131,7 @@ def main():
                     help="DuckDB's threads setting in every writer (default: DuckDB's, one per core)")
     args = ap.parse_args()
     counts = [int(c) for c in args.writers.split(",") if c]
-    binary = pathlib.Path(os.environ.get("ROCKLAKE_BIN", bench.REPO_ROOT / "target" / "release" / "rocklake"))
+    binary = bench.rocklake_binary()
     if not binary.is_file():
         sys.exit(f"{binary} missing: cargo build --release -p rocklake")
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="rocklake-commits-"))

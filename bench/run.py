@@ -547,6 +547,13 @@ def cpu_seconds(pids) -> float:
 # Report
 # ---------------------------------------------------------------------------
 
+def rocklake_binary() -> pathlib.Path:
+    """The server binary the benchmarks run: ROCKLAKE_BIN (relative to the
+    repository when not absolute) or the release build."""
+    binary = pathlib.Path(os.environ.get("ROCKLAKE_BIN", REPO_ROOT / "target" / "release" / "rocklake"))
+    return binary if binary.is_absolute() else REPO_ROOT / binary
+
+
 def machine_info():
     cpu = "?"
     try:
@@ -649,9 +656,7 @@ def main():
     wanted = [b.strip() for b in args.backends.split(",") if b.strip()]
     workloads = {w.strip() for w in args.workloads.split(",")}
 
-    binary = pathlib.Path(os.environ.get("ROCKLAKE_BIN", REPO_ROOT / "target" / "release" / "rocklake"))
-    if not binary.is_absolute():
-        binary = REPO_ROOT / binary
+    binary = rocklake_binary()
     if "rocklake" in wanted and not binary.is_file():
         sys.exit(f"{binary} missing: build it with `cargo build --release -p rocklake`")
 

@@ -167,7 +167,7 @@ def main():
     ap.add_argument("--writers", type=int, default=4)
     ap.add_argument("--seconds", type=float, default=8)
     args = ap.parse_args()
-    binary = pathlib.Path(os.environ.get("ROCKLAKE_BIN", bench.REPO_ROOT / "target" / "release" / "rocklake"))
+    binary = bench.rocklake_binary()
     for needed in (binary, s3_latency.S3S_FS):
         if not needed.is_file():
             sys.exit(f"{needed} missing (cargo build --release -p rocklake; scripts/test.sh installs s3s-fs)")

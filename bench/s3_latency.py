@@ -263,7 +263,7 @@ def main():
     ap.add_argument("--lag-commits", type=int, default=40)
     args = ap.parse_args()
     counts = [int(c) for c in args.writers.split(",") if c]
-    binary = pathlib.Path(os.environ.get("ROCKLAKE_BIN", bench.REPO_ROOT / "target" / "release" / "rocklake"))
+    binary = bench.rocklake_binary()
     for needed in (binary, S3S_FS):
         if not needed.is_file():
             sys.exit(f"{needed} missing (cargo build --release -p rocklake; scripts/test.sh installs s3s-fs)")

@@ -167,8 +167,7 @@ def main():
     ap.add_argument("--max-sessions", type=int, default=1000)
     args = ap.parse_args()
 
-    binary = pathlib.Path(os.environ.get("ROCKLAKE_BIN",
-                                         REPO_ROOT / "target" / "release" / "rocklake"))
+    binary = bench.rocklake_binary()
     if not binary.exists():
         sys.exit(f"missing {binary}: cargo build --release -p rocklake")
     work = pathlib.Path(tempfile.mkdtemp(prefix="rocklake-soak-"))

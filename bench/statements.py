@@ -63,8 +63,7 @@ def main():
     args = ap.parse_args()
     if not shutil.which("pgbench"):
         raise SystemExit("pgbench not found (Debian package postgresql-client)")
-    binary = pathlib.Path(bench.os.environ.get(
-        "ROCKLAKE_BIN", bench.REPO_ROOT / "target" / "release" / "rocklake"))
+    binary = bench.rocklake_binary()
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="rocklake-statements-"))
     duck = bench.Duck(workdir, False, False)
     script = workdir / "insert-transaction.sql"

@@ -211,8 +211,7 @@ def main():
     import shutil
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="rocklake-trace-"))
     duck = bench.Duck(workdir, False, False)
-    binary = pathlib.Path(bench.os.environ.get("ROCKLAKE_BIN",
-                                               bench.REPO_ROOT / "target" / "release" / "rocklake"))
+    binary = bench.rocklake_binary()
     backends = []
     try:
         for name in args.backends.split(","):
