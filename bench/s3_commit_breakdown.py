@@ -186,7 +186,7 @@ def main():
         for part in ("lone", "writers"):
             bucket = s3.new_bucket()
             server = s3_latency.S3Server(binary, s3, bucket, workdir)
-            proxy = trace.Proxy(server.port)
+            proxy = trace.Proxy(server.port, timeline=True)
             data = workdir / f"data-{part}"
             data.mkdir()
             cat = bench.Catalog(server, f"ducklake:postgres:host=127.0.0.1 port={proxy.port} "

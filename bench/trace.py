@@ -38,11 +38,11 @@ import run as bench  # noqa: E402
 
 class Proxy:
     """Forwards 127.0.0.1:listen -> 127.0.0.1:target and records (label, seconds)
-    for every request/ReadyForQuery pair (`take`), and the same as a timeline
-    of (connection, label, start, end, SQLSTATE of an error or None) on the
+    for every request/ReadyForQuery pair (`take`); with `timeline`, also
+    (connection, label, start, end, SQLSTATE of an error or None) on the
     perf_counter clock (`take_timeline`)."""
 
-    def __init__(self, target_port: int):
+    def __init__(self, target_port: int, timeline: bool = False):
         self.target = target_port
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -50,7 +50,7 @@ class Proxy:
         self.sock.listen(64)
         self.port = self.sock.getsockname()[1]
         self.records = []
-        self.timeline = []
+        self.timeline = [] if timeline else None
         self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -145,7 +145,8 @@ class Proxy:
                     end = time.perf_counter()
                     with self.lock:
                         self.records.append((label, end - start))
-                        self.timeline.append((id(state), label, start, end, error))
+                        if self.timeline is not None:
+                            self.timeline.append((id(state), label, start, end, error))
                     error = None
         except (EOFError, OSError):
             pass
