@@ -4,6 +4,7 @@
 pub mod keys;
 pub mod protobuf;
 pub mod relations;
+pub mod roles;
 pub mod tables;
 pub mod tags;
 pub mod values;

@@ -27,7 +27,8 @@ fn index_column_name(c: &sqlparser::ast::IndexColumn) -> Result<String, SqlError
 /// refused.
 pub fn relation_def(ct: &CreateTable, env: Option<&StmtEnv<'_>>) -> Result<RelationDef, SqlError> {
     check_create_form(ct)?;
-    let (schema, name) = table_name(ct)?;
+    let database = env.map_or("", |env| env.cat.database.as_str());
+    let (schema, name) = table_name(ct, database)?;
     let (mut columns, mut primary_key) = column_defs(ct, env)?;
     apply_constraints(ct, &name, &mut columns, &mut primary_key)?;
     Ok(RelationDef {
@@ -64,18 +65,12 @@ fn check_create_form(ct: &CreateTable) -> Result<(), SqlError> {
 
 /// The schema and name of the new table (temporary tables go to the
 /// session's temporary schema).
-fn table_name(ct: &CreateTable) -> Result<(String, String), SqlError> {
+fn table_name(ct: &CreateTable, database: &str) -> Result<(String, String), SqlError> {
     let parts = name_parts(&ct.name)?;
-    let (schema, name) = match parts.as_slice() {
-        [n] if ct.temporary => (TEMP_SCHEMA.to_string(), n.clone()),
-        [n] => ("public".to_string(), n.clone()),
-        [s, n] | [_, s, n] => (s.clone(), n.clone()),
-        _ => {
-            return Err(SqlError::new(
-                SqlState::SYNTAX_ERROR,
-                format!("improper relation name {}", ct.name),
-            ))
-        }
+    let (schema, name) = match crate::ident::relation_name(&parts, database)? {
+        (None, n) if ct.temporary => (TEMP_SCHEMA.to_string(), n.to_string()),
+        (None, n) => ("public".to_string(), n.to_string()),
+        (Some(s), n) => (s.to_string(), n.to_string()),
     };
     if ct.temporary && schema != TEMP_SCHEMA {
         return Err(SqlError::new(
@@ -212,24 +207,20 @@ pub async fn create_table(
 /// Executes DROP TABLE [IF EXISTS] name [, ...].
 pub async fn drop_tables(
     txn: &mut dyn StorageTxn,
+    database: &str,
     names: &[ObjectName],
     if_exists: bool,
 ) -> Result<QueryOutput, SqlError> {
     let mut notices = Vec::new();
     for name in names {
         let parts = name_parts(name)?;
-        let (schema, table) = match parts.as_slice() {
-            [table] => {
+        let (schema, table) = match crate::ident::relation_name(&parts, database)? {
+            (None, table) => {
                 let temp = txn.relation(TEMP_SCHEMA, table).await?.is_some();
                 let schema = if temp { TEMP_SCHEMA } else { "public" };
-                (schema.to_string(), table.clone())
+                (schema.to_string(), table.to_string())
             }
-            [schema, table] => (schema.clone(), table.clone()),
-            _ => {
-                return Err(SqlError::unsupported(format!(
-                    "DROP TABLE of a three-part name is not supported: {name}"
-                )))
-            }
+            (Some(schema), table) => (schema.to_string(), table.to_string()),
         };
         if !txn.drop_relation(&schema, &table, if_exists).await? {
             notices.push(Notice {
@@ -256,8 +247,13 @@ pub async fn create_schema(
         ));
     };
     let parts = name_parts(n)?;
-    let schema = parts.last().cloned().unwrap_or_default();
-    let created = txn.create_schema(&schema, if_not_exists).await?;
+    let [schema] = parts.as_slice() else {
+        return Err(SqlError::new(
+            SqlState::SYNTAX_ERROR,
+            "syntax error at or near \".\"",
+        ));
+    };
+    let created = txn.create_schema(schema, if_not_exists).await?;
     let notices = if created {
         Vec::new()
     } else {

@@ -21,6 +21,7 @@
 
 use std::ops::ControlFlow;
 
+use rocklake_types::output::Notice;
 use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{BinaryOperator, Expr, Statement, Value, VisitMut, VisitorMut};
 use sqlparser::dialect::PostgreSqlDialect;
@@ -70,20 +71,39 @@ pub fn too_deep() -> SqlError {
     )
 }
 
+/// A parsed query string: its statements, and the notices PostgreSQL's
+/// lexer sends for it (identifiers cut to 63 bytes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    /// The statements, in order.
+    pub statements: Vec<Statement>,
+    /// Notices to send before the first statement's results.
+    pub notices: Vec<Notice>,
+}
+
 /// Parses a query string into statements, with the depth guards: the
 /// token nesting check, the parser's recursion limit, then [`prepare`].
 /// Short query strings seen before come from the statement cache.
 pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
+    parse_with_notices(sql).map(|parsed| parsed.statements)
+}
+
+/// [`parse`], with the notices of the lexer.
+pub fn parse_with_notices(sql: &str) -> Result<Parsed, SqlError> {
     crate::parse_cache::get_or_parse(sql, parse_uncached)
 }
 
-/// [`parse`] without the statement cache.
-fn parse_uncached(sql: &str) -> Result<Vec<Statement>, SqlError> {
+/// [`parse_with_notices`] without the statement cache. Identifiers follow
+/// PostgreSQL's lexer ([`crate::ident::apply_lexer_rules`]) before the
+/// parser sees them.
+fn parse_uncached(sql: &str) -> Result<Parsed, SqlError> {
     let dialect = PostgreSqlDialect {};
     let syntax_error = |e: ParserError| SqlError::new(SqlState::SYNTAX_ERROR, e.to_string());
-    let tokens = Tokenizer::new(&dialect, sql)
+    let mut tokens = Tokenizer::new(&dialect, sql)
         .tokenize_with_location()
         .map_err(|e| syntax_error(e.into()))?;
+    let notices = crate::ident::apply_lexer_rules(tokens.iter_mut().map(|t| &mut t.token))?;
+    crate::roles::normalize_role_syntax(&mut tokens);
     check_nesting(&tokens)?;
     let parsed = Parser::new(&dialect)
         .with_recursion_limit(PARSER_RECURSION_LIMIT)
@@ -95,7 +115,10 @@ fn parse_uncached(sql: &str) -> Result<Vec<Statement>, SqlError> {
         Err(e) => return Err(syntax_error(e)),
     };
     prepare(&mut statements)?;
-    Ok(statements)
+    Ok(Parsed {
+        statements,
+        notices,
+    })
 }
 
 /// Refuses a statement whose tokens nest deeper than [`MAX_NESTING`].

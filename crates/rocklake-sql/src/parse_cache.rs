@@ -17,7 +17,8 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use lru::LruCache;
 use rocklake_types::SqlError;
-use sqlparser::ast::Statement;
+
+use crate::depth::Parsed;
 
 /// The longest query string the cache keeps.
 pub(crate) const MAX_CACHED_SQL_BYTES: usize = 1024;
@@ -25,7 +26,7 @@ pub(crate) const MAX_CACHED_SQL_BYTES: usize = 1024;
 /// How many query strings the cache keeps (least recently used go first).
 pub(crate) const CAPACITY: usize = 256;
 
-type Cache = Mutex<LruCache<Box<str>, Arc<[Statement]>>>;
+type Cache = Mutex<LruCache<Box<str>, Arc<Parsed>>>;
 
 fn new_cache() -> Cache {
     Mutex::new(LruCache::new(
@@ -39,16 +40,16 @@ static CACHE: LazyLock<Cache> = LazyLock::new(new_cache);
 /// `sql` is short and parses).
 pub(crate) fn get_or_parse(
     sql: &str,
-    parse: impl FnOnce(&str) -> Result<Vec<Statement>, SqlError>,
-) -> Result<Vec<Statement>, SqlError> {
+    parse: impl FnOnce(&str) -> Result<Parsed, SqlError>,
+) -> Result<Parsed, SqlError> {
     get_or_parse_in(&CACHE, sql, parse)
 }
 
 fn get_or_parse_in(
     cache: &Cache,
     sql: &str,
-    parse: impl FnOnce(&str) -> Result<Vec<Statement>, SqlError>,
-) -> Result<Vec<Statement>, SqlError> {
+    parse: impl FnOnce(&str) -> Result<Parsed, SqlError>,
+) -> Result<Parsed, SqlError> {
     if sql.len() > MAX_CACHED_SQL_BYTES {
         return parse(sql);
     }
@@ -60,23 +61,23 @@ fn get_or_parse_in(
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     };
     let hit = lock().get(sql).cloned();
-    if let Some(statements) = hit {
-        return Ok(statements.to_vec());
+    if let Some(parsed) = hit {
+        return Ok(Parsed::clone(&parsed));
     }
-    let statements = parse(sql)?;
-    lock().put(sql.into(), statements.clone().into());
-    Ok(statements)
+    let parsed = parse(sql)?;
+    lock().put(sql.into(), Arc::new(parsed.clone()));
+    Ok(parsed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn counting(cache: &Cache, sql: &str) -> (Result<Vec<Statement>, SqlError>, usize) {
+    fn counting(cache: &Cache, sql: &str) -> (Result<Parsed, SqlError>, usize) {
         let mut parsed = 0;
         let result = get_or_parse_in(cache, sql, |s| {
             parsed += 1;
-            crate::depth::parse(s)
+            crate::depth::parse_with_notices(s)
         });
         (result, parsed)
     }

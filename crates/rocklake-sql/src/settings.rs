@@ -194,6 +194,7 @@ impl SessionSettings {
     /// Sets `name` for the rest of the session; `DEFAULT` restores the
     /// default. A value the setting cannot take fails with `22023`.
     pub fn set(&mut self, name: &str, value: String) -> Result<(), SqlError> {
+        check_settable(name)?;
         let key = name.to_lowercase();
         self.generation += 1;
         if value.eq_ignore_ascii_case("default") {
@@ -219,6 +220,21 @@ impl SessionSettings {
     pub fn reset_all(&mut self) {
         self.generation += 1;
         self.changed.clear();
+    }
+}
+
+/// Who the session is changes through the role checks (`SET ROLE`, `SET
+/// SESSION AUTHORIZATION`), never as a plain setting.
+fn check_settable(name: &str) -> Result<(), SqlError> {
+    match name.to_ascii_lowercase().as_str() {
+        "role" | "session_authorization" => Err(SqlError::unsupported(format!(
+            "SET {name} = ... and set_config('{name}', ...): use SET ROLE or SET SESSION AUTHORIZATION"
+        ))),
+        "is_superuser" => Err(SqlError::new(
+            SqlState::CANT_CHANGE_RUNTIME_PARAM,
+            format!("parameter \"{name}\" cannot be changed"),
+        )),
+        _ => Ok(()),
     }
 }
 

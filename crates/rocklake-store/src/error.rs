@@ -91,6 +91,14 @@ pub enum StoreError {
         /// Its name.
         name: String,
     },
+    /// `DROP SCHEMA` without `CASCADE` of a schema that holds relations.
+    #[error("cannot drop schema {schema} because other objects depend on it")]
+    DependentObjects {
+        /// The schema.
+        schema: String,
+        /// Its relations, sorted.
+        relations: Vec<String>,
+    },
     /// The request is valid SQL but RockLake does not support it.
     #[error("{0}")]
     Unsupported(String),
@@ -129,6 +137,13 @@ pub enum StoreError {
         /// Oldest snapshot kept.
         retain_from: u64,
     },
+    /// A name cannot name a database or a schema lake (see
+    /// [`crate::root::name_segment`]).
+    #[error("{reason}")]
+    InvalidName {
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The store location could not be understood.
     #[error("invalid catalog location {location:?}: {reason}")]
     Location {
@@ -150,6 +165,19 @@ pub enum StoreError {
     /// [`crate::journal`]).
     #[error("commit journal: {0}")]
     Journal(String),
+    /// Storage did not take a write in time, or reported a fault (see
+    /// [`crate::faults`]).
+    #[error("could not write to the catalog storage: {fault}")]
+    StorageFault {
+        /// What storage reported (no paths).
+        fault: crate::faults::Fault,
+        /// What became of the statement's writes.
+        detail: String,
+    },
+    /// The statement was interrupted (canceled, timed out) while it waited
+    /// for storage, before it changed anything.
+    #[error("{}", .0.message)]
+    Interrupted(Box<rocklake_types::SqlError>),
     /// SlateDB or the object store failed.
     #[error("storage error while {context}: {source}")]
     Storage {

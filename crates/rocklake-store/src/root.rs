@@ -8,12 +8,21 @@
 //! ROOT/databases/<db>/schemas/<schema>/catalog/...  a lake in schema <schema> of <db>
 //! ROOT/catalog/...                                  a single-catalog location of an
 //!                                                   earlier release (see upgrade_single_catalog)
+//! ROOT/roles                                        the roles and database owners
+//!                                                   (see crate::roles)
 //! ```
 //!
 //! Names become path segments through [`name_segment`]: lower-case ASCII
 //! letters, digits and `_` stay as they are, every other byte of the UTF-8
 //! name is written `+hh`, so any PostgreSQL name maps to one segment that is
 //! safe on every object store and on case-insensitive file systems.
+//!
+//! A path made from a name is always a strict child of its parent folder:
+//! a name must hold 1 to 63 bytes (PostgreSQL's limit, which the SQL layer
+//! applies before names get here), or it is refused with 42602 before any
+//! path is made, so no name can stand for the parent folder itself (an
+//! empty name would) or run past a file system's 255-byte file names.
+//! Deleting checks the same once more on the path itself.
 //!
 //! A database or lake exists when its catalog has a SlateDB manifest.
 
@@ -34,9 +43,19 @@ const SCHEMAS: &str = "schemas";
 const CATALOG: &str = "catalog";
 /// Folder of SlateDB's manifests inside a catalog.
 const MANIFEST: &str = "manifest";
+/// The object of the root's roles (see [`crate::roles`]).
+pub(crate) const ROLES: &str = "roles";
 
-/// The path segment that stores `name` (see the module docs).
-pub fn name_segment(name: &str) -> String {
+/// The path segment that stores `name` (see the module docs); names that
+/// cannot be one (empty, over 63 bytes, with a NUL byte) are refused.
+pub fn name_segment(name: &str) -> StoreResult<String> {
+    rocklake_types::ident::check_name(name, "name")
+        .map_err(|e| StoreError::InvalidName { reason: e.message })?;
+    Ok(encode_segment(name))
+}
+
+/// [`name_segment`] of a name already checked.
+fn encode_segment(name: &str) -> String {
     let mut segment = String::with_capacity(name.len());
     for byte in name.bytes() {
         if byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'_' {
@@ -82,7 +101,7 @@ pub fn segment_name(segment: &str) -> Option<String> {
         }
     }
     let name = String::from_utf8(bytes).ok()?;
-    (!name.is_empty() && name_segment(&name) == segment).then_some(name)
+    (name_segment(&name).ok()? == segment).then_some(name)
 }
 
 /// The lakes of one served location (see the module docs).
@@ -110,15 +129,16 @@ impl LakeRoot {
     }
 
     /// Where database `name`'s home catalog is.
-    pub fn database_location(&self, name: &str) -> StoreLocation {
-        self.location.child(DATABASES).child(&name_segment(name))
+    pub fn database_location(&self, name: &str) -> StoreResult<StoreLocation> {
+        Ok(self.location.child(DATABASES).child(&name_segment(name)?))
     }
 
     /// Where the lake of schema `schema` in database `database` is.
-    pub fn lake_location(&self, database: &str, schema: &str) -> StoreLocation {
-        self.database_location(database)
+    pub fn lake_location(&self, database: &str, schema: &str) -> StoreResult<StoreLocation> {
+        Ok(self
+            .database_location(database)?
             .child(SCHEMAS)
-            .child(&name_segment(schema))
+            .child(&name_segment(schema)?))
     }
 
     fn path(&self, parts: &[&str]) -> ObjectPath {
@@ -127,14 +147,15 @@ impl LakeRoot {
             .fold(self.base.clone(), |path, part| path.join(*part))
     }
 
-    fn database_path(&self, name: &str) -> ObjectPath {
-        self.path(&[DATABASES, &name_segment(name)])
+    fn database_path(&self, name: &str) -> StoreResult<ObjectPath> {
+        Ok(self.path(&[DATABASES, &name_segment(name)?]))
     }
 
-    fn lake_path(&self, database: &str, schema: &str) -> ObjectPath {
-        self.database_path(database)
+    fn lake_path(&self, database: &str, schema: &str) -> StoreResult<ObjectPath> {
+        Ok(self
+            .database_path(database)?
             .join(SCHEMAS)
-            .join(name_segment(schema).as_str())
+            .join(name_segment(schema)?.as_str()))
     }
 
     /// Names of the databases under the root, sorted.
@@ -144,13 +165,13 @@ impl LakeRoot {
 
     /// Names of the schema lakes of `database`, sorted.
     pub async fn lake_schemas(&self, database: &str) -> StoreResult<Vec<String>> {
-        self.names_with_catalogs(&self.database_path(database).join(SCHEMAS))
+        self.names_with_catalogs(&self.database_path(database)?.join(SCHEMAS))
             .await
     }
 
     /// Whether database `name` exists.
     pub async fn has_database(&self, name: &str) -> StoreResult<bool> {
-        self.has_catalog(&self.database_path(name)).await
+        self.has_catalog(&self.database_path(name)?).await
     }
 
     /// The names of the folders under `parent` that hold a catalog.
@@ -190,15 +211,29 @@ impl LakeRoot {
     /// this same call: SlateDB must not find old WAL objects in a new
     /// database).
     pub async fn remove_database(&self, name: &str) -> StoreResult<()> {
-        self.remove_folder(&self.database_path(name)).await
+        let folder = self.database_path(name)?;
+        self.remove_folder(&folder, &self.path(&[DATABASES])).await
     }
 
     /// Deletes every object of the lake of `schema` in `database`.
     pub async fn remove_lake(&self, database: &str, schema: &str) -> StoreResult<()> {
-        self.remove_folder(&self.lake_path(database, schema)).await
+        let folder = self.lake_path(database, schema)?;
+        let parent = self.database_path(database)?.join(SCHEMAS);
+        self.remove_folder(&folder, &parent).await
     }
 
-    async fn remove_folder(&self, folder: &ObjectPath) -> StoreResult<()> {
+    /// Deletes every object under `folder`, which must be exactly one level
+    /// below `parent` (checked on the paths themselves, whatever made them).
+    async fn remove_folder(&self, folder: &ObjectPath, parent: &ObjectPath) -> StoreResult<()> {
+        let below: Vec<_> = folder
+            .prefix_match(parent)
+            .map(|rest| rest.collect())
+            .unwrap_or_default();
+        if below.len() != 1 || below[0].as_ref().is_empty() {
+            return Err(self.error(format!(
+                "refusing to delete {folder}: it is not one folder below {parent}"
+            )));
+        }
         let mut objects: Vec<ObjectPath> = self
             .objects
             .list(Some(folder))
@@ -244,9 +279,9 @@ impl LakeRoot {
     /// of the earlier release first.
     pub async fn upgrade_single_catalog(&self, name: &str) -> StoreResult<usize> {
         let source = self.base.clone().join(CATALOG);
-        let target = self.database_path(name).join(CATALOG);
+        let target = self.database_path(name)?.join(CATALOG);
         if self.has_catalog(&self.base).await? {
-            self.remove_folder(&self.database_path(name)).await?;
+            self.remove_database(name).await?;
             let objects: Vec<ObjectPath> = self
                 .objects
                 .list(Some(&source))
@@ -264,12 +299,36 @@ impl LakeRoot {
                     .await
                     .map_err(|e| self.error(format!("cannot copy {object} to {copy}: {e}")))?;
             }
-            self.remove_folder(&source).await?;
+            self.remove_folder(&source, &self.base).await?;
             return Ok(objects.len());
         }
         // A crash after the manifests went: finish removing the rest.
-        self.remove_folder(&source).await?;
+        self.remove_folder(&source, &self.base).await?;
         Ok(0)
+    }
+
+    /// The bytes of object `name` at the root's top, if it exists.
+    pub(crate) async fn read_object(&self, name: &str) -> StoreResult<Option<bytes::Bytes>> {
+        let path = self.path(&[name]);
+        match self.objects.get(&path).await {
+            Ok(found) => found
+                .bytes()
+                .await
+                .map(Some)
+                .map_err(|e| self.error(format!("cannot read {path}: {e}"))),
+            Err(slatedb::object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.error(format!("cannot read {path}: {e}"))),
+        }
+    }
+
+    /// Replaces object `name` at the root's top with `bytes` (atomically).
+    pub(crate) async fn write_object(&self, name: &str, bytes: Vec<u8>) -> StoreResult<()> {
+        let path = self.path(&[name]);
+        self.objects
+            .put(&path, bytes.into())
+            .await
+            .map(|_| ())
+            .map_err(|e| self.error(format!("cannot write {path}: {e}")))
     }
 
     fn error(&self, reason: String) -> StoreError {
@@ -295,11 +354,14 @@ mod tests {
             ("été", "+c3+a9t+c3+a9"),
             ("+", "+2b"),
         ] {
-            assert_eq!(name_segment(name), segment);
+            assert_eq!(name_segment(name).unwrap(), segment);
             assert_eq!(segment_name(segment).as_deref(), Some(name));
         }
         for foreign in ["", "+", "+4", "+zz", "A", "+61"] {
             assert_eq!(segment_name(foreign), None, "{foreign:?}");
+        }
+        for refused in [String::new(), "x".repeat(64), "a\0b".to_string()] {
+            assert!(name_segment(&refused).is_err(), "{refused:?}");
         }
     }
 }

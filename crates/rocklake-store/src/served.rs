@@ -116,7 +116,7 @@ impl DatabaseLakes {
             if self.open_lakes().contains_key(&schema) {
                 continue;
             }
-            let location = self.root.lake_location(&self.database, &schema);
+            let location = self.root.lake_location(&self.database, &schema)?;
             let opened = Opened::open(&location, &self.role).await?;
             self.open_lakes().insert(schema, opened);
         }
@@ -158,7 +158,10 @@ impl SchemaLakes for DatabaseLakes {
             .remove_lake(&self.database, schema)
             .await
             .map_err(to_sql)?;
-        let location = self.root.lake_location(&self.database, schema);
+        let location = self
+            .root
+            .lake_location(&self.database, schema)
+            .map_err(to_sql)?;
         let opened = Opened::open(&location, &self.role).await.map_err(to_sql)?;
         let storage = opened.storage.clone();
         self.open_lakes().insert(schema.to_string(), opened);
@@ -189,12 +192,18 @@ pub struct ServedDatabase {
     lakes: Arc<DatabaseLakes>,
     storage: Arc<dyn Storage>,
     catalog_results: Arc<rocklake_sql::CatalogResults>,
-    sessions: Mutex<HashMap<i32, Arc<Interrupt>>>,
+    sessions: Mutex<HashMap<i32, ConnectedSession>>,
+}
+
+/// A session connected to a database.
+struct ConnectedSession {
+    interrupt: Arc<Interrupt>,
+    user: String,
 }
 
 impl ServedDatabase {
     async fn open(root: &LakeRoot, name: &str, role: &Role) -> StoreResult<ServedDatabase> {
-        let home = OpenCatalog::open(&root.database_location(name), role).await?;
+        let home = OpenCatalog::open(&root.database_location(name)?, role).await?;
         let lakes = Arc::new(DatabaseLakes {
             root: root.clone(),
             database: name.to_string(),
@@ -229,14 +238,25 @@ impl ServedDatabase {
         self.catalog_results.clone()
     }
 
-    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<i32, Arc<Interrupt>>> {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<i32, ConnectedSession>> {
         self.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records a session connected to this database until the returned
-    /// guard is dropped.
-    pub fn connect(self: &Arc<Self>, pid: i32, interrupt: Arc<Interrupt>) -> SessionGuard {
-        self.sessions().insert(pid, interrupt);
+    /// Records a session of `user` connected to this database until the
+    /// returned guard is dropped.
+    pub fn connect(
+        self: &Arc<Self>,
+        pid: i32,
+        interrupt: Arc<Interrupt>,
+        user: &str,
+    ) -> SessionGuard {
+        self.sessions().insert(
+            pid,
+            ConnectedSession {
+                interrupt,
+                user: user.to_string(),
+            },
+        );
         SessionGuard {
             database: self.clone(),
             pid,
@@ -246,6 +266,11 @@ impl ServedDatabase {
     /// How many sessions are connected.
     pub fn session_count(&self) -> usize {
         self.sessions().len()
+    }
+
+    /// The users of the sessions connected.
+    pub fn session_users(&self) -> Vec<String> {
+        self.sessions().values().map(|s| s.user.clone()).collect()
     }
 }
 
@@ -316,9 +341,9 @@ impl ServedRoot {
         // Keys that do not fit any catalog stop the server before it opens
         // (and so fences or writes) any of them.
         for database in root.databases().await? {
-            let mut locations = vec![root.database_location(&database)];
+            let mut locations = vec![root.database_location(&database)?];
             for schema in root.lake_schemas(&database).await? {
-                locations.push(root.lake_location(&database, &schema));
+                locations.push(root.lake_location(&database, &schema)?);
             }
             for location in locations {
                 crate::encryption::prepare(
@@ -462,8 +487,8 @@ impl ServedRoot {
             if !force {
                 return Err(DropRefused::InUse(connected));
             }
-            for interrupt in database.sessions().values() {
-                interrupt.stop(StopReason::Shutdown);
+            for session in database.sessions().values() {
+                session.interrupt.stop(StopReason::Shutdown);
             }
             let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
             while database.session_count() > 0 {
@@ -482,6 +507,21 @@ impl ServedRoot {
             .map_err(DropRefused::Store)?;
         tracing::info!(database = name, "database dropped");
         Ok(())
+    }
+
+    /// How many sessions of `user` are connected, to any database (for a
+    /// role's `CONNECTION LIMIT`).
+    pub fn sessions_of(&self, user: &str) -> usize {
+        self.open_databases()
+            .values()
+            .map(|database| {
+                database
+                    .sessions()
+                    .values()
+                    .filter(|s| s.user == user)
+                    .count()
+            })
+            .sum()
     }
 
     /// Whether every database can serve: none failed to open, and each of
@@ -512,6 +552,38 @@ impl ServedRoot {
         } else {
             Err(problems.join("\n"))
         }
+    }
+
+    /// Makes every catalog durable and closes it, waiting at most
+    /// `timeout` for each (a catalog whose storage does not answer is left
+    /// as it is: its acknowledged commits are durable already). Returns
+    /// what could not be closed, one line per catalog.
+    pub async fn close_within(&self, timeout: std::time::Duration) -> Vec<String> {
+        let databases: Vec<Arc<ServedDatabase>> = std::mem::take(&mut *self.open_databases())
+            .into_values()
+            .collect();
+        let mut problems = Vec::new();
+        for database in databases {
+            let lakes: Vec<(String, Opened)> = std::mem::take(&mut *database.lakes.open_lakes())
+                .into_iter()
+                .collect();
+            let catalogs = lakes
+                .iter()
+                .map(|(schema, opened)| (format!("{}/{schema}", database.name), &opened.catalog))
+                .chain(std::iter::once((database.name.clone(), &database.home)));
+            for (label, catalog) in catalogs {
+                match tokio::time::timeout(timeout, catalog.close()).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(error)) => problems.push(format!("catalog {label}: {error}")),
+                    Err(_) => problems.push(format!(
+                        "catalog {label}: storage did not finish the last flush within {}; \
+                         writes not yet flushed are in its WAL or commit journal",
+                        crate::faults::format_timeout(timeout)
+                    )),
+                }
+            }
+        }
+        problems
     }
 
     /// Makes every catalog durable and closes it.
@@ -578,7 +650,7 @@ mod tests {
             .unwrap();
         assert_eq!(served.names(), ["Sales", "lake"]);
         let sales = served.database("Sales").unwrap();
-        let guard = sales.connect(7, Arc::default());
+        let guard = sales.connect(7, Arc::default(), "postgres");
         assert!(matches!(
             served.drop_database("Sales", false).await,
             Err(DropRefused::InUse(1))
@@ -620,7 +692,7 @@ mod tests {
         assert_eq!(served.names(), ["analytics"]);
         served.close().await.unwrap();
         let moved = CatalogStore::open(
-            &root.database_location("analytics"),
+            &root.database_location("analytics").unwrap(),
             StoreOptions::default(),
         )
         .await

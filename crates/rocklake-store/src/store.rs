@@ -12,6 +12,7 @@ use slatedb::{Db, Settings};
 
 use crate::encryption::{self, CatalogKeys, Opening};
 use crate::error::{StoreError, StoreResult};
+use crate::faults::{StorageHealth, WatchedObjectStore};
 use crate::inner::StoreInner;
 use crate::journal::{Journal, PendingCommits};
 use crate::location::StoreLocation;
@@ -51,7 +52,16 @@ pub struct StoreOptions {
     /// Size of the commit journal file (allocated when the writer opens;
     /// a full journal costs one SlateDB flush).
     pub journal_bytes: u64,
+    /// How long a commit waits for storage (room in the journal, a durable
+    /// write) before it fails with 53100 or 58030 (see [`crate::faults`]);
+    /// also how long closing waits to flush.
+    pub storage_timeout: Duration,
 }
+
+/// [`StoreOptions::storage_timeout`] by default: long enough for an object
+/// store's retries of a slow request, short enough that a client learns of
+/// a full disk or an unreachable store within one statement.
+pub const DEFAULT_STORAGE_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Default for StoreOptions {
     fn default() -> Self {
@@ -61,6 +71,7 @@ impl Default for StoreOptions {
             keys: None,
             commit_journal: true,
             journal_bytes: crate::journal::DEFAULT_FILE_BYTES,
+            storage_timeout: DEFAULT_STORAGE_TIMEOUT,
         }
     }
 }
@@ -150,6 +161,9 @@ impl CatalogStore {
     ) -> StoreResult<CatalogStore> {
         let cipher = encryption::prepare(location, options.keys.as_ref(), Opening::Writer).await?;
         let (object_store, path) = location.open_object_store()?;
+        let health = Arc::new(StorageHealth::default());
+        let object_store: Arc<dyn slatedb::object_store::ObjectStore> =
+            Arc::new(WatchedObjectStore::new(object_store, health.clone()));
         let settings = Settings {
             flush_interval: options.flush_interval,
             l0_sst_size_bytes: options.memtable_bytes,
@@ -213,11 +227,14 @@ impl CatalogStore {
                 next_row_seq: AtomicU64::new(counters[0]),
                 next_relation_id: AtomicU64::new(counters[1]),
                 next_namespace_id: AtomicU64::new(counters[2]),
-                commit_lock: tokio::sync::Mutex::new(()),
+                commit_lock: Arc::default(),
                 scan_cache: Arc::new(ScanCache::new()),
                 key_locks: Arc::default(),
                 group_flush: Arc::default(),
                 journal,
+                health,
+                storage_timeout: options.storage_timeout,
+                stall: std::sync::Mutex::default(),
             }),
             location: location.clone(),
         };

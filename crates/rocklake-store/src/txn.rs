@@ -10,6 +10,7 @@
 
 mod commit;
 mod generic_keys;
+mod namespaces;
 mod relation_map;
 mod row_locks;
 
@@ -651,6 +652,22 @@ enum Existing<'a> {
 }
 
 impl Existing<'_> {
+    /// The names of the relations in `schema`.
+    fn names_in(&self, schema: &str) -> Vec<String> {
+        match self {
+            Existing::Kept(map) => map
+                .values()
+                .filter(|r| r.schema == schema)
+                .map(|r| r.name.clone())
+                .collect(),
+            Existing::Read(list) => list
+                .iter()
+                .filter(|r| r.schema == schema)
+                .map(|r| r.name.clone())
+                .collect(),
+        }
+    }
+
     /// The relation `schema.name`.
     fn get(&self, schema: &str, name: &str) -> Option<&Relation> {
         match self {

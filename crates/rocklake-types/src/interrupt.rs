@@ -220,6 +220,30 @@ impl Interrupt {
     }
 }
 
+tokio::task_local! {
+    /// The interrupt of the statement the current task runs (see [`within`]).
+    static CURRENT: std::sync::Arc<Interrupt>;
+}
+
+/// Runs `future` as part of the statement `interrupt` governs, so waits
+/// deep in the layers below the engine (storage) can race
+/// [`current_stopped`] without the interrupt handed down through every call.
+pub async fn within<F: std::future::Future>(
+    interrupt: std::sync::Arc<Interrupt>,
+    future: F,
+) -> F::Output {
+    CURRENT.scope(interrupt, future).await
+}
+
+/// Resolves with the stop error of the statement the current task runs
+/// (see [`within`]) once it must stop; never, outside a statement.
+pub async fn current_stopped() -> SqlError {
+    match CURRENT.try_with(std::sync::Arc::clone) {
+        Ok(interrupt) => interrupt.stopped().await,
+        Err(_) => std::future::pending().await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,5 +302,20 @@ mod tests {
             .expect("the wait ends at once")
             .unwrap();
         assert_eq!(error.code, SqlState::QUERY_CANCELED);
+    }
+
+    #[tokio::test]
+    async fn a_wait_below_the_engine_hears_the_statement_it_serves() {
+        let interrupt = std::sync::Arc::new(Interrupt::default());
+        interrupt.start_statement(None);
+        interrupt.stop(StopReason::Timeout);
+        let error = within(interrupt.clone(), current_stopped()).await;
+        assert_eq!(
+            error.message,
+            "canceling statement due to statement timeout"
+        );
+        // Outside a statement nothing stops the wait.
+        let outside = tokio::time::timeout(Duration::from_millis(50), current_stopped()).await;
+        assert!(outside.is_err());
     }
 }

@@ -12,8 +12,10 @@
 //!   shaped like an ErrorResponse ([`SqlError`]);
 //! - [`rows`] and [`output`]: rows passed from storage to the engine, and
 //!   where a session sends what its statements produce ([`ResultSink`]);
+//! - [`ident`]: PostgreSQL's limits on names (63 bytes, never empty);
 //! - [`interrupt`]: how a running statement learns it must stop;
 //! - [`params`]: bind parameters of the extended query protocol;
+//! - [`roles`]: roles, their memberships and the owners of databases;
 //! - [`settings`]: the server's identity and the settings it reports
 //!   (ParameterStatus, `SHOW`, `pg_settings`, `current_setting()`).
 
@@ -25,9 +27,11 @@
 pub mod copy;
 pub mod datum;
 pub mod error;
+pub mod ident;
 pub mod interrupt;
 pub mod output;
 pub mod params;
+pub mod roles;
 pub mod rows;
 pub mod settings;
 pub mod sqlstate;

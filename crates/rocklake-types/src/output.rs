@@ -126,6 +126,10 @@ pub trait ResultSink: Send {
     /// The statement failed with `error`.
     async fn error(&mut self, error: &SqlError) -> SinkResult<()>;
 
+    /// A notice that belongs to no statement's completion (NoticeResponse
+    /// right away), e.g. the lexer's for an identifier it cut.
+    async fn notice(&mut self, notice: &Notice) -> SinkResult<()>;
+
     /// `COPY ... FROM STDIN`: asks the client for its data and returns it
     /// decoded as rows of `columns` (text format with `text`'s options,
     /// binary when `None`); bad data or the client's CopyFail is the
@@ -158,6 +162,8 @@ pub struct CollectSink {
     pub results: BatchResult,
     /// The columns and format of each COPY FROM STDIN asked for.
     pub copy_requests: Vec<(Vec<ColumnDef>, CopyFormat)>,
+    /// Notices sent outside a statement's completion, in order.
+    pub notices: Vec<Notice>,
     copy_data: VecDeque<Result<Vec<Row>, SqlError>>,
     copy_source: Option<CopySource>,
     current: Collecting,
@@ -168,6 +174,7 @@ impl Default for CollectSink {
         CollectSink {
             results: Vec::new(),
             copy_requests: Vec::new(),
+            notices: Vec::new(),
             copy_data: VecDeque::new(),
             copy_source: None,
             current: Collecting::Nothing,
@@ -272,6 +279,11 @@ impl ResultSink for CollectSink {
     async fn error(&mut self, error: &SqlError) -> SinkResult<()> {
         self.current = Collecting::Nothing;
         self.results.push(Err(error.clone()));
+        Ok(())
+    }
+
+    async fn notice(&mut self, notice: &Notice) -> SinkResult<()> {
+        self.notices.push(notice.clone());
         Ok(())
     }
 

@@ -39,4 +39,6 @@ pub struct Described {
     pub params: Vec<u32>,
     /// Result columns (empty for statements without a result set).
     pub columns: Vec<ColumnDef>,
+    /// Notices parsing the statement gave (sent before ParseComplete).
+    pub notices: Vec<crate::output::Notice>,
 }

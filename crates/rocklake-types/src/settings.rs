@@ -130,6 +130,8 @@ pub const SETTINGS: &[Setting] = &[
     fixed("max_identifier_length", "63", false),
     // PostgreSQL's compiled-in limit, which pgJDBC reads from pg_settings.
     fixed("max_index_keys", "32", false),
+    // The role of SET ROLE (`none`: the session user); the session keeps it.
+    fixed("role", "none", false),
     fixed("search_path", "\"$user\", public", false),
     fixed("server_encoding", "UTF8", true),
     fixed("server_version", SERVER_VERSION, true),

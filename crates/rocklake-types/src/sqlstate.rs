@@ -41,6 +41,8 @@ sqlstates! {
     CONNECTION_FAILURE = "08006";
     /// `08P01 protocol_violation`: the client broke the wire protocol.
     PROTOCOL_VIOLATION = "08P01";
+    /// `0LP01 invalid_grant_operation`: a role membership that would loop.
+    INVALID_GRANT_OPERATION = "0LP01";
     /// `0A000 feature_not_supported`: valid SQL RockLake does not implement.
     FEATURE_NOT_SUPPORTED = "0A000";
     /// `21000 cardinality_violation` (a scalar subquery returned several rows).
@@ -116,6 +118,12 @@ sqlstates! {
     INSUFFICIENT_PRIVILEGE = "42501";
     /// `42601 syntax_error`.
     SYNTAX_ERROR = "42601";
+    /// `42602 invalid_name`: a name that cannot be one (empty, too long).
+    INVALID_NAME = "42602";
+    /// `42622 name_too_long`: the notice for an identifier cut to 63 bytes.
+    NAME_TOO_LONG = "42622";
+    /// `42939 reserved_name`: a role name PostgreSQL keeps for itself.
+    RESERVED_NAME = "42939";
     /// `42701 duplicate_column`.
     DUPLICATE_COLUMN = "42701";
     /// `42702 ambiguous_column`.
@@ -152,6 +160,8 @@ sqlstates! {
     DEPENDENT_OBJECTS_STILL_EXIST = "2BP01";
     /// `55006 object_in_use`: e.g. a database with sessions on it.
     OBJECT_IN_USE = "55006";
+    /// `55P02 cant_change_runtime_param`.
+    CANT_CHANGE_RUNTIME_PARAM = "55P02";
     /// `55P03 lock_not_available`: a row lock `NOWAIT` could not take.
     LOCK_NOT_AVAILABLE = "55P03";
     /// `42P07 duplicate_table`.
@@ -164,6 +174,8 @@ sqlstates! {
     INVALID_RECURSION = "42P19";
     /// `42P18 indeterminate_datatype`.
     INDETERMINATE_DATATYPE = "42P18";
+    /// `53100 disk_full`: storage has no room for a write.
+    DISK_FULL = "53100";
     /// `53200 out_of_memory`: a statement went over its memory limit.
     OUT_OF_MEMORY = "53200";
     /// `53300 too_many_connections`.

@@ -324,6 +324,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
         Ok(())
     }
 
+    async fn notice(&mut self, notice: &Notice) -> SinkResult<()> {
+        backend::put_notice(&mut self.transport.out, notice);
+        Ok(())
+    }
+
     async fn complete(&mut self, tag: &str, notices: &[Notice]) -> SinkResult<()> {
         if let Sending::CopyOut(..) = self.state {
             self.copy_frame(None).map_err(SinkError::Statement)?;

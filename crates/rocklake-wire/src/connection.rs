@@ -235,9 +235,14 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         max_rows: i32,
     ) -> Result<Option<HeldRows>, ConnectionError> {
         let mut sink = ClientSink::new(&mut self.transport, mode, formats, max_rows);
-        let outcome = AssertUnwindSafe(self.session.run_bound(sql, params, &mut sink))
-            .catch_unwind()
-            .await;
+        // A Query message runs as the simple protocol (the lexer's notices
+        // first, the last completion after the implicit commit); Execute as
+        // the extended one.
+        let running = match mode {
+            Mode::Simple => self.session.run(sql, &mut sink),
+            Mode::Extended => self.session.run_bound(sql, params, &mut sink),
+        };
+        let outcome = AssertUnwindSafe(running).catch_unwind().await;
         let failed = sink.failed;
         let held = sink.held.take();
         match outcome {
@@ -303,7 +308,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
         let described = if is_empty_query(&sql) {
             Described {
                 params: param_types.clone(),
-                columns: Vec::new(),
+                ..Described::default()
             }
         } else {
             let described = AssertUnwindSafe(self.session.describe(&sql, &param_types))
@@ -318,6 +323,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                 }
             }
         };
+        for notice in &described.notices {
+            backend::put_notice(&mut self.transport.out, notice);
+        }
         self.statements.insert(
             name,
             Prepared {

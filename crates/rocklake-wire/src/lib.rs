@@ -38,7 +38,7 @@ pub mod tls;
 pub mod transport;
 
 pub use access::AccessRules;
-pub use scram::{ScramUsers, ScramVerifier};
+pub use scram::{ScramUsers, ScramVerifier, VerifierLookup};
 pub use server::{serve, serve_until, ServerConfig};
 pub use session::{SessionFactory, SessionStart, SqlSession};
 pub use startup::AuthMethod;

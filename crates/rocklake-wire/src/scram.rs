@@ -118,9 +118,12 @@ impl ScramVerifier {
 }
 
 /// The users allowed in, each with its verifier.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct ScramUsers {
     users: HashMap<String, ScramVerifier>,
+    /// Where users not in `users` are looked up (roles with a password of
+    /// their own, set in SQL).
+    fallback: Option<VerifierLookup>,
     /// Secret from which unknown users' mock salts are derived, so that they
     /// are stable across attempts yet unpredictable.
     mock_key: [u8; 32],
@@ -136,16 +139,30 @@ impl fmt::Debug for ScramUsers {
     }
 }
 
+/// Two sets of users are equal when they hold the same verifiers and
+/// either both or neither look others up.
+impl PartialEq for ScramUsers {
+    fn eq(&self, other: &Self) -> bool {
+        self.users == other.users && self.fallback.is_some() == other.fallback.is_some()
+    }
+}
+
+impl Eq for ScramUsers {}
+
 impl Default for ScramUsers {
     fn default() -> Self {
         let mut mock_key = [0u8; 32];
         rand::rng().fill_bytes(&mut mock_key);
         ScramUsers {
             users: HashMap::new(),
+            fallback: None,
             mock_key,
         }
     }
 }
+
+/// Finds the verifier of a user the password file does not hold.
+pub type VerifierLookup = std::sync::Arc<dyn Fn(&str) -> Option<ScramVerifier> + Send + Sync>;
 
 impl ScramUsers {
     /// No users yet.
@@ -156,6 +173,23 @@ impl ScramUsers {
     /// Adds or replaces a user.
     pub fn insert(&mut self, user: impl Into<String>, verifier: ScramVerifier) {
         self.users.insert(user.into(), verifier);
+    }
+
+    /// Looks up users not added with [`ScramUsers::insert`] with `lookup`.
+    pub fn set_fallback(&mut self, lookup: VerifierLookup) {
+        self.fallback = Some(lookup);
+    }
+
+    /// Whether `user` has a password here (added, or found by the fallback).
+    pub fn knows(&self, user: &str) -> bool {
+        self.users.contains_key(user) || self.fallback.as_ref().is_some_and(|f| f(user).is_some())
+    }
+
+    /// The users added, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.users.keys().cloned().collect();
+        names.sort();
+        names
     }
 
     /// Number of users.
@@ -173,6 +207,9 @@ impl ScramUsers {
     fn lookup(&self, user: &str) -> (ScramVerifier, bool) {
         if let Some(verifier) = self.users.get(user) {
             return (verifier.clone(), true);
+        }
+        if let Some(verifier) = self.fallback.as_ref().and_then(|lookup| lookup(user)) {
+            return (verifier, true);
         }
         let salt = hmac(&self.mock_key, user.as_bytes())[..SALT_LEN].to_vec();
         let mock = ScramVerifier {

@@ -11,6 +11,7 @@ use bytes::BufMut;
 use pgwire::messages::startup::{
     Authentication, BackendKeyData, NegotiateProtocolVersion, ParameterStatus, SecretKey,
 };
+use rocklake_types::ident::truncate_name;
 use rocklake_types::output::TxStatus;
 use rocklake_types::settings::{self, SessionIdentity};
 use rocklake_types::{SqlError, SqlState};
@@ -185,6 +186,10 @@ where
                 if client.database.is_empty() {
                     client.database = client.user.clone();
                 }
+                // As PostgreSQL: longer names than a name can hold are cut,
+                // so they find the object their cut name names.
+                client.database = truncate_name(&client.database).to_string();
+                client.user = truncate_name(&client.user).to_string();
                 return Ok(Handshake::Startup(client));
             }
         }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rocklake_sql::{format_milliseconds, CatalogResults, Databases, Session, Storage};
-use rocklake_store::{DropRefused, ServedDatabase, ServedRoot, SessionGuard};
+use rocklake_sql::{format_milliseconds, CatalogResults, Databases, Roles, Session, Storage};
+use rocklake_store::{DropRefused, ServedDatabase, ServedRoles, ServedRoot, SessionGuard};
 use rocklake_types::{
     BindParam, Deallocate, Described, ResultSink, SinkError, SqlError, SqlState, TxStatus,
 };
@@ -80,8 +80,8 @@ enum Source {
         storage: Arc<dyn Storage>,
         catalog_results: Arc<CatalogResults>,
     },
-    /// The databases of a served root.
-    Root(Arc<RootDatabases>),
+    /// The databases of a served root, with its roles.
+    Root(Arc<RootDatabases>, Arc<ServedRoles>),
 }
 
 /// Opens an engine [`Session`] for each connection, over the storage of
@@ -105,12 +105,13 @@ impl EngineSessions {
         }
     }
 
-    /// A factory for the databases of `root`: a client naming another
-    /// database is refused with FATAL 3D000; sessions may create and drop
-    /// databases.
-    pub fn served(root: Arc<ServedRoot>, replica: bool) -> Self {
+    /// A factory for the databases of `root`, with its `roles`: a client
+    /// naming another database is refused with FATAL 3D000, a role that
+    /// may not log in with FATAL 28000; sessions may create and drop
+    /// databases and roles as their privileges allow.
+    pub fn served(root: Arc<ServedRoot>, replica: bool, roles: Arc<ServedRoles>) -> Self {
         EngineSessions {
-            source: Source::Root(Arc::new(RootDatabases { root, replica })),
+            source: Source::Root(Arc::new(RootDatabases { root, replica }), roles),
             limits: SessionLimits::default(),
         }
     }
@@ -121,9 +122,13 @@ impl EngineSessions {
         self
     }
 
-    /// A session of the database the client named.
-    async fn open(&self, name: &str) -> Result<(Session, Option<Arc<ServedDatabase>>), SqlError> {
-        let databases = match &self.source {
+    /// A session of the database the client named, for `user`.
+    async fn open(
+        &self,
+        name: &str,
+        user: &str,
+    ) -> Result<(Session, Option<Arc<ServedDatabase>>), SqlError> {
+        let (databases, roles) = match &self.source {
             Source::Single {
                 storage,
                 catalog_results,
@@ -131,8 +136,9 @@ impl EngineSessions {
                 let session = Session::sharing(storage.clone(), catalog_results.clone());
                 return Ok((session, None));
             }
-            Source::Root(databases) => databases,
+            Source::Root(databases, roles) => (databases, roles),
         };
+        check_login(roles.as_ref(), &databases.root, user)?;
         let mut database = databases.root.database(name);
         if database.is_none() && databases.replica {
             // A replica learns of databases its writer created by looking.
@@ -153,15 +159,47 @@ impl EngineSessions {
         })?;
         let mut session = Session::sharing(database.storage(), database.catalog_results());
         session.set_databases(databases.clone());
+        session.set_roles(roles.clone());
         Ok((session, Some(database)))
     }
+}
+
+/// PostgreSQL's checks when a role logs in (with authentication): the
+/// role may log in, and is within its connection limit.
+fn check_login(roles: &dyn Roles, root: &ServedRoot, user: &str) -> Result<(), SqlError> {
+    if !roles.enforced() {
+        return Ok(());
+    }
+    let catalog = roles.current();
+    let Some(role) = catalog.role(user) else {
+        return Err(SqlError::new(
+            SqlState::INVALID_AUTHORIZATION_SPECIFICATION,
+            format!("role \"{user}\" does not exist"),
+        ));
+    };
+    if !role.login {
+        return Err(SqlError::new(
+            SqlState::INVALID_AUTHORIZATION_SPECIFICATION,
+            format!("role \"{user}\" is not permitted to log in"),
+        ));
+    }
+    let limit = role.connection_limit;
+    if limit >= 0 && !role.superuser && root.sessions_of(user) >= limit as usize {
+        return Err(SqlError::new(
+            SqlState::TOO_MANY_CONNECTIONS,
+            format!("too many connections for role \"{user}\""),
+        ));
+    }
+    Ok(())
 }
 
 #[async_trait]
 impl SessionFactory for EngineSessions {
     async fn new_session(&self, start: SessionStart<'_>) -> Result<Box<dyn SqlSession>, SqlError> {
-        let (mut session, database) = self.open(&start.client.database).await?;
-        let guard = database.map(|database| database.connect(start.pid, start.interrupt.clone()));
+        let user = &start.client.user;
+        let (mut session, database) = self.open(&start.client.database, user).await?;
+        let guard =
+            database.map(|database| database.connect(start.pid, start.interrupt.clone(), user));
         session.set_database(&start.client.database);
         session.set_identity(start.client.identity());
         session.set_backend_pid(start.pid);
@@ -203,6 +241,13 @@ impl Databases for RootDatabases {
 
     fn generation(&self) -> u64 {
         self.root.generation()
+    }
+
+    fn session_users(&self, name: &str) -> Vec<String> {
+        self.root
+            .database(name)
+            .map(|database| database.session_users())
+            .unwrap_or_default()
     }
 
     async fn create(&self, name: &str) -> Result<(), SqlError> {

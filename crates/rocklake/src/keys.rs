@@ -59,7 +59,7 @@ impl LakeChoice {
             );
         }
         let Some(schema) = &self.schema else {
-            return Ok(root.database_location(&self.database));
+            return Ok(root.database_location(&self.database)?);
         };
         let lakes = root.lake_schemas(&self.database).await?;
         if !lakes.contains(schema) {
@@ -69,7 +69,7 @@ impl LakeChoice {
                 lakes.join(", ")
             );
         }
-        Ok(root.lake_location(&self.database, schema))
+        Ok(root.lake_location(&self.database, schema)?)
     }
 }
 

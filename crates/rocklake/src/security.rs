@@ -1,12 +1,16 @@
-//! `rocklake serve`'s password and TLS options, and the rule that binds
-//! them to the listen address: loopback may go without, any other address
-//! needs both password authentication and TLS, and then refuses plaintext.
+//! `rocklake serve`'s password, role and TLS options, and the rule that
+//! binds them to the listen address: loopback may go without, any other
+//! address needs both password authentication and TLS, and then refuses
+//! plaintext. With passwords, the users they name are roles of the server
+//! (see `rocklake_store::roles`): ordinary ones, except the bootstrap
+//! superuser `postgres`, the one `--user`, and those named by `--superuser`.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
+use rocklake_store::DeclaredRoles;
 use rocklake_wire::{AuthMethod, ScramUsers, ScramVerifier, TlsConfig};
 
 /// Password and TLS options of `rocklake serve`.
@@ -37,6 +41,12 @@ pub struct SecurityArgs {
     /// the case on other addresses).
     #[arg(long)]
     require_tls: bool,
+    /// Makes this role a superuser (created if missing) when the server
+    /// starts; repeatable. Other users of the password file are ordinary
+    /// roles (NOSUPERUSER NOCREATEDB), as in PostgreSQL; `postgres` is
+    /// always a superuser.
+    #[arg(long, value_name = "ROLE")]
+    superuser: Vec<String>,
 }
 
 /// What the server is configured with.
@@ -46,12 +56,34 @@ pub struct Security {
     pub auth: AuthMethod,
     /// TLS settings, if any.
     pub tls: Option<TlsConfig>,
+    /// The roles the configuration declares.
+    pub declared: DeclaredRoles,
 }
 
 impl SecurityArgs {
-    /// Loads users and certificates and checks them against `listen`.
-    pub fn configure(&self, listen: SocketAddr) -> anyhow::Result<Security> {
-        let users = self.users()?;
+    /// Loads users and certificates and checks them against `listen`;
+    /// users the password file does not hold are looked up with `roles`
+    /// (the roles' own passwords).
+    pub fn configure(
+        &self,
+        listen: SocketAddr,
+        roles: Option<rocklake_wire::VerifierLookup>,
+    ) -> anyhow::Result<Security> {
+        for name in &self.superuser {
+            rocklake_types::ident::check_name(name, "--superuser")
+                .map_err(|e| anyhow::anyhow!(e.message))?;
+        }
+        let mut users = self.users()?;
+        let declared = DeclaredRoles {
+            login_users: users
+                .as_ref()
+                .map(|users| users.names())
+                .unwrap_or_default(),
+            superusers: self.superuser.iter().chain(&self.user).cloned().collect(),
+        };
+        if let (Some(users), Some(roles)) = (users.as_mut(), roles) {
+            users.set_fallback(roles);
+        }
         let tls = match (&self.tls_cert, &self.tls_key) {
             (Some(cert), Some(key)) => {
                 let require = self.require_tls || !listen.ip().is_loopback();
@@ -74,7 +106,11 @@ impl SecurityArgs {
             Some(users) => AuthMethod::ScramSha256(Arc::new(users)),
             None => AuthMethod::Trust,
         };
-        Ok(Security { auth, tls })
+        Ok(Security {
+            auth,
+            tls,
+            declared,
+        })
     }
 
     /// The users from --password-file and --user / --password, if any.
@@ -175,14 +211,16 @@ mod tests {
 
     #[test]
     fn loopback_needs_nothing() {
-        let security = SecurityArgs::default().configure(loopback()).unwrap();
+        let security = SecurityArgs::default().configure(loopback(), None).unwrap();
         assert_eq!(security.auth, AuthMethod::Trust);
         assert!(security.tls.is_none());
     }
 
     #[test]
     fn other_addresses_need_password_and_tls() {
-        let error = SecurityArgs::default().configure(public()).unwrap_err();
+        let error = SecurityArgs::default()
+            .configure(public(), None)
+            .unwrap_err();
         assert!(error
             .to_string()
             .contains("refusing to listen on 0.0.0.0:5432"));
@@ -191,11 +229,15 @@ mod tests {
             password: Some("p".into()),
             ..SecurityArgs::default()
         };
-        assert!(password_only.configure(public()).is_err());
-        assert!(matches!(
-            password_only.configure(loopback()).unwrap().auth,
-            AuthMethod::ScramSha256(_)
-        ));
+        assert!(password_only.configure(public(), None).is_err());
+        let configured = password_only.configure(loopback(), None).unwrap();
+        assert!(matches!(configured.auth, AuthMethod::ScramSha256(_)));
+        assert_eq!(configured.declared.login_users, ["u"]);
+        assert_eq!(
+            configured.declared.superusers,
+            ["u"],
+            "--user is the server's one user"
+        );
     }
 
     #[test]
@@ -219,7 +261,7 @@ mod tests {
             },
         ];
         for args in cases {
-            assert!(args.configure(loopback()).is_err(), "{args:?}");
+            assert!(args.configure(loopback(), None).is_err(), "{args:?}");
         }
     }
 }

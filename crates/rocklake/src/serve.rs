@@ -2,13 +2,17 @@
 //! the PostgreSQL wire protocol until interrupted.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::Context;
 use rocklake::engine::{EngineSessions, SessionLimits};
-use rocklake_store::{LakeRoot, ReplicaOptions, Role, ServedRoot, StoreLocation, StoreOptions};
-use rocklake_wire::{AccessRules, ServerConfig};
+use rocklake_sql::Roles;
+use rocklake_store::{
+    LakeRoot, ReplicaOptions, Role, ServedRoles, ServedRoot, StoreLocation, StoreOptions,
+    VerifierMaker,
+};
+use rocklake_wire::{AccessRules, ScramVerifier, ServerConfig, VerifierLookup};
 
 /// Settings of `rocklake serve`.
 #[derive(clap::Args, Debug)]
@@ -74,6 +78,11 @@ pub struct ServeArgs {
     /// a larger one ends the connection (FATAL 54000).
     #[arg(long, default_value = "256MiB", value_parser = parse_bytes)]
     max_message_bytes: usize,
+    /// How long a commit waits for storage (a full disk, an object store
+    /// that does not answer) before it fails with SQLSTATE 53100 or 58030;
+    /// also how long shutdown waits to flush each catalog.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    storage_timeout: Duration,
     /// On SIGTERM or SIGINT: how long running statements may finish before
     /// they are canceled (a second signal exits at once).
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
@@ -145,7 +154,20 @@ async fn wait_for_signal() {
 
 /// Runs the server.
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let security = args.security.configure(args.listen)?;
+    // Roles' own passwords (CREATE ROLE ... PASSWORD) are looked up once the
+    // roles are open.
+    let roles_cell: Arc<OnceLock<Arc<ServedRoles>>> = Arc::default();
+    let lookup: VerifierLookup = {
+        let cell = roles_cell.clone();
+        Arc::new(move |user: &str| {
+            let catalog = cell.get()?.current();
+            let role = catalog.role(user).filter(|role| role.login)?;
+            ScramVerifier::parse(role.verifier.as_deref()?)
+        })
+    };
+    let security = args.security.configure(args.listen, Some(lookup))?;
+    rocklake_types::ident::check_name(&args.default_database, "--default-database")
+        .map_err(|e| anyhow::anyhow!(e.message))?;
     let access = match &args.database_access {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -177,15 +199,32 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         Role::Writer(StoreOptions {
             keys,
             commit_journal: !args.no_commit_journal,
+            storage_timeout: args.storage_timeout,
             ..StoreOptions::default()
         })
     };
     let default_database = (!args.no_default_database).then_some(args.default_database.as_str());
+    let lake_root = LakeRoot::open(location.clone())?;
     let root = Arc::new(
-        ServedRoot::open(LakeRoot::open(location.clone())?, role, default_database)
+        ServedRoot::open(lake_root.clone(), role, default_database)
             .await
             .with_context(|| format!("opening the databases under {location}"))?,
     );
+    let enforced = !matches!(security.auth, rocklake_wire::AuthMethod::Trust);
+    let make_verifier: VerifierMaker =
+        Arc::new(|password: &str| ScramVerifier::new(password).to_string());
+    let roles = Arc::new(
+        ServedRoles::open(
+            lake_root,
+            !args.read_only,
+            enforced,
+            security.declared.clone(),
+            Some(make_verifier),
+        )
+        .await
+        .with_context(|| format!("reading the roles under {location}"))?,
+    );
+    let _ = roles_cell.set(roles.clone());
     let role = if args.read_only {
         "read-only replica".to_string()
     } else {
@@ -203,13 +242,19 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if args.read_only {
         // Follow the databases and schema lakes the writer creates and drops.
         let follow = Arc::downgrade(&root);
+        let follow_roles = Arc::downgrade(&roles);
         let every = Duration::from_millis((args.poll_ms * 10).max(1000));
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(every).await;
-                let Some(root) = follow.upgrade() else { break };
+                let (Some(root), Some(roles)) = (follow.upgrade(), follow_roles.upgrade()) else {
+                    break;
+                };
                 if let Err(error) = root.refresh().await {
                     tracing::warn!(%error, "following the root's databases failed");
+                }
+                if let Err(error) = roles.refresh().await {
+                    tracing::warn!(%error, "following the root's roles failed");
                 }
             }
         });
@@ -221,7 +266,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             .then_some(args.idle_in_transaction_timeout),
     };
     let sessions =
-        Arc::new(EngineSessions::served(root.clone(), args.read_only).with_limits(limits));
+        Arc::new(EngineSessions::served(root.clone(), args.read_only, roles).with_limits(limits));
     let config = ServerConfig {
         max_sessions: args.max_sessions,
         auth: security.auth,
@@ -234,7 +279,19 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     rocklake_wire::serve_until(listener, sessions, config, shutdown_signal()).await?;
     eprintln!("rocklake: sessions ended; making the catalogs durable and closing them");
-    root.close().await?;
+    // Acknowledged commits are durable already (in storage, or in the
+    // commit journal a restart replays): a catalog whose storage does not
+    // answer is left after the storage timeout rather than waited for.
+    let unwritten = root.close_within(args.storage_timeout).await;
+    if !unwritten.is_empty() {
+        for problem in &unwritten {
+            eprintln!("rocklake: {problem}");
+        }
+        anyhow::bail!(
+            "{} catalogs could not be flushed before exiting; every acknowledged commit is durable",
+            unwritten.len()
+        );
+    }
     Ok(())
 }
 

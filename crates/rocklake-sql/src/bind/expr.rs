@@ -135,12 +135,11 @@ impl Binder<'_> {
             [c] => (None, None, c.clone()),
             [t, c] => (Some(t.clone()), None, c.clone()),
             [s, t, c] => (Some(t.clone()), Some(s.clone()), c.clone()),
-            _ => {
-                return Err(SqlError::unsupported(format!(
-                    "improper qualified name: {}",
-                    parts.join(".")
-                )))
+            [d, s, t, c] if *d == self.cat.database => {
+                (Some(t.clone()), Some(s.clone()), c.clone())
             }
+            [_, _, _, _] => return Err(crate::ident::cross_database(&parts.join("."))),
+            _ => return Err(crate::ident::too_many_dots(parts)),
         };
         let n = self.scopes.len();
         let mut ctid_scans = Vec::new();
@@ -548,7 +547,10 @@ impl Binder<'_> {
             Err(e) if e.code == SqlState::UNDEFINED_COLUMN && id.quote_style.is_none() => {
                 let value = match name.as_str() {
                     "current_schema" => "public".to_string(),
-                    "current_user" | "session_user" | "user" => "postgres".to_string(),
+                    "current_user" | "current_role" | "user" => {
+                        self.cat.roles.identity.current().to_string()
+                    }
+                    "session_user" => self.cat.roles.identity.session().to_string(),
                     "current_catalog" => self.cat.database.clone(),
                     _ => return Err(e),
                 };

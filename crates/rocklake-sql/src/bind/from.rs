@@ -498,16 +498,8 @@ impl Binder<'_> {
         &mut self,
         parts: &[String],
     ) -> Result<(FromPlan, Vec<(String, Ty)>, bool, Option<String>), SqlError> {
-        let (schema, name) = match parts {
-            [n] => (None, n.clone()),
-            [s, n] | [_, s, n] => (Some(s.clone()), n.clone()),
-            _ => {
-                return Err(SqlError::new(
-                    SqlState::SYNTAX_ERROR,
-                    format!("improper relation name: {}", parts.join(".")),
-                ))
-            }
-        };
+        let (schema, name) = crate::ident::relation_name(parts, &self.cat.database)?;
+        let (schema, name) = (schema.map(str::to_string), name.to_string());
         if schema.is_none() {
             for level in self.ctes.iter().rev() {
                 if let Some(plan) = level.get(&name) {
@@ -545,6 +537,12 @@ impl Binder<'_> {
             return Ok((FromPlan::Scan(self.scans.len() - 1), cols, true, Some(s)));
         }
         if let Some(v) = VirtualTable::lookup(schema.as_deref(), &name) {
+            if v == VirtualTable::Authid && !self.cat.roles.who().is_superuser() {
+                return Err(SqlError::new(
+                    SqlState::INSUFFICIENT_PRIVILEGE,
+                    "permission denied for table pg_authid",
+                ));
+            }
             let cols = v
                 .columns()
                 .into_iter()

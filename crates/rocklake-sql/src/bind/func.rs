@@ -163,9 +163,14 @@ impl Binder<'_> {
             ("current_database" | "current_catalog", 0) => {
                 konst(Datum::text(self.cat.database.clone()), PgType::Name)
             }
-            ("current_user" | "session_user" | "user", 0) => {
-                konst(Datum::Text("postgres".into()), PgType::Name)
-            }
+            ("current_user" | "current_role" | "user", 0) => konst(
+                Datum::text(self.cat.roles.identity.current().to_string()),
+                PgType::Name,
+            ),
+            ("session_user", 0) => konst(
+                Datum::text(self.cat.roles.identity.session().to_string()),
+                PgType::Name,
+            ),
             ("pg_backend_pid", 0) => konst(Datum::Int4(self.pid), PgType::Int4),
             ("pg_database_size", 1) => {
                 let scan = self.size_scan(ScanSource::DatabaseSize);

@@ -35,8 +35,7 @@ use std::sync::Arc;
 pub use colname::figure_colname;
 use rocklake_types::datum::PgType;
 use sqlparser::ast::{
-    Distinct, Expr, GroupByExpr, Ident, ObjectName, ObjectNamePart, OrderByKind, Query, Select,
-    SelectItem, SetExpr, Value,
+    Distinct, Expr, GroupByExpr, OrderByKind, Query, Select, SelectItem, SetExpr, Value,
 };
 
 use crate::catalog::Catalog;
@@ -47,27 +46,7 @@ use crate::plan::{
 use crate::storage::Extreme;
 use rocklake_types::{SqlError, SqlState};
 
-/// Folds an identifier like PostgreSQL: unquoted → lower case.
-pub fn fold(id: &Ident) -> String {
-    if id.quote_style.is_some() {
-        id.value.clone()
-    } else {
-        id.value.to_lowercase()
-    }
-}
-
-/// The folded parts of an object name.
-pub fn name_parts(name: &ObjectName) -> Result<Vec<String>, SqlError> {
-    name.0
-        .iter()
-        .map(|p| match p {
-            ObjectNamePart::Identifier(id) => Ok(fold(id)),
-            other => Err(SqlError::unsupported(format!(
-                "unsupported name part {other}"
-            ))),
-        })
-        .collect()
-}
+pub use crate::ident::{fold, name_parts};
 
 /// One FROM item visible to expressions.
 #[derive(Debug, Clone)]

@@ -71,7 +71,11 @@ impl Binder<'_> {
             SelectItem::QualifiedWildcard(
                 sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n),
                 _,
-            ) => Some(name_parts(n)?.last().cloned().unwrap_or_default()),
+            ) => {
+                let parts = name_parts(n)?;
+                let (_, table) = crate::ident::relation_name(&parts, &self.cat.database)?;
+                Some(table.to_string())
+            }
             SelectItem::QualifiedWildcard(..) => {
                 return Err(SqlError::unsupported("unsupported wildcard"))
             }

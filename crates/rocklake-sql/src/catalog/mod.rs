@@ -9,7 +9,7 @@ mod virtual_tables;
 pub use names::RegKind;
 pub use relation_indexes::{OidTarget, RelationIndexes};
 pub(crate) use virtual_tables::attnums::pg_attnum;
-pub(crate) use virtual_tables::roles::role_name;
+pub(crate) use virtual_tables::roles::{role_name, role_oid};
 
 use std::sync::Arc;
 
@@ -73,6 +73,8 @@ pub struct Catalog {
     /// catalog with the same relation list (a session keeps them per
     /// catalog version).
     pub indexes: Arc<RelationIndexes>,
+    /// The roles and who the session is.
+    pub roles: Arc<crate::roles::RoleView>,
 }
 
 impl Catalog {

@@ -33,16 +33,8 @@ use rocklake_types::value::text::{format_text, parse_text};
 /// The stored relation a DML statement targets.
 pub fn resolve_target(cat: &Catalog, name: &ObjectName) -> Result<RelationDef, SqlError> {
     let parts = name_parts(name)?;
-    let (schema, rel) = match parts.as_slice() {
-        [n] => (None, n.clone()),
-        [s, n] | [_, s, n] => (Some(s.clone()), n.clone()),
-        _ => {
-            return Err(SqlError::new(
-                SqlState::SYNTAX_ERROR,
-                format!("improper relation name: {name}"),
-            ))
-        }
-    };
+    let (schema, rel) = crate::ident::relation_name(&parts, &cat.database)?;
+    let (schema, rel) = (schema.map(str::to_string), rel.to_string());
     if let Some(def) = cat.find_opt(schema.as_deref(), &rel) {
         return Ok(def.clone());
     }

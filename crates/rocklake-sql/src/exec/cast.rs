@@ -44,7 +44,14 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
     match (&d, to) {
         (D::Null, _) => Ok(D::Null),
         (D::Record(_), PgType::Record(_)) => Ok(d),
-        (_, PgType::Text | PgType::Varchar | PgType::Name) => Ok(match &d {
+        (_, PgType::Name) => Ok(match &d {
+            D::Text(s) if s.len() <= rocklake_types::ident::MAX_NAME_BYTES => d.clone(),
+            _ => {
+                let text = text_of(&d).unwrap_or_default();
+                D::text(rocklake_types::ident::truncate_name(&text).to_string())
+            }
+        }),
+        (_, PgType::Text | PgType::Varchar) => Ok(match &d {
             D::Text(_) => d.clone(),
             _ => D::text(text_of(&d).unwrap_or_default()),
         }),
@@ -151,13 +158,13 @@ pub fn assign(d: Datum, t: &PgType) -> Result<Datum, SqlError> {
 /// Whether `d` is already a value of type `t` as the engine holds it, so
 /// assigning it changes nothing.
 pub fn already_typed(d: &Datum, t: &PgType) -> bool {
+    if let (Datum::Text(s), PgType::Name) = (d, t) {
+        return s.len() <= rocklake_types::ident::MAX_NAME_BYTES;
+    }
     matches!(
         (d, t),
         (Datum::Null, _)
-            | (
-                Datum::Text(_),
-                PgType::Text | PgType::Varchar | PgType::Name
-            )
+            | (Datum::Text(_), PgType::Text | PgType::Varchar)
             | (Datum::Int8(_), PgType::Int8)
             | (Datum::Int4(_), PgType::Int4)
             | (Datum::Int2(_), PgType::Int2)

@@ -212,7 +212,10 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             }
         },
         Func::UserById => match vals[0].as_i64() {
-            Some(oid) => match u32::try_from(oid).ok().and_then(crate::catalog::role_name) {
+            Some(oid) => match u32::try_from(oid)
+                .ok()
+                .and_then(|oid| crate::catalog::role_name(ctx.catalog, oid))
+            {
                 Some(name) => Datum::text(name),
                 None => Datum::text(format!("unknown (OID={oid})")),
             },

@@ -19,7 +19,18 @@ impl Session {
     /// given, the others inferred from their use). Statements without a
     /// result set describe as no columns.
     pub async fn describe(&mut self, sql: &str, declared: &[u32]) -> Result<Described, SqlError> {
-        let mut stmts = depth::parse(sql)?;
+        let parsed = depth::parse_with_notices(sql)?;
+        let mut described = self.describe_parsed(parsed.statements, declared).await?;
+        described.notices = parsed.notices;
+        Ok(described)
+    }
+
+    /// [`Session::describe`] of the statements of a query string.
+    async fn describe_parsed(
+        &mut self,
+        mut stmts: Vec<Statement>,
+        declared: &[u32],
+    ) -> Result<Described, SqlError> {
         if stmts.len() > 1 {
             return Err(SqlError::new(
                 SqlState::SYNTAX_ERROR,
@@ -29,7 +40,7 @@ impl Session {
         let Some(stmt) = stmts.first_mut() else {
             return Ok(Described {
                 params: declared.to_vec(),
-                columns: Vec::new(),
+                ..Described::default()
             });
         };
         if let Statement::ShowVariable { variable } = stmt {
@@ -42,6 +53,7 @@ impl Session {
             return Ok(Described {
                 params: declared.to_vec(),
                 columns,
+                ..Described::default()
             });
         }
         let mut params = ParamTypes::new(declared, crate::params::count(stmt)?);
@@ -55,7 +67,7 @@ impl Session {
         if !binds {
             return Ok(Described {
                 params: params.resolved(),
-                columns: Vec::new(),
+                ..Described::default()
             });
         }
         let temp = match self.state {
@@ -77,6 +89,7 @@ impl Session {
         Ok(Described {
             columns: result?,
             params: params.resolved(),
+            ..Described::default()
         })
     }
 

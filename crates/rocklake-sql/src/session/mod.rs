@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use rocklake_types::datum::timestamptz_micros;
+use rocklake_types::interrupt::within;
 use rocklake_types::output::{BatchResult, CollectSink, Notice, QueryOutput, ResultSink, TxStatus};
 use rocklake_types::params::{BindParam, Deallocate};
 use rocklake_types::settings::SessionIdentity;
@@ -26,6 +27,7 @@ use crate::exec::{Limits, StmtEnv};
 use crate::maintenance;
 use crate::query::shared_results::CatalogResults;
 use crate::query::{self, Destination, Failure};
+use crate::roles::{MemoryRoles, RoleView, Roles, SessionRoles};
 use crate::savepoints::Savepoints;
 use crate::settings::{self, SessionSettings};
 use crate::storage::temp::TempOverlay;
@@ -33,10 +35,24 @@ use crate::storage::{RelationList, Storage, StorageTxn};
 use crate::transaction::{self, TxnMode};
 use crate::writes::{CountingTxn, WriteCount};
 
+mod admin;
+mod completion;
 mod control;
 mod describe;
 
+use completion::HeldCompletion;
+
 static NEXT_PID: AtomicI32 = AtomicI32::new(10_000);
+
+/// Which protocol a query string came by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    /// A Query message.
+    Simple,
+    /// Parse/Bind/Execute (the lexer's notices went at Parse; the implicit
+    /// transaction commits at Sync).
+    Extended,
+}
 
 struct TxnCtx {
     txn: Box<dyn StorageTxn>,
@@ -93,6 +109,13 @@ pub struct Session {
     last_indexes: Option<(RelationList, Arc<RelationIndexes>)>,
     /// Results of catalog queries, shared with the other sessions of a server.
     catalog_results: Arc<CatalogResults>,
+    /// The server's roles.
+    roles: Arc<dyn Roles>,
+    /// Who the session is.
+    identity: SessionRoles,
+    /// What statements see of roles, kept while neither the roles nor the
+    /// identity change.
+    role_view: Option<Arc<RoleView>>,
 }
 
 /// Relation and schema lists kept across transactions.
@@ -148,7 +171,17 @@ impl Session {
             last_indexes: None,
             catalog_results,
             databases: None,
+            roles: Arc::new(MemoryRoles::default()),
+            identity: SessionRoles::new(rocklake_types::roles::BOOTSTRAP_ROLE),
+            role_view: None,
         }
+    }
+
+    /// Uses the server's roles (by default a session has roles of its own,
+    /// in memory, and no authentication).
+    pub fn set_roles(&mut self, roles: Arc<dyn Roles>) {
+        self.roles = roles;
+        self.role_view = None;
     }
 
     /// Lets the session create and drop the server's databases and list
@@ -164,8 +197,28 @@ impl Session {
 
     /// Sets who the session belongs to (from startup): the defaults of
     /// `session_authorization` and `application_name` come from it.
+    /// The session user's role defaults (`ALTER ROLE ... SET`) for the
+    /// database set with [`Session::set_database`] apply from here on.
+    ///
+    /// Without authentication a user no role declares acts as the
+    /// bootstrap superuser `postgres` (a server of one user: PostgreSQL
+    /// would refuse the connection).
     pub fn set_identity(&mut self, identity: SessionIdentity) {
-        self.settings.set_identity(identity);
+        let roles = self.roles.current();
+        let declared = roles.role(&identity.user).is_some();
+        let user = if declared || self.roles.enforced() {
+            identity.user.clone()
+        } else {
+            rocklake_types::roles::BOOTSTRAP_ROLE.to_string()
+        };
+        self.identity = SessionRoles::new(&user);
+        self.settings.set_identity(SessionIdentity { user, ..identity });
+        for setting in self.identity.role_defaults(&roles, &self.database) {
+            if let Err(error) = self.settings.set_default(&setting.name, &setting.value) {
+                tracing::warn!(role = %self.identity.session(), setting = %setting.name, %error, "a role default was refused");
+            }
+        }
+        self.report_superuser();
     }
 
     /// Sets the value of setting `name` before the session changes it (the
@@ -303,20 +356,35 @@ impl Session {
     /// the first error; outside BEGIN the whole string is one implicit
     /// transaction. Fails only when the client connection is gone.
     pub async fn run(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<(), SinkError> {
-        self.run_bound(sql, &[], sink).await
+        self.run_string(sql, &[], sink, Protocol::Simple).await
     }
 
     /// Runs a statement of the extended protocol with the values of its
-    /// parameters (`$1` is `params[0]`), like [`Session::run`].
+    /// parameters (`$1` is `params[0]`), like [`Session::run`]. The
+    /// lexer's notices were sent at Parse ([`Session::describe`]).
     pub async fn run_bound(
         &mut self,
         sql: &str,
         params: &[BindParam],
         sink: &mut dyn ResultSink,
     ) -> Result<(), SinkError> {
+        self.run_string(sql, params, sink, Protocol::Extended).await
+    }
+
+    /// [`Session::run`] and [`Session::run_bound`]. The simple protocol
+    /// sends the notices of parsing `sql` first (the extended one sent them
+    /// at Parse), and completes the last statement after the implicit
+    /// transaction commits (the extended one commits at Sync, after it).
+    async fn run_string(
+        &mut self,
+        sql: &str,
+        params: &[BindParam],
+        sink: &mut dyn ResultSink,
+        protocol: Protocol,
+    ) -> Result<(), SinkError> {
         if params.is_empty() {
-            match databases::parse_drop_database(sql) {
-                Ok(Some(drop)) => return self.run_drop_database(&drop, sink).await,
+            match databases::parse_database_statement(sql) {
+                Ok(Some(statement)) => return self.run_database_statement(&statement, sink).await,
                 Ok(None) => {}
                 Err(error) => {
                     self.on_error();
@@ -324,64 +392,93 @@ impl Session {
                 }
             }
         }
-        let parsed = depth::parse(sql).and_then(|mut statements| {
+        let parsed = depth::parse_with_notices(sql).and_then(|mut parsed| {
             if !params.is_empty() {
-                for statement in &mut statements {
+                for statement in &mut parsed.statements {
                     crate::params::substitute(statement, params)?;
                 }
             }
-            Ok(statements)
+            Ok(parsed)
         });
         let statements = match parsed {
-            Ok(statements) => statements,
+            Ok(parsed) => {
+                if protocol == Protocol::Simple {
+                    for notice in &parsed.notices {
+                        sink.notice(notice).await?;
+                    }
+                }
+                parsed.statements
+            }
             Err(error) => {
                 self.on_error();
                 return sink.error(&error).await;
             }
         };
-        for statement in &statements {
-            let budget = MemoryBudget::new(self.memory_limit);
-            self.interrupt
-                .start_statement(self.settings.duration("statement_timeout"));
-            let outcome = self.run_one(statement, &budget, sink).await;
-            self.interrupt.end_statement();
-            match outcome {
-                Ok(()) => {}
-                Err(Failure::Statement(error)) => {
-                    self.on_error();
-                    return sink.error(&error).await;
-                }
-                Err(Failure::Connection(reason)) => {
-                    self.on_error();
-                    return Err(SinkError::Connection(reason));
-                }
+        let Some((last, first)) = statements.split_last() else {
+            return Ok(());
+        };
+        for statement in first {
+            if !self.run_in_string(statement, sink).await? {
+                return Ok(());
             }
         }
-        if let Err(error) = self.finish_implicit().await {
-            sink.error(&error).await?;
+        match protocol {
+            Protocol::Simple => {
+                let mut held = HeldCompletion::new(sink);
+                if !self.run_in_string(last, &mut held).await? {
+                    return Ok(());
+                }
+                match self.commit_implicit().await {
+                    Ok(()) => held.release().await,
+                    Err(error) => held.fail(&error).await,
+                }
+            }
+            Protocol::Extended => {
+                if !self.run_in_string(last, sink).await? {
+                    return Ok(());
+                }
+                if let Err(error) = self.commit_implicit().await {
+                    sink.error(&error).await?;
+                }
+                Ok(())
+            }
         }
-        Ok(())
     }
 
-    /// Runs a `DROP DATABASE` query string.
-    async fn run_drop_database(
+    /// Commits the implicit transaction of a query string, if any, under
+    /// the statement timeout and interrupts.
+    async fn commit_implicit(&mut self) -> Result<(), SqlError> {
+        self.interrupt
+            .start_statement(self.settings.duration("statement_timeout"));
+        let finished = within(self.interrupt.clone(), self.finish_implicit()).await;
+        self.interrupt.end_statement();
+        finished
+    }
+
+    /// Runs one statement of a query string; `Ok(false)` when it failed
+    /// (its error was sent), which ends the string.
+    async fn run_in_string(
         &mut self,
-        drop: &databases::DropDatabase,
+        statement: &Statement,
         sink: &mut dyn ResultSink,
-    ) -> Result<(), SinkError> {
-        let outcome = match (&self.state, &self.databases) {
-            (TxState::Idle, Some(dbs)) => databases::drop(dbs.as_ref(), drop, &self.database).await,
-            (TxState::Idle, None) => Err(SqlError::unsupported(
-                "DROP DATABASE: this server has one database",
-            )),
-            (TxState::Failed(_), _) => Err(aborted()),
-            _ => Err(databases::outside_block("DROP DATABASE")),
-        };
+    ) -> Result<bool, SinkError> {
+        let budget = MemoryBudget::new(self.memory_limit);
+        self.interrupt
+            .start_statement(self.settings.duration("statement_timeout"));
+        // Waits below the engine (storage) hear the interrupt too.
+        let interrupt = self.interrupt.clone();
+        let outcome = within(interrupt, self.run_one(statement, &budget, sink)).await;
+        self.interrupt.end_statement();
         match outcome {
-            Ok(output) => rocklake_types::output::send_results(vec![Ok(output)], sink).await,
-            Err(error) => {
+            Ok(()) => Ok(true),
+            Err(Failure::Statement(error)) => {
                 self.on_error();
-                sink.error(&error).await
+                sink.error(&error).await?;
+                Ok(false)
+            }
+            Err(Failure::Connection(reason)) => {
+                self.on_error();
+                Err(SinkError::Connection(reason))
             }
         }
     }
@@ -415,6 +512,11 @@ impl Session {
         sink: &mut dyn ResultSink,
     ) -> Result<(), Failure> {
         self.sync_transaction_settings();
+        if !matches!(self.state, TxState::Failed(_)) {
+            if let Some(outcome) = self.run_role_statement(stmt).await {
+                return send_output(outcome?, sink).await;
+            }
+        }
         let output = match stmt {
             Statement::StartTransaction { modes, .. } => self.begin(modes).await?,
             Statement::Commit { chain: false, .. } => self.commit().await?,
@@ -453,11 +555,6 @@ impl Session {
                 });
                 QueryOutput::command(if all { "DEALLOCATE ALL" } else { "DEALLOCATE" })
             }
-            Statement::CreateDatabase {
-                db_name,
-                if_not_exists,
-                ..
-            } => self.create_database(db_name, *if_not_exists).await?,
             Statement::Set(Set::SetTransaction {
                 modes,
                 snapshot,
@@ -560,41 +657,6 @@ impl Session {
         Ok(())
     }
 
-    /// `CREATE DATABASE name` (outside a transaction block).
-    async fn create_database(
-        &mut self,
-        db_name: &sqlparser::ast::ObjectName,
-        if_not_exists: bool,
-    ) -> Result<QueryOutput, SqlError> {
-        if if_not_exists {
-            return Err(SqlError::new(
-                SqlState::SYNTAX_ERROR,
-                "syntax error at or near \"NOT\"",
-            ));
-        }
-        if !matches!(self.state, TxState::Idle) {
-            return Err(databases::outside_block("CREATE DATABASE"));
-        }
-        let Some(dbs) = &self.databases else {
-            return Err(SqlError::unsupported(
-                "CREATE DATABASE: this server has one database",
-            ));
-        };
-        let name = match db_name.0.as_slice() {
-            [part] => match part.as_ident() {
-                Some(ident) => fold(ident),
-                None => return Err(SqlError::unsupported(format!("database name {db_name}"))),
-            },
-            _ => {
-                return Err(SqlError::new(
-                    SqlState::SYNTAX_ERROR,
-                    format!("syntax error at or near \"{db_name}\""),
-                ))
-            }
-        };
-        databases::create(dbs.as_ref(), &name).await
-    }
-
     /// The prepared statements DEALLOCATE dropped since the last call.
     pub fn take_deallocations(&mut self) -> Vec<Deallocate> {
         std::mem::take(&mut self.deallocations)
@@ -602,6 +664,7 @@ impl Session {
 
     async fn ensure_catalog(&mut self) -> Result<(), SqlError> {
         let generation = self.settings.generation();
+        let role_view = self.role_view();
         let ctx = match &mut self.state {
             TxState::Implicit(c) | TxState::Block(c) => c,
             _ => return Err(SqlError::internal("no transaction")),
@@ -613,6 +676,12 @@ impl Session {
             ctx.settings_seen = generation;
             if let Some(catalog) = ctx.catalog.as_mut() {
                 catalog.settings = self.settings.snapshot();
+            }
+        }
+        // So do roles changed since (SET ROLE, CREATE ROLE).
+        if let Some(catalog) = ctx.catalog.as_mut() {
+            if !Arc::ptr_eq(&catalog.roles, &role_view) {
+                catalog.roles = role_view.clone();
             }
         }
         if ctx.catalog.is_none() {
@@ -667,6 +736,7 @@ impl Session {
                 settings,
                 setting_changes: Default::default(),
                 indexes,
+                roles: role_view,
             });
             ctx.catalog_version = version;
         }
@@ -747,7 +817,7 @@ impl Session {
                 ..
             } => {
                 ctx.catalog = None;
-                Some(ddl::drop_tables(ctx.txn.as_mut(), names, *if_exists).await?)
+                Some(ddl::drop_tables(ctx.txn.as_mut(), &self.database, names, *if_exists).await?)
             }
             Statement::Drop {
                 object_type: ObjectType::Schema,

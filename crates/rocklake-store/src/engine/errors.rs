@@ -5,6 +5,7 @@ use rocklake_codec::values::ValueError;
 use rocklake_types::{SqlError, SqlState};
 
 use crate::error::{ObjectKind, StoreError};
+use crate::faults::FaultKind;
 
 /// Maps a store error to the PostgreSQL error a client would get.
 pub fn to_sql(error: StoreError) -> SqlError {
@@ -87,6 +88,34 @@ pub fn to_sql(error: StoreError) -> SqlError {
             },
             alter.to_string(),
         ),
+        StoreError::InvalidName { reason } => SqlError::new(SqlState::INVALID_NAME, reason),
+        StoreError::DependentObjects {
+            ref schema,
+            ref relations,
+        } => {
+            let detail = relations
+                .iter()
+                .map(|relation| format!("table {schema}.{relation} depends on schema {schema}"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            SqlError::new(SqlState::DEPENDENT_OBJECTS_STILL_EXIST, error.to_string())
+                .with_detail(detail)
+                .with_hint("Use DROP ... CASCADE to drop the dependent objects too.")
+        }
+        StoreError::StorageFault {
+            ref fault,
+            ref detail,
+        } => {
+            let error = match fault.kind {
+                FaultKind::DiskFull => SqlError::new(SqlState::DISK_FULL, error.to_string())
+                    .with_hint(
+                        "Free space on the catalog's storage; commits resume by themselves.",
+                    ),
+                FaultKind::Io => SqlError::new(SqlState::IO_ERROR, error.to_string()),
+            };
+            error.with_detail(detail.clone())
+        }
+        StoreError::Interrupted(error) => *error,
         StoreError::InvalidRequest(message) => {
             SqlError::new(SqlState::INVALID_PARAMETER_VALUE, message)
         }
@@ -111,9 +140,31 @@ pub fn to_sql(error: StoreError) -> SqlError {
                 SqlError::new(SqlState::DATA_CORRUPTED, value.to_string())
             }
         },
-        StoreError::Storage { .. } | StoreError::Journal(_) => {
-            SqlError::new(SqlState::IO_ERROR, error.to_string())
+        // What storage said can name the server's paths and addresses:
+        // the client gets the operating system's or object store's reason,
+        // the log the whole error (this is where the rest is dropped).
+        StoreError::Storage { ref source, .. } => {
+            tracing::error!(%error, "catalog storage failed");
+            let fault = crate::faults::Fault::of(source);
+            let code = match fault.kind {
+                FaultKind::DiskFull => SqlState::DISK_FULL,
+                FaultKind::Io => SqlState::IO_ERROR,
+            };
+            SqlError::new(
+                code,
+                format!("could not access the catalog storage: {fault}"),
+            )
         }
-        other => SqlError::internal(other.to_string()),
+        StoreError::Journal(_) => {
+            tracing::error!(%error, "commit journal failed");
+            SqlError::new(
+                SqlState::IO_ERROR,
+                "could not write the commit journal (see the server log)",
+            )
+        }
+        other => {
+            tracing::error!(error = %other, "catalog storage failed");
+            SqlError::internal("the catalog storage failed (see the server log)")
+        }
     }
 }

@@ -412,6 +412,36 @@ impl StorageTxn for StoreTxn {
         Ok(created)
     }
 
+    async fn drop_schema(
+        &mut self,
+        name: &str,
+        if_exists: bool,
+        cascade: bool,
+    ) -> StorageResult<bool> {
+        if cascade {
+            // Its relations go first, through the registry's bookkeeping.
+            let relations: Vec<String> = self
+                .registry()
+                .await?
+                .by_name()
+                .values()
+                .filter(|relation| relation.schema == name)
+                .map(|relation| relation.name.clone())
+                .collect();
+            for relation in relations {
+                self.drop_relation(name, &relation, false).await?;
+            }
+        }
+        self.registry().await?;
+        let (writer, kept) = self.writer_and_relations()?;
+        let dropped = writer
+            .drop_namespace(kept, name, if_exists, cascade)
+            .await
+            .map_err(to_sql)?;
+        self.registry_changed |= dropped;
+        Ok(dropped)
+    }
+
     async fn schemas(&mut self) -> StorageResult<Vec<String>> {
         self.access.view().namespaces().await.map_err(to_sql)
     }

@@ -13,9 +13,12 @@
 //! number to the `journal-applied` system key, so the catalog itself says
 //! which journaled commits it holds.
 //!
-//! When the file is full, the writer flushes SlateDB (after which every
-//! frame written so far is in the catalog durably) and starts again at the
-//! file's start. When a writer opens the catalog it claims the journal
+//! When the next frame would not fit in the file, the commit flushes SlateDB
+//! before it is applied (after which every frame written so far is in the
+//! catalog durably) and its frame starts again at the file's start. That
+//! flush is the one wait of a journaled commit on SlateDB's storage: it is
+//! bounded by the storage timeout and the statement's interrupts, and a
+//! commit that gives up has changed nothing (see [`Journal::reserve`]). When a writer opens the catalog it claims the journal
 //! ([`owner`]), replays the frames above `journal-applied` of the older
 //! writers' files ([`recovery`]), removes them and starts its own file, named
 //! by its epoch. Commits larger than a quarter of the file (at most 1 MiB)
@@ -32,6 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use prost::Message;
@@ -40,6 +44,7 @@ use rocklake_codec::values::pb;
 use slatedb::{BlockTransformer, Db, DbReadOps};
 
 use crate::error::{StoreError, StoreResult};
+use crate::faults::{Fault, StorageHealth};
 use crate::location::StoreLocation;
 use crate::reader::Reads;
 pub use recovery::JournaledCommit;
@@ -62,6 +67,25 @@ pub(crate) struct Journal {
     file: PathBuf,
     syncs: Arc<AtomicU64>,
     max_payload_bytes: usize,
+    db: Db,
+    /// Size of the journal file.
+    size: u64,
+    /// Bytes of the frames submitted since the last start at the file's
+    /// start (changed under the commit lock).
+    used: AtomicU64,
+    /// The highest sequence number the writer thread synced.
+    confirmed: Arc<AtomicU64>,
+    /// Why the journal takes no more commits, once it failed.
+    broken: Arc<Mutex<Option<JournalFailure>>>,
+    /// The SlateDB flush a commit waits for to start again at the file's
+    /// start (it goes on when a commit gives up waiting).
+    wrap_flush: Mutex<Option<WrapFlush>>,
+}
+
+/// A flush of SlateDB that lets the journal start again at its start.
+struct WrapFlush {
+    started: Instant,
+    done: tokio::sync::watch::Receiver<Option<Result<(), JournalFailure>>>,
 }
 
 /// A commit's wait for its frame to be durable.
@@ -102,12 +126,14 @@ impl Journal {
         sync_directory(directory).map_err(|e| io("syncing", e))?;
         let (sender, receiver) = std::sync::mpsc::channel();
         let syncs = Arc::new(AtomicU64::new(0));
+        let confirmed = Arc::new(AtomicU64::new(replayed.last_seq));
+        let broken = Arc::new(Mutex::new(None));
         let context = WriterContext {
             syncs: syncs.clone(),
             epoch,
             owner: owner_path,
-            db: db.clone(),
-            runtime: tokio::runtime::Handle::current(),
+            confirmed: confirmed.clone(),
+            broken: broken.clone(),
         };
         let journal_file = JournalFile {
             file,
@@ -126,7 +152,115 @@ impl Journal {
             syncs,
             // A quarter of the file at most, so a wrap leaves room for it.
             max_payload_bytes: MAX_PAYLOAD_BYTES.min((file_bytes / 4) as usize),
+            db: db.clone(),
+            size: file_bytes,
+            used: AtomicU64::new(0),
+            confirmed,
+            broken,
+            wrap_flush: Mutex::new(None),
         })
+    }
+
+    /// The highest sequence number synced into the journal.
+    pub(crate) fn confirmed_seq(&self) -> u64 {
+        self.confirmed.load(Ordering::SeqCst)
+    }
+
+    /// Fails when the journal takes no more commits (it failed for good, or
+    /// a newer writer took it over), before anything is applied.
+    pub(crate) fn check_usable(&self, epoch: u64) -> StoreResult<()> {
+        let broken = self
+            .broken
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        match broken {
+            None => Ok(()),
+            Some(failure) => Err(failure_error(failure, epoch, NOT_APPLIED)),
+        }
+    }
+
+    /// Makes room for a frame of `bytes` before its commit is applied
+    /// (under the commit lock): `Ok(false)` when it fits after the frames
+    /// submitted so far; otherwise flushes SlateDB, so that every commit
+    /// applied so far is in the catalog durably, and `Ok(true)`: the frame
+    /// goes to the file's start. The flush is waited for at most `timeout`
+    /// (counted from when it began: a flush a commit gave up on is not
+    /// waited for again from scratch), and is given up at once when the
+    /// statement is interrupted; either way nothing was applied.
+    pub(crate) async fn reserve(
+        &self,
+        bytes: u64,
+        timeout: Duration,
+        health: &StorageHealth,
+        epoch: u64,
+    ) -> StoreResult<bool> {
+        let used = self.used.load(Ordering::SeqCst);
+        if used + bytes <= self.size {
+            self.used.store(used + bytes, Ordering::SeqCst);
+            return Ok(false);
+        }
+        let (started, mut done) = {
+            let mut slot = self.wrap_flush.lock().unwrap_or_else(|e| e.into_inner());
+            let flush = slot.get_or_insert_with(|| {
+                let (report, done) = tokio::sync::watch::channel(None);
+                let db = self.db.clone();
+                tokio::spawn(async move {
+                    let outcome = db.flush().await.map_err(|e| match e.kind() {
+                        slatedb::ErrorKind::Closed(slatedb::CloseReason::Fenced) => {
+                            JournalFailure::Fenced
+                        }
+                        _ => {
+                            tracing::error!(error = %e, "flushing the catalog to reuse the commit journal failed");
+                            JournalFailure::Io(Fault::of(&e))
+                        }
+                    });
+                    let _ = report.send(Some(outcome));
+                });
+                WrapFlush {
+                    started: Instant::now(),
+                    done,
+                }
+            });
+            (flush.started, flush.done.clone())
+        };
+        let left = timeout.saturating_sub(started.elapsed());
+        let finished = tokio::select! {
+            finished = tokio::time::timeout(left, done.wait_for(Option::is_some)) => finished,
+            error = rocklake_types::interrupt::current_stopped() => {
+                return Err(StoreError::Interrupted(Box::new(error)))
+            }
+        };
+        let outcome = match finished {
+            Ok(Ok(outcome)) => outcome.clone().unwrap_or(Ok(())),
+            Ok(Err(_)) => Err(JournalFailure::Io(Fault::io(
+                "the flush task ended without an answer",
+            ))),
+            Err(_) => {
+                let fault = health.fault_or(|| {
+                    Fault::io(format!(
+                        "storage did not finish a write within {}",
+                        crate::faults::format_timeout(timeout)
+                    ))
+                });
+                return Err(StoreError::StorageFault {
+                    fault,
+                    detail: NOT_APPLIED.to_string(),
+                });
+            }
+        };
+        *self.wrap_flush.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        match outcome {
+            Ok(()) => {
+                self.used.store(bytes, Ordering::SeqCst);
+                Ok(true)
+            }
+            Err(JournalFailure::Io(fault)) => Err(StoreError::StorageFault {
+                fault: health.fault_or(|| fault),
+                detail: NOT_APPLIED.to_string(),
+            }),
+            Err(failure) => Err(failure_error(failure, epoch, NOT_APPLIED)),
+        }
     }
 
     /// The most bytes of keys and values a commit may write to go through
@@ -169,15 +303,20 @@ impl Journal {
         Ok(frame)
     }
 
-    /// Hands commit `seq`'s frame to the writer thread. Called under the
-    /// commit lock once the commit is applied, so frames follow commit
-    /// order.
-    pub(crate) fn submit(&self, seq: u64, frame: Vec<u8>) -> Pending {
+    /// Hands commit `seq`'s frame to the writer thread (at the file's start
+    /// when [`Journal::reserve`] said so). Called under the commit lock once
+    /// the commit is applied, so frames follow commit order.
+    pub(crate) fn submit(&self, seq: u64, frame: Vec<u8>, restart: bool) -> Pending {
         self.next_seq.store(seq + 1, Ordering::SeqCst);
         let (done, wait) = tokio::sync::oneshot::channel();
         let sender = self.submissions.lock().unwrap_or_else(|e| e.into_inner());
         // A send fails only when the thread is gone; the wait then fails.
-        let _ = sender.send(Submission { frame, done });
+        let _ = sender.send(Submission {
+            seq,
+            frame,
+            restart,
+            done,
+        });
         Pending(wait)
     }
 
@@ -196,14 +335,33 @@ impl Journal {
     }
 }
 
+/// What a commit that failed before it was applied left behind.
+pub(crate) const NOT_APPLIED: &str =
+    "Nothing of this transaction was applied: the catalog is as it was before it.";
+
+/// What a commit that failed after it was applied left behind.
+pub(crate) const APPLIED_UNCONFIRMED: &str = "The commit was applied, but storage did not \
+     confirm it durable in time. It becomes durable when storage recovers, unless the server \
+     stops first; until then no further commit is accepted.";
+
+/// The error of a journal `failure`; `detail` says what became of the commit.
+fn failure_error(failure: JournalFailure, epoch: u64, detail: &str) -> StoreError {
+    match failure {
+        JournalFailure::Fenced => StoreError::Fenced { epoch },
+        JournalFailure::Io(fault) => StoreError::StorageFault {
+            fault,
+            detail: detail.to_string(),
+        },
+    }
+}
+
 impl Pending {
     /// Waits until the frame is durable and the journal still this
     /// writer's (`epoch`).
     pub(crate) async fn durable(self, epoch: u64) -> StoreResult<()> {
         match self.0.await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(JournalFailure::Fenced)) => Err(StoreError::Fenced { epoch }),
-            Ok(Err(JournalFailure::Io(reason))) => Err(StoreError::Journal(reason)),
+            Ok(Err(failure)) => Err(failure_error(failure, epoch, APPLIED_UNCONFIRMED)),
             Err(_) => Err(StoreError::Journal(
                 "the journal writer stopped before the commit was durable".to_string(),
             )),

@@ -28,7 +28,7 @@ pub(crate) fn claim(path: &Path, epoch: u64) -> std::io::Result<()> {
 pub(crate) fn check(path: &Path, epoch: u64) -> Result<(), JournalFailure> {
     let bytes = std::fs::read(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => JournalFailure::Fenced,
-        _ => JournalFailure::Io(format!("reading the journal's owner: {e}")),
+        _ => JournalFailure::Io(crate::faults::Fault::of(&e)),
     })?;
     let owner = bytes
         .get(..8)

@@ -1,16 +1,20 @@
 //! The journal's writer thread: appends the frames of commits waiting for
 //! it with one write and one `fdatasync`, checks the journal still belongs
-//! to this writer, then answers every one of them (group commit).
+//! to this writer, then answers every one of them (group commit). It never
+//! waits for SlateDB: a commit that needs the file's start again makes room
+//! before it is applied (see [`super::Journal::reserve`]) and says so in
+//! its submission.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use slatedb::Db;
 use tokio::sync::oneshot;
+
+use crate::faults::Fault;
 
 /// Why a journaled commit could not be made durable.
 #[derive(Debug, Clone)]
@@ -19,12 +23,15 @@ pub(crate) enum JournalFailure {
     Fenced,
     /// Writing or syncing the journal failed; the journal accepts no more
     /// commits (what reached the file is unknown).
-    Io(String),
+    Io(Fault),
 }
 
 /// A commit's frame, handed to the writer thread in commit order.
 pub(crate) struct Submission {
+    pub(crate) seq: u64,
     pub(crate) frame: Vec<u8>,
+    /// Write it at the file's start (SlateDB holds every earlier frame).
+    pub(crate) restart: bool,
     pub(crate) done: oneshot::Sender<Result<(), JournalFailure>>,
 }
 
@@ -39,10 +46,12 @@ pub(crate) struct JournalFile {
 pub(crate) struct WriterContext {
     pub(crate) epoch: u64,
     pub(crate) owner: PathBuf,
-    pub(crate) db: Db,
-    pub(crate) runtime: tokio::runtime::Handle,
     /// Syncs made so far.
     pub(crate) syncs: Arc<AtomicU64>,
+    /// The highest sequence number synced and confirmed.
+    pub(crate) confirmed: Arc<AtomicU64>,
+    /// Set once the journal failed for good.
+    pub(crate) broken: Arc<Mutex<Option<JournalFailure>>>,
 }
 
 /// Runs until every sender of `submissions` is gone.
@@ -59,12 +68,19 @@ pub(crate) fn run(
             Some(failure) => Err(failure.clone()),
             None => file.append(&group, &context),
         };
-        if let Err(failure) = &outcome {
-            tracing::error!(
-                ?failure,
-                "the commit journal failed; commits fail until a restart"
-            );
-            broken = Some(failure.clone());
+        match &outcome {
+            Err(failure) => {
+                tracing::error!(
+                    ?failure,
+                    "the commit journal failed; commits fail until a restart"
+                );
+                broken = Some(failure.clone());
+                *context.broken.lock().unwrap_or_else(|e| e.into_inner()) = Some(failure.clone());
+            }
+            Ok(()) => {
+                let last = group.last().map_or(0, |submission| submission.seq);
+                context.confirmed.fetch_max(last, Ordering::SeqCst);
+            }
         }
         for submission in group {
             // A commit whose session went away does not wait any more.
@@ -83,18 +99,17 @@ impl JournalFile {
     ) -> Result<(), JournalFailure> {
         let mut pending = Vec::new();
         for submission in group {
-            let end = self.position + (pending.len() + submission.frame.len()) as u64;
-            if end > self.size {
+            if submission.restart {
                 self.write(&pending)?;
                 pending.clear();
-                self.wrap(context)?;
+                self.position = 0;
             }
             pending.extend_from_slice(&submission.frame);
         }
         self.write(&pending)?;
         self.file
             .sync_data()
-            .map_err(|e| JournalFailure::Io(format!("syncing the journal: {e}")))?;
+            .map_err(|e| JournalFailure::Io(Fault::of(&e)))?;
         context.syncs.fetch_add(1, Ordering::Relaxed);
         rocklake_metrics::metrics().journal_sync();
         // After the sync: a writer taking over reads the journal after
@@ -104,26 +119,16 @@ impl JournalFile {
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), JournalFailure> {
+        // Reservations keep every frame inside the file.
+        if self.position + bytes.len() as u64 > self.size {
+            return Err(JournalFailure::Io(Fault::io(
+                "a journal frame would run past the end of the journal file",
+            )));
+        }
         self.file
             .write_all_at(bytes, self.position)
-            .map_err(|e| JournalFailure::Io(format!("writing the journal: {e}")))?;
+            .map_err(|e| JournalFailure::Io(Fault::of(&e)))?;
         self.position += bytes.len() as u64;
-        Ok(())
-    }
-
-    /// Starts over at the file's start once SlateDB holds durably every
-    /// commit applied so far (every frame written before has been applied).
-    fn wrap(&mut self, context: &WriterContext) -> Result<(), JournalFailure> {
-        context
-            .runtime
-            .block_on(context.db.flush())
-            .map_err(|e| match e.kind() {
-                slatedb::ErrorKind::Closed(slatedb::CloseReason::Fenced) => JournalFailure::Fenced,
-                _ => JournalFailure::Io(format!(
-                    "flushing the catalog before reusing the journal: {e}"
-                )),
-            })?;
-        self.position = 0;
         Ok(())
     }
 }

@@ -3,6 +3,15 @@
 //! through the commit journal when the catalog has one (see
 //! [`crate::journal`]) or SlateDB's shared WAL write (see
 //! [`crate::group_flush`]).
+//!
+//! Storage faults (see [`crate::faults`]) never make a commit hang. Until
+//! the batch is applied, every wait (the commit lock, room in the journal)
+//! gives up when the statement is interrupted or storage does not answer
+//! within the storage timeout, and the catalog is as it was. Once applied,
+//! the wait for durability is bounded by the storage timeout only (as
+//! PostgreSQL's WAL flush, it is not canceled halfway); a commit that gives
+//! up there says so, and no further commit is accepted until storage
+//! confirms it ([`crate::inner::Stall`]).
 
 use std::sync::atomic::Ordering;
 
@@ -11,6 +20,7 @@ use rocklake_codec::values::{encode_hot_key, pb};
 
 use super::WriteTxn;
 use crate::error::{StoreError, StoreResult};
+use crate::inner::Confirmation;
 use crate::journal::Journal;
 use crate::scan_cache::MAX_WRITES_WRITTEN_THROUGH;
 use crate::unique::committed_violation;
@@ -35,7 +45,15 @@ impl WriteTxn {
         let inner = self.inner.clone();
         let started = std::time::Instant::now();
         let wrote = self.wrote;
-        let guard = inner.commit_lock.lock().await;
+        let guard = tokio::select! {
+            guard = inner.commit_lock.clone().lock_owned() => guard,
+            error = rocklake_types::interrupt::current_stopped() => {
+                return Err(StoreError::Interrupted(Box::new(error)))
+            }
+        };
+        if wrote {
+            inner.check_accepting()?;
+        }
         let writes = self.writes.take();
         // The journal takes every commit whose writes were kept whole (up
         // to its size limit); larger ones wait for SlateDB's write.
@@ -52,7 +70,16 @@ impl WriteTxn {
                 let counters = staged
                     .iter()
                     .map(|(k, v)| (k.as_slice(), Some(v.as_slice())));
-                Some((journal, seq, journal.frame(seq, own.chain(counters)).await?))
+                let frame = journal.frame(seq, own.chain(counters)).await?;
+                let restart = journal
+                    .reserve(
+                        frame.len() as u64,
+                        inner.storage_timeout,
+                        &inner.health,
+                        inner.epoch,
+                    )
+                    .await?;
+                Some((journal, seq, frame, restart))
             }
             _ => None,
         };
@@ -73,29 +100,33 @@ impl WriteTxn {
             Ok(None) => Ok(registry_version),
             Ok(Some(handle)) => {
                 match frame {
-                    Some((journal, seq, frame)) => {
+                    Some((journal, seq, frame, restart)) => {
                         // Frames are handed over in commit order; their
                         // sync is shared with the commits waiting for it.
-                        let pending = journal.submit(seq, frame);
+                        let pending = journal.submit(seq, frame, restart);
                         drop(guard);
-                        pending.durable(inner.epoch).await?;
+                        let durable = pending.durable(inner.epoch);
+                        inner.confirm(durable, Confirmation::Journal(seq)).await?;
                     }
                     None => {
                         // The batch is applied in commit order; the durable
                         // write is shared with the commits waiting for it
                         // (group commit). With a journal, later commits wait
                         // until this one is durable: they may depend on it,
-                        // and the journal would acknowledge them first.
+                        // and the journal would acknowledge them first (a
+                        // wait that gives up stalls them instead).
                         let held = inner.journal.is_some().then_some(guard);
                         inner.group_flush.request(&inner.db);
-                        handle.await_durable().await.map_err(|e| {
-                            StoreError::storage(
-                                "waiting for a commit to be durable",
-                                e,
-                                inner.epoch,
-                            )
-                        })?;
-                        drop(held);
+                        let seq = handle.seqnum();
+                        let epoch = inner.epoch;
+                        let durable = async move {
+                            let durable = handle.await_durable().await.map_err(|e| {
+                                StoreError::storage("waiting for a commit to be durable", e, epoch)
+                            });
+                            drop(held);
+                            durable
+                        };
+                        inner.confirm(durable, Confirmation::Slate(seq)).await?;
                     }
                 }
                 if wrote {

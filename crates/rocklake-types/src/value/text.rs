@@ -254,7 +254,9 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
     let name = ty.display_name();
     Ok(match ty {
         PgType::Record(_) => return Err(record_input_error()),
-        PgType::Text | PgType::Varchar | PgType::Name => Datum::text(s.to_string()),
+        PgType::Text | PgType::Varchar => Datum::text(s.to_string()),
+        // `name` keeps at most 63 bytes, as PostgreSQL's `namein` cuts it.
+        PgType::Name => Datum::text(crate::ident::truncate_name(s).to_string()),
         PgType::Char => Datum::text(s.chars().next().map(String::from).unwrap_or_default()),
         PgType::Bool => match s.trim().to_ascii_lowercase().as_str() {
             "t" | "true" | "yes" | "y" | "on" | "1" => Datum::Bool(true),

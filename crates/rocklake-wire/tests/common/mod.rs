@@ -243,6 +243,7 @@ impl SqlSession for FakeSession {
         Ok(Described {
             params: params.to_vec(),
             columns,
+            ..Described::default()
         })
     }
 

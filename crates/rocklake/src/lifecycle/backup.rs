@@ -47,7 +47,7 @@ pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
         let copied = rocklake_store::copy::copy_catalog(
             &lake.location,
             args.checkpoint.as_deref(),
-            &lake.under(&target),
+            &lake.under(&target)?,
             keys.as_ref(),
         )
         .await

@@ -84,7 +84,7 @@ pub async fn clone(args: CloneArgs) -> anyhow::Result<()> {
             rocklake_store::checkpoints::clone_catalog(
                 &lake.location,
                 checkpoint,
-                &lake.under(&target),
+                &lake.under(&target)?,
                 keys.as_ref(),
             )
             .await
@@ -135,7 +135,7 @@ async fn take_ownership(
             let below_file_id = rewrite_lake(&served, lake, &lake_data_path)
                 .await
                 .with_context(|| format!("taking over lake {} in the clone", lake.label()))?;
-            let clone_location = lake.under(target);
+            let clone_location = lake.under(target)?;
             let id = uuid::Uuid::new_v4().simple().to_string();
             for (location, side, with) in [
                 (&clone_location, Side::Clone, &lake.location),
@@ -284,7 +284,7 @@ async fn release(lakes: &[Lake], clone: &str) -> anyhow::Result<()> {
     let clone_root = LakeRoot::open(StoreLocation::parse(clone)?)?;
     let mut released = 0;
     for lake in lakes {
-        let clone_lake = lake.under(&clone_root).to_string();
+        let clone_lake = lake.under(&clone_root)?.to_string();
         released += sharing::release(&lake.location, &clone_lake).await?;
     }
     if released == 0 {

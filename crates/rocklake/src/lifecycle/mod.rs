@@ -32,11 +32,11 @@ impl Lake {
     }
 
     /// The same lake under another root.
-    pub fn under(&self, root: &LakeRoot) -> StoreLocation {
-        match &self.schema {
-            Some(schema) => root.lake_location(&self.database, schema),
-            None => root.database_location(&self.database),
-        }
+    pub fn under(&self, root: &LakeRoot) -> anyhow::Result<StoreLocation> {
+        Ok(match &self.schema {
+            Some(schema) => root.lake_location(&self.database, schema)?,
+            None => root.database_location(&self.database)?,
+        })
     }
 }
 
@@ -62,12 +62,12 @@ pub async fn lakes(root: &LakeRoot, only: &[String]) -> anyhow::Result<Vec<Lake>
         lakes.push(Lake {
             database: database.clone(),
             schema: None,
-            location: root.database_location(&database),
+            location: root.database_location(&database)?,
         });
         for schema in root.lake_schemas(&database).await? {
             lakes.push(Lake {
                 database: database.clone(),
-                location: root.lake_location(&database, &schema),
+                location: root.lake_location(&database, &schema)?,
                 schema: Some(schema),
             });
         }

@@ -102,14 +102,14 @@ pub async fn read(
         bail!("database {database:?} does not exist under {root_location}");
     }
     let lake = if schema == "public" {
-        root.database_location(database)
+        root.database_location(database)?
     } else if root
         .lake_schemas(database)
         .await?
         .iter()
         .any(|s| s == schema)
     {
-        root.lake_location(database, schema)
+        root.lake_location(database, schema)?
     } else {
         bail!("database {database:?} has no lake in schema {schema:?}");
     };

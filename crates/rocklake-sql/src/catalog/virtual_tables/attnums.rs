@@ -360,6 +360,39 @@ const COLUMNS: &[(u32, &[&str])] = &[
     (6106, &["oid", "prpubid", "prrelid", "prqual", "prattrs"]),
     // pg_catalog.pg_publication_namespace
     (6237, &["oid", "pnpubid", "pnnspid"]),
+    // pg_catalog.pg_authid
+    (
+        1260,
+        &[
+            "oid",
+            "rolname",
+            "rolsuper",
+            "rolinherit",
+            "rolcreaterole",
+            "rolcreatedb",
+            "rolcanlogin",
+            "rolreplication",
+            "rolbypassrls",
+            "rolconnlimit",
+            "rolpassword",
+            "rolvaliduntil",
+        ],
+    ),
+    // pg_catalog.pg_user
+    (
+        12010,
+        &[
+            "usename",
+            "usesysid",
+            "usecreatedb",
+            "usesuper",
+            "userepl",
+            "usebypassrls",
+            "passwd",
+            "valuntil",
+            "useconfig",
+        ],
+    ),
     // pg_catalog.pg_roles
     (
         12000,

@@ -81,6 +81,10 @@ pub enum VirtualTable {
     Tables,
     /// `information_schema.columns`
     Columns,
+    /// `pg_authid` (superusers only)
+    Authid,
+    /// `pg_user`
+    User,
 }
 
 /// Everything the engine knows of one virtual table.
@@ -244,7 +248,7 @@ static TABLES: &[TableDef] = &[
         name: "pg_auth_members",
         oid: 1261,
         columns: roles::pg_auth_members_columns,
-        rows: absent::no_rows,
+        rows: roles::pg_auth_members_rows,
     },
     TableDef {
         table: VirtualTable::Policy,
@@ -341,6 +345,22 @@ static TABLES: &[TableDef] = &[
         oid: 13_295,
         columns: information_schema::columns_columns,
         rows: information_schema::columns_rows,
+    },
+    TableDef {
+        table: VirtualTable::Authid,
+        schema: "pg_catalog",
+        name: "pg_authid",
+        oid: 1260,
+        columns: roles::pg_authid_columns,
+        rows: roles::pg_authid_rows,
+    },
+    TableDef {
+        table: VirtualTable::User,
+        schema: "pg_catalog",
+        name: "pg_user",
+        oid: 12_010,
+        columns: roles::pg_user_columns,
+        rows: roles::pg_user_rows,
     },
 ];
 

@@ -571,10 +571,12 @@ pub(super) fn pg_database_rows(cat: &Catalog) -> Vec<Row> {
     cat.databases
         .iter()
         .map(|name| {
+            let owner = cat.roles.catalog.owner_of(name);
+            let owner = crate::catalog::role_oid(cat, owner).unwrap_or(crate::catalog::OWNER_OID);
             vec![
                 Datum::Oid(Catalog::database_oid(name)),
                 text(name),
-                OWNER,
+                Datum::Oid(owner),
                 Datum::Int4(crate::bind::UTF8_ENCODING),
                 text("c"),
                 Datum::Bool(false),
