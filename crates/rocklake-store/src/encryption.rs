@@ -115,23 +115,47 @@ impl CatalogKeys {
     /// Keys from the text of a key file or of `ROCKLAKE_CATALOG_KEY`: one
     /// key per line (or separated by commas), `#` comments; the first seals.
     pub fn parse(text: &str) -> Result<CatalogKeys, String> {
-        let mut keys = Vec::new();
-        for item in text
+        let raw = text
             .lines()
             .map(|line| line.split('#').next().unwrap_or(""))
             .flat_map(|line| line.split(','))
             .map(str::trim)
             .filter(|item| !item.is_empty())
-        {
-            let bytes = parse_key(item)?;
-            let unbound = UnboundKey::new(&AES_256_GCM, &bytes).map_err(|_| "invalid key")?;
+            .map(parse_key)
+            .collect::<Result<Vec<_>, _>>()?;
+        if raw.is_empty() {
+            return Err("no key found (one key per line: 64 hex digits or base64)".to_string());
+        }
+        Self::from_raw(&raw)
+    }
+
+    /// Keys from the bytes of a key file: its text (see
+    /// [`CatalogKeys::parse`]), or exactly 32 raw bytes (one key, as
+    /// `head -c 32 /dev/urandom > FILE` makes).
+    pub fn from_file(bytes: &[u8]) -> Result<CatalogKeys, String> {
+        let text = std::str::from_utf8(bytes).ok();
+        match text.map(Self::parse) {
+            Some(Ok(keys)) => Ok(keys),
+            _ if bytes.len() == 32 => Self::from_raw(&[bytes.to_vec()]),
+            Some(Err(error)) => Err(error),
+            None => Err(format!(
+                "a catalog key file holds keys as text, one per line (64 hex digits, or the \
+                 base64 of 32 bytes), or exactly 32 raw bytes; this one holds {} bytes that are \
+                 neither",
+                bytes.len()
+            )),
+        }
+    }
+
+    /// Keys from their 32 raw bytes each; the first seals.
+    fn from_raw(raw: &[Vec<u8>]) -> Result<CatalogKeys, String> {
+        let mut keys = Vec::new();
+        for bytes in raw {
+            let unbound = UnboundKey::new(&AES_256_GCM, bytes).map_err(|_| "invalid key")?;
             keys.push(CatalogKey {
-                id: key_id(&bytes),
+                id: key_id(bytes),
                 cipher: LessSafeKey::new(unbound),
             });
-        }
-        if keys.is_empty() {
-            return Err("no key found (one key per line: 64 hex digits or base64)".to_string());
         }
         Ok(CatalogKeys {
             keys,
@@ -464,5 +488,25 @@ mod tests {
             key_ids: keys(hex).ids(),
         };
         assert_eq!(Marker::parse(&marker.render()), Some(marker));
+    }
+
+    #[test]
+    fn a_key_file_holds_text_or_32_raw_bytes() {
+        let hex = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+        let raw = parse_key(hex).unwrap();
+        // Raw bytes that are not valid UTF-8 (the reported failure) and
+        // raw bytes that happen to be text but no key text.
+        let from_raw = CatalogKeys::from_file(&raw).unwrap();
+        assert_eq!(from_raw.ids(), keys(hex).ids());
+        let printable = [b'k'; 32];
+        assert!(CatalogKeys::from_file(&printable).is_ok());
+        assert_eq!(
+            CatalogKeys::from_file(format!("{hex}\n").as_bytes())
+                .unwrap()
+                .ids(),
+            keys(hex).ids()
+        );
+        let error = CatalogKeys::from_file(&[0xff; 31]).err().unwrap();
+        assert!(error.contains("exactly 32 raw bytes"), "{error}");
     }
 }

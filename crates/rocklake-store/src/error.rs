@@ -144,6 +144,15 @@ pub enum StoreError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A command writing a root, database or lake from outside a server
+    /// was interrupted (see [`crate::root::Work`]).
+    #[error("{what} is incomplete: an interrupted `rocklake {command}` left it; run that command again (it starts over)")]
+    Unfinished {
+        /// What is incomplete.
+        what: String,
+        /// The command that left it.
+        command: String,
+    },
     /// The store location could not be understood.
     #[error("invalid catalog location {location:?}: {reason}")]
     Location {

@@ -74,12 +74,22 @@ impl StoreInner {
         self.next_row_seq.fetch_add(count, Ordering::SeqCst)
     }
 
-    /// Fails, before a commit changes anything, while an earlier commit
-    /// waits for storage to confirm it (see [`Stall`]) or the journal takes
-    /// no more commits.
+    /// Fails, before a commit changes anything, while storage fails its
+    /// writes (the last write failed and none succeeded since: SlateDB keeps
+    /// retrying it), while an earlier commit waits for storage to confirm it
+    /// (see [`Stall`]), or when the journal takes no more commits.
     pub(crate) fn check_accepting(&self) -> StoreResult<()> {
         if let Some(journal) = &self.journal {
             journal.check_usable(self.epoch)?;
+        }
+        if let Some(fault) = self.health.write_fault() {
+            return Err(StoreError::StorageFault {
+                fault,
+                detail: format!(
+                    "Storage fails its writes; commits resume when it takes them again. {}",
+                    crate::journal::NOT_APPLIED
+                ),
+            });
         }
         let mut stall = self.stall.lock().unwrap_or_else(|e| e.into_inner());
         let Some(current) = *stall else {

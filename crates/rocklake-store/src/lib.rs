@@ -37,7 +37,7 @@ pub use reader::{catalog_relation, KeyedRow};
 pub use replica::{CatalogReplica, LatestReplica, ReplicaOptions};
 pub use retention::{ExciseReport, RetainOutcome, RetainSpec};
 pub use roles::{DeclaredRoles, ServedRoles, VerifierMaker};
-pub use root::LakeRoot;
+pub use root::{LakeRoot, Work};
 pub use served::{DropRefused, Role, ServedDatabase, ServedRoot, SessionGuard};
 pub use store::{CatalogStore, StoreOptions, FORMAT_VERSION};
 pub use txn::{ReadTxn, WriteTxn};

@@ -10,7 +10,16 @@
 //!                                                   earlier release (see upgrade_single_catalog)
 //! ROOT/roles                                        the roles and database owners
 //!                                                   (see crate::roles)
+//! ROOT/incomplete, ROOT/databases/<db>.incomplete,
+//! ROOT/databases/<db>/schemas/<schema>.incomplete   a backup, clone or import at work
 //! ```
+//!
+//! The commands that write a root or a database from outside a server
+//! (`backup`, `clone`, `import`) write an `incomplete` marker (naming the
+//! command) first and remove it last: what a killed command leaves behind
+//! is refused by `serve` (a whole root) or served as broken (a database)
+//! with a message naming the command, and the command's rerun starts over
+//! from scratch.
 //!
 //! Names become path segments through [`name_segment`]: lower-case ASCII
 //! letters, digits and `_` stay as they are, every other byte of the UTF-8
@@ -45,6 +54,8 @@ const CATALOG: &str = "catalog";
 const MANIFEST: &str = "manifest";
 /// The object of the root's roles (see [`crate::roles`]).
 pub(crate) const ROLES: &str = "roles";
+/// The marker of a command at work (see the module docs).
+const INCOMPLETE: &str = "incomplete";
 
 /// The path segment that stores `name` (see the module docs); names that
 /// cannot be one (empty, over 63 bytes, with a NUL byte) are refused.
@@ -102,6 +113,17 @@ pub fn segment_name(segment: &str) -> Option<String> {
     }
     let name = String::from_utf8(bytes).ok()?;
     (name_segment(&name).ok()? == segment).then_some(name)
+}
+
+/// What a command writes from outside a server (see the module docs).
+#[derive(Debug, Clone, Copy)]
+pub enum Work<'a> {
+    /// A whole root (`backup`, `clone`).
+    Root,
+    /// A new database (`import`).
+    Database(&'a str),
+    /// A new schema lake of a database (`import --schema`).
+    Lake(&'a str, &'a str),
 }
 
 /// The lakes of one served location (see the module docs).
@@ -305,6 +327,75 @@ impl LakeRoot {
         // A crash after the manifests went: finish removing the rest.
         self.remove_folder(&source, &self.base).await?;
         Ok(0)
+    }
+
+    /// Marks `scope` as being written by `command`, until
+    /// [`LakeRoot::finish_work`].
+    pub async fn begin_work(&self, scope: Work<'_>, command: &str) -> StoreResult<()> {
+        let path = self.marker_path(scope)?;
+        self.objects
+            .put(&path, command.as_bytes().to_vec().into())
+            .await
+            .map(|_| ())
+            .map_err(|e| self.error(format!("cannot write {path}: {e}")))
+    }
+
+    /// Removes the marker of [`LakeRoot::begin_work`]: the work is complete.
+    pub async fn finish_work(&self, scope: Work<'_>) -> StoreResult<()> {
+        let path = self.marker_path(scope)?;
+        match self.objects.delete(&path).await {
+            Ok(()) | Err(slatedb::object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(self.error(format!("cannot delete {path}: {e}"))),
+        }
+    }
+
+    /// The command whose work on `scope` never completed.
+    pub async fn unfinished_work(&self, scope: Work<'_>) -> StoreResult<Option<String>> {
+        let path = self.marker_path(scope)?;
+        match self.objects.get(&path).await {
+            Ok(found) => {
+                let bytes = found
+                    .bytes()
+                    .await
+                    .map_err(|e| self.error(format!("cannot read {path}: {e}")))?;
+                Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+            }
+            Err(slatedb::object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.error(format!("cannot read {path}: {e}"))),
+        }
+    }
+
+    /// Deletes what an unfinished command left under the root: every
+    /// database, the roles, and the marker last.
+    pub async fn clear_unfinished(&self) -> StoreResult<()> {
+        self.remove_folder(&self.path(&[DATABASES]), &self.base)
+            .await?;
+        for name in [ROLES, INCOMPLETE] {
+            let path = self.path(&[name]);
+            match self.objects.delete(&path).await {
+                Ok(()) | Err(slatedb::object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(self.error(format!("cannot delete {path}: {e}"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// Where the marker of `scope` is: at the root's top, or next to the
+    /// folder of the database or lake (`<segment>.incomplete`: a name no
+    /// folder has, since segments encode `.`), so removing leftovers of
+    /// the folder keeps it.
+    fn marker_path(&self, scope: Work<'_>) -> StoreResult<ObjectPath> {
+        Ok(match scope {
+            Work::Root => self.path(&[INCOMPLETE]),
+            Work::Database(database) => self.path(&[
+                DATABASES,
+                &format!("{}.{INCOMPLETE}", name_segment(database)?),
+            ]),
+            Work::Lake(database, schema) => self
+                .database_path(database)?
+                .join(SCHEMAS)
+                .join(format!("{}.{INCOMPLETE}", name_segment(schema)?).as_str()),
+        })
     }
 
     /// The bytes of object `name` at the root's top, if it exists.

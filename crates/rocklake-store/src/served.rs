@@ -15,7 +15,7 @@ use crate::engine::to_sql;
 use crate::error::StoreResult;
 use crate::location::StoreLocation;
 use crate::replica::{CatalogReplica, ReplicaOptions};
-use crate::root::LakeRoot;
+use crate::root::{LakeRoot, Work};
 use crate::store::{CatalogStore, StoreOptions};
 use crate::CatalogStorage;
 
@@ -114,6 +114,11 @@ impl DatabaseLakes {
         let _changing = self.changing.lock().await;
         for schema in self.root.lake_schemas(&self.database).await? {
             if self.open_lakes().contains_key(&schema) {
+                continue;
+            }
+            let work = Work::Lake(&self.database, &schema);
+            if let Some(command) = self.root.unfinished_work(work).await? {
+                tracing::warn!(database = %self.database, schema, command, "an interrupted command left this lake incomplete: not served; run the command again");
                 continue;
             }
             let location = self.root.lake_location(&self.database, &schema)?;
@@ -435,7 +440,7 @@ impl ServedRoot {
             let opened = self.database(&name);
             let outcome = match opened {
                 Some(database) => database.lakes.open_new().await,
-                None => match ServedDatabase::open(&self.root, &name, &self.role).await {
+                None => match self.open_database(&name).await {
                     Ok(database) => {
                         self.open_databases()
                             .insert(name.clone(), Arc::new(database));
@@ -460,6 +465,17 @@ impl ServedRoot {
         Ok(())
     }
 
+    /// Opens database `name`, unless a command writing it was interrupted.
+    async fn open_database(&self, name: &str) -> StoreResult<ServedDatabase> {
+        if let Some(command) = self.root.unfinished_work(Work::Database(name)).await? {
+            return Err(crate::StoreError::Unfinished {
+                what: format!("database {name:?}"),
+                command,
+            });
+        }
+        ServedDatabase::open(&self.root, name, &self.role).await
+    }
+
     /// Creates database `name`; `Ok(false)` when it exists.
     pub async fn create_database(&self, name: &str) -> StoreResult<bool> {
         let _changing = self.changing.lock().await;
@@ -476,27 +492,25 @@ impl ServedRoot {
         Ok(true)
     }
 
-    /// Drops database `name` with everything in it. Sessions connected to
-    /// it refuse the drop, unless `force`: then they are ended (FATAL
-    /// 57P01) and the drop waits up to five seconds for them to go.
+    /// Drops database `name` with everything in it. The drop waits up to
+    /// five seconds for the sessions connected to it to end (as
+    /// PostgreSQL's does: a client that just disconnected may not be gone
+    /// yet) and is refused if some remain, unless `force`: then they are
+    /// ended first (FATAL 57P01).
     pub async fn drop_database(&self, name: &str, force: bool) -> Result<(), DropRefused> {
         let _changing = self.changing.lock().await;
         let database = self.database(name).ok_or(DropRefused::Missing)?;
-        let connected = database.session_count();
-        if connected > 0 {
-            if !force {
-                return Err(DropRefused::InUse(connected));
-            }
+        if force {
             for session in database.sessions().values() {
                 session.interrupt.stop(StopReason::Shutdown);
             }
-            let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
-            while database.session_count() > 0 {
-                if tokio::time::Instant::now() >= deadline {
-                    return Err(DropRefused::InUse(database.session_count()));
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+        while database.session_count() > 0 {
+            if tokio::time::Instant::now() >= deadline {
+                return Err(DropRefused::InUse(database.session_count()));
             }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
         self.open_databases().remove(name);
         self.generation.fetch_add(1, Ordering::AcqRel);

@@ -155,13 +155,14 @@ async fn wait_for_signal() {
 /// Runs the server.
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // Roles' own passwords (CREATE ROLE ... PASSWORD) are looked up once the
-    // roles are open.
+    // roles are open; a role that may not log in authenticates, then is
+    // refused (FATAL 28000), as in PostgreSQL.
     let roles_cell: Arc<OnceLock<Arc<ServedRoles>>> = Arc::default();
     let lookup: VerifierLookup = {
         let cell = roles_cell.clone();
         Arc::new(move |user: &str| {
             let catalog = cell.get()?.current();
-            let role = catalog.role(user).filter(|role| role.login)?;
+            let role = catalog.role(user)?;
             ScramVerifier::parse(role.verifier.as_deref()?)
         })
     };
@@ -205,6 +206,14 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let default_database = (!args.no_default_database).then_some(args.default_database.as_str());
     let lake_root = LakeRoot::open(location.clone())?;
+    if let Some(command) = lake_root
+        .unfinished_work(rocklake_store::Work::Root)
+        .await?
+    {
+        anyhow::bail!(
+            "{location} is incomplete: an interrupted `rocklake {command}` left it; run that command again (it starts over)"
+        );
+    }
     let root = Arc::new(
         ServedRoot::open(lake_root.clone(), role, default_database)
             .await

@@ -555,6 +555,9 @@ pub(crate) async fn drop_roles(
                     }
                     return Err(no_such_role(name));
                 };
+                if role.superuser && !who.is_superuser() {
+                    return Err(denied("must be superuser to drop superusers"));
+                }
                 if name == BOOTSTRAP_ROLE {
                     return Err(SqlError::new(
                         SqlState::OBJECT_IN_USE,
@@ -562,9 +565,6 @@ pub(crate) async fn drop_roles(
                             "cannot drop role {name} because it is required by the database system"
                         ),
                     ));
-                }
-                if role.superuser && !who.is_superuser() {
-                    return Err(denied("must be superuser to drop superusers"));
                 }
                 let owned: Vec<String> = catalog
                     .owners

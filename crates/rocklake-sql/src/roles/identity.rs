@@ -99,7 +99,9 @@ impl SessionRoles {
                 .role(&self.authenticated)
                 .is_some_and(|role| role.superuser);
         if target != self.authenticated && !authenticated_superuser {
-            return Err(denied("permission denied to set session authorization"));
+            return Err(denied(format!(
+                "permission denied to set session authorization \"{target}\""
+            )));
         }
         self.session = target;
         self.role = None;

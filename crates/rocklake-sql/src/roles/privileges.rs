@@ -115,18 +115,17 @@ impl Who<'_> {
 
     /// The current user may end a session of `user` (`pg_terminate_backend`,
     /// `DROP DATABASE ... WITH (FORCE)`): superuser sessions only by
-    /// superusers, others by roles with the privileges of their user.
+    /// superusers, others by roles with the privileges of their user
+    /// (PostgreSQL 15's messages).
     pub(crate) fn check_may_signal(&self, user: &str) -> Result<(), SqlError> {
         if self.role_is_superuser(user) && !self.is_superuser() {
-            return Err(denied("permission denied to terminate process").with_detail(
-                "Only roles with the SUPERUSER attribute may terminate processes of roles with the SUPERUSER attribute.",
-            ));
+            return Err(denied("must be a superuser to terminate superuser process"));
         }
         if self.has_privs_of(user) || self.has_privs_of("pg_signal_backend") {
             Ok(())
         } else {
-            Err(denied("permission denied to terminate process").with_detail(
-                "Only roles with privileges of the role whose process is being terminated or with privileges of the \"pg_signal_backend\" role may terminate this process.",
+            Err(denied(
+                "must be a member of the role whose process is being terminated or member of pg_signal_backend",
             ))
         }
     }

@@ -212,7 +212,8 @@ impl Session {
             rocklake_types::roles::BOOTSTRAP_ROLE.to_string()
         };
         self.identity = SessionRoles::new(&user);
-        self.settings.set_identity(SessionIdentity { user, ..identity });
+        self.settings
+            .set_identity(SessionIdentity { user, ..identity });
         for setting in self.identity.role_defaults(&roles, &self.database) {
             if let Err(error) = self.settings.set_default(&setting.name, &setting.value) {
                 tracing::warn!(role = %self.identity.session(), setting = %setting.name, %error, "a role default was refused");

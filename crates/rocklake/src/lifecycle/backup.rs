@@ -13,7 +13,7 @@ use std::time::Instant;
 use anyhow::Context;
 use rocklake_store::{LakeRoot, StoreLocation};
 
-use super::{empty_target, lakes, remove_written};
+use super::{empty_target, finish_target, lakes, remove_written};
 
 /// Arguments of `rocklake backup`.
 #[derive(clap::Args, Debug)]
@@ -40,7 +40,7 @@ pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
     source.check_reachable().await?;
     let root = LakeRoot::open(source)?;
     let lakes = lakes(&root, &args.database).await?;
-    let target = empty_target(&args.dest).await?;
+    let target = empty_target(&args.dest, "backup").await?;
     let keys = args.keys.keys()?;
     let (mut total_keys, mut total_bytes) = (0, 0);
     for lake in &lakes {
@@ -55,7 +55,7 @@ pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
         let report = match copied {
             Ok(report) => report,
             Err(error) => {
-                remove_written(&target, &lakes).await;
+                remove_written(&target).await;
                 return Err(error);
             }
         };
@@ -68,6 +68,7 @@ pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
         total_keys += report.keys;
         total_bytes += report.bytes;
     }
+    finish_target(&root, &target).await?;
     eprintln!(
         "backed up {} lakes of {} ({}) to {}: {total_keys} keys, {total_bytes} bytes in {:.2} s",
         lakes.len(),

@@ -27,7 +27,7 @@ use rocklake_sql::Session;
 use rocklake_store::sharing::{self, Sharing, Side};
 use rocklake_store::{LakeRoot, Role, ServedRoot, StoreLocation, StoreOptions};
 
-use super::{empty_target, lakes, remove_written, Lake};
+use super::{empty_target, finish_target, lakes, remove_written, Lake};
 use crate::transfer::literal;
 use crate::transfer::rocklake::{run_sql, texts};
 
@@ -69,7 +69,7 @@ pub async fn clone(args: CloneArgs) -> anyhow::Result<()> {
     let (Some(checkpoint), Some(data_path)) = (&args.checkpoint, &args.data_path) else {
         bail!("--checkpoint and --data-path are required");
     };
-    let target = empty_target(&args.new_location).await?;
+    let target = empty_target(&args.new_location, "clone").await?;
     if !parent.location().same_store(target.location()) {
         bail!(
             "{} and {} are on different object stores: a clone shares its parent's files, so it \
@@ -90,11 +90,12 @@ pub async fn clone(args: CloneArgs) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cloning lake {}", lake.label()))?;
         }
-        take_ownership(&target, &lakes, data_path, keys).await
+        take_ownership(&target, &lakes, data_path, keys).await?;
+        finish_target(&parent, &target).await
     }
     .await;
     if let Err(error) = outcome {
-        remove_written(&target, &lakes).await;
+        remove_written(&target).await;
         return Err(error);
     }
     eprintln!(

@@ -9,7 +9,7 @@ pub use backup::{backup, BackupArgs};
 pub use clone::{clone, CloneArgs};
 
 use anyhow::bail;
-use rocklake_store::{LakeRoot, StoreLocation};
+use rocklake_store::{LakeRoot, StoreLocation, Work};
 
 /// One lake of a root: its database, its schema (`None`: the database's
 /// home lake) and where it is.
@@ -78,25 +78,42 @@ pub async fn lakes(root: &LakeRoot, only: &[String]) -> anyhow::Result<Vec<Lake>
     Ok(lakes)
 }
 
-/// The root at `text` for a backup or clone to write: it must hold nothing.
-pub async fn empty_target(text: &str) -> anyhow::Result<LakeRoot> {
+/// The root at `text` for `command` (a backup or clone) to write: it must
+/// hold nothing, or only what an interrupted backup or clone left (which
+/// is deleted: the command starts over). It is marked as being written
+/// until [`finish_target`], so a killed command never leaves a root that
+/// `serve` would open as complete.
+pub async fn empty_target(text: &str, command: &str) -> anyhow::Result<LakeRoot> {
     let location = StoreLocation::parse(text)?;
     location.check_reachable().await?;
     let root = LakeRoot::open(location.clone())?;
+    if let Some(previous) = root.unfinished_work(Work::Root).await? {
+        eprintln!(
+            "rocklake: {location} holds what an interrupted `rocklake {previous}` left; starting over"
+        );
+        root.clear_unfinished().await?;
+    }
     if root.has_single_catalog().await? || !root.databases().await?.is_empty() {
         bail!("{location} already holds a catalog: the target must be new or empty");
     }
+    root.begin_work(Work::Root, command).await?;
     Ok(root)
 }
 
-/// Removes the databases of `lakes` from `root` (a failed backup or clone
-/// leaves nothing half-written behind).
-pub async fn remove_written(root: &LakeRoot, lakes: &[Lake]) {
-    let mut databases: Vec<&str> = lakes.iter().map(|lake| lake.database.as_str()).collect();
-    databases.dedup();
-    for database in databases {
-        if let Err(error) = root.remove_database(database).await {
-            eprintln!("rocklake: could not remove the partial copy of {database:?}: {error}");
-        }
+/// Completes a root a backup or clone wrote: the roles of `source` come
+/// along, then the root is marked complete.
+pub async fn finish_target(source: &LakeRoot, target: &LakeRoot) -> anyhow::Result<()> {
+    target.save_roles(&source.load_roles().await?).await?;
+    target.finish_work(Work::Root).await?;
+    Ok(())
+}
+
+/// Deletes what a failed backup or clone wrote (the marker last).
+pub async fn remove_written(root: &LakeRoot) {
+    if let Err(error) = root.clear_unfinished().await {
+        eprintln!(
+            "rocklake: could not remove the partial copy at {}: {error}",
+            root.location()
+        );
     }
 }

@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use rocklake_store::{LakeRoot, Role, ServedRoot, StoreLocation, StoreOptions};
+use rocklake_store::{LakeRoot, Role, ServedRoot, StoreLocation, StoreOptions, Work};
 
 use super::{check_version, postgres, rocklake, sqlite, LakeArgs};
 
@@ -26,6 +26,24 @@ pub struct ImportArgs {
     location: String,
     #[command(flatten)]
     lake: LakeArgs,
+}
+
+/// Deletes what an import wrote into `work`.
+async fn remove_target(root: &LakeRoot, work: Work<'_>) -> anyhow::Result<()> {
+    match work {
+        Work::Database(database) => root.remove_database(database).await?,
+        Work::Lake(database, schema) => root.remove_lake(database, schema).await?,
+        Work::Root => {}
+    }
+    Ok(())
+}
+
+fn describe(work: Work<'_>) -> String {
+    match work {
+        Work::Database(database) => format!("database {database:?}"),
+        Work::Lake(database, schema) => format!("the lake of schema {schema:?} in {database:?}"),
+        Work::Root => "the root".to_string(),
+    }
 }
 
 /// Runs `rocklake import`.
@@ -54,6 +72,20 @@ pub async fn import(args: ImportArgs) -> anyhow::Result<()> {
     if root.has_single_catalog().await? {
         bail!("{location} holds the single catalog of an earlier release: start `rocklake serve` on it once first");
     }
+    let database = args.lake.database.as_str();
+    let work = if schema == "public" {
+        Work::Database(database)
+    } else {
+        Work::Lake(database, &schema)
+    };
+    // What an interrupted import left is deleted: the import starts over.
+    if let Some(previous) = root.unfinished_work(work).await? {
+        eprintln!(
+            "rocklake: an interrupted `rocklake {previous}` left {} incomplete; starting over",
+            describe(work)
+        );
+        remove_target(&root, work).await?;
+    }
     // Decided from the listing alone, before anything is opened (opening
     // the root as its writer would fence a server serving it).
     let new_database = !root.has_database(&args.lake.database).await?;
@@ -75,6 +107,9 @@ pub async fn import(args: ImportArgs) -> anyhow::Result<()> {
             args.lake.database
         );
     }
+    // Marked as being written until it is complete, so a killed import
+    // leaves nothing a server would serve as complete.
+    root.begin_work(work, "import").await?;
     let served = ServedRoot::open(
         root.clone(),
         Role::Writer(StoreOptions {
@@ -94,6 +129,10 @@ pub async fn import(args: ImportArgs) -> anyhow::Result<()> {
         let _ = served.drop_database(&args.lake.database, true).await;
     }
     served.close().await?;
+    if outcome.is_err() {
+        remove_target(&root, work).await?;
+    }
+    root.finish_work(work).await?;
     let counts = outcome?;
     let rows: usize = counts.iter().map(|(_, n)| n).sum();
     let elapsed = started.elapsed();
