@@ -188,7 +188,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             refused.message,
-            "permission denied to set session authorization"
+            "permission denied to set session authorization \"bob\""
         );
         eve.set_session_authorization(&catalog, true, Some("eve"))
             .unwrap();
