@@ -11,12 +11,12 @@ use sqlparser::ast::{
     CopyLegacyCsvOption, CopyLegacyOption, CopyOption, CopySource, CopyTarget, Statement,
 };
 
-use crate::depth;
-use crate::dml::{complete_rows, copy_targets, resolve_target};
 use crate::exec::StmtEnv;
+use crate::parse;
 use crate::query::shared_results::CatalogResults;
 use crate::query::{self, Destination, Failure};
 use crate::storage::{RelationDef, StorageTxn};
+use crate::write::dml::{complete_rows, copy_targets, resolve_target};
 
 /// The format of a COPY in either direction: binary, text or CSV with their
 /// options (`FORMAT`, `DELIMITER`, `NULL`, `HEADER`, `QUOTE`, `ESCAPE`,
@@ -129,7 +129,7 @@ pub(crate) fn copy_format(
 fn force_quote(columns: &[sqlparser::ast::Ident]) -> ForceQuote {
     match columns {
         [star] if star.value == "*" => ForceQuote::All,
-        _ => ForceQuote::Columns(columns.iter().map(crate::bind::fold).collect()),
+        _ => ForceQuote::Columns(columns.iter().map(crate::ident::fold).collect()),
     }
 }
 
@@ -189,7 +189,7 @@ pub(crate) async fn copy_statement(
             let rows = sink.copy_in(&cols, &format).await??;
             let full = complete_rows(&def, &targets, rows)?;
             let n = full.len();
-            crate::dml::keys::check_inserts(txn, &def, &full).await?;
+            crate::write::dml::keys::check_inserts(txn, &def, &full).await?;
             env.limits.unless_stopped(txn.insert(&def, full)).await?;
             sink.complete(&format!("COPY {n}"), &[]).await?;
             Ok(())
@@ -211,7 +211,7 @@ fn table_query(
             .collect::<Vec<_>>()
             .join(", "),
     };
-    match depth::parse(&format!("SELECT {list} FROM {table}"))?.pop() {
+    match parse::parse(&format!("SELECT {list} FROM {table}"))?.pop() {
         Some(Statement::Query(q)) => Ok(*q),
         _ => Err(SqlError::internal("COPY table did not make a query")),
     }

@@ -7,53 +7,49 @@
 //! coercion, `ctid`, or catalog OIDs. A bounded binder + executor that rejects
 //! what it does not implement with 0A000 is both smaller and more faithful.
 //!
-//! The pipeline, one folder per stage:
-//! - [`Session`] (`session.rs`): transaction blocks and statement dispatch,
-//!   with `settings.rs` (SET/RESET/SHOW), `copy.rs`, `maintenance.rs` and
-//!   `databases.rs` (CREATE/DROP DATABASE);
-//! - `bind/`: names and types → typed plans (`plan.rs`); `catalog/` is what
-//!   names resolve against, including the virtual `pg_catalog` tables;
-//! - `query/`: a query end to end (bind → shared results → fetch → run);
-//! - `exec/`: execution of plans and expressions;
-//! - `dml.rs` / `ddl.rs`: writes;
-//! - [`storage`]: the port storage implements, with [`MemoryStorage`] (the
-//!   engine's test double), the session's temporary tables and schema lakes
-//!   (`storage/lakes.rs`).
+//! A statement's path, one module per stage:
+//! 1. [`parse`]: SQL text → sqlparser statements (nesting limits, the
+//!    PostgreSQL spellings sqlparser lacks, a cache of parsed texts);
+//!    [`ident`] holds the identifier rules (folding, truncation, quoting);
+//! 2. [`Session`] (`session/`): transaction blocks, savepoints, settings,
+//!    prepared statements and statement dispatch; `databases/` and
+//!    [`roles`] are the server-wide statements it hands on;
+//! 3. `bind/`: names and types → typed plans (`plan/`), resolved against
+//!    `catalog/` (the DuckLake tables plus the virtual `pg_catalog` ones);
+//! 4. `query/`: a query end to end (bind → shared results → fetch → run),
+//!    executed by `exec/` (operators, expressions, functions, memory limits);
+//! 5. `write/`: INSERT/UPDATE/DELETE (`write/dml/`), CREATE/DROP and ALTER;
+//!    `copy.rs` (COPY in and out) and `maintenance.rs` (VACUUM, CHECKPOINT);
+//! 6. [`storage`]: the port storage implements, with [`MemoryStorage`] (the
+//!    engine's test double) and [`Database`] (`storage/route.rs`), which
+//!    routes a transaction to the home catalog, a schema lake or the
+//!    session's temporary tables.
 
 #![warn(missing_docs)]
 // `SqlError` is the crate's fixed error contract (shaped like a PostgreSQL
 // ErrorResponse); errors are the cold path, so its size is accepted.
 #![allow(clippy::result_large_err)]
 
-mod alter;
 mod bind;
 mod catalog;
 mod copy;
 pub mod databases;
-mod ddl;
-pub mod depth;
-mod dml;
 mod exec;
 mod ident;
 mod maintenance;
-mod params;
-mod parse_cache;
+pub mod parse;
 mod plan;
-mod prepare;
 mod query;
 pub mod roles;
-mod savepoints;
 mod session;
-mod settings;
 pub mod storage;
-mod transaction;
-mod writes;
+mod write;
 
 pub use databases::Databases;
 pub use query::shared_results::CatalogResults;
 pub use roles::{MemoryRoles, Roles};
+pub use session::settings::{format_milliseconds, parse_duration};
 pub use session::Session;
-pub use settings::{format_milliseconds, parse_duration};
-pub use storage::lakes::{LakeStorage, SchemaLakes};
 pub use storage::memory::MemoryStorage;
+pub use storage::route::{Database, SchemaLakes};
 pub use storage::{Maintenance, Storage, StorageTxn};

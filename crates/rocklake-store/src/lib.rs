@@ -3,17 +3,19 @@
 //! counters, writer fencing and the system keys; and, in [`engine`], the
 //! catalog as the SQL engine's storage.
 
+pub mod backup_copy;
 pub mod checkpoints;
-pub mod copy;
 pub mod encryption;
 pub mod engine;
 pub mod error;
 pub mod faults;
+pub mod format;
 mod group_flush;
 mod inner;
 pub mod journal;
 mod key_locks;
 pub mod location;
+mod opening;
 pub mod reader;
 mod registry_version;
 pub mod replica;
@@ -30,8 +32,9 @@ pub mod upgrade;
 pub mod view;
 
 pub use encryption::CatalogKeys;
-pub use engine::CatalogStorage;
+pub use engine::SqlCatalog;
 pub use error::{StoreError, StoreResult};
+pub use format::FORMAT_VERSION;
 pub use location::StoreLocation;
 pub use reader::{catalog_relation, KeyedRow};
 pub use replica::{CatalogReplica, LatestReplica, ReplicaOptions};
@@ -39,6 +42,6 @@ pub use retention::{ExciseReport, RetainOutcome, RetainSpec};
 pub use roles::{DeclaredRoles, ServedRoles, VerifierMaker};
 pub use root::{LakeRoot, Work};
 pub use served::{DropRefused, Role, ServedDatabase, ServedRoot, SessionGuard};
-pub use store::{CatalogStore, StoreOptions, FORMAT_VERSION};
+pub use store::{CatalogStore, StoreOptions};
 pub use txn::{ReadTxn, WriteTxn};
 pub use view::CatalogView;

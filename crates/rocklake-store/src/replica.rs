@@ -19,12 +19,11 @@ use slatedb::config::DbReaderOptions;
 use slatedb::{DbReader, DbReaderMode};
 
 use crate::error::{StoreError, StoreResult};
+use crate::format::{FORMAT_VERSION, FORMAT_WITHOUT_PLACEMENTS};
 use crate::journal::PendingCommits;
 use crate::location::StoreLocation;
 use crate::reader::Reads;
-use crate::store::FORMAT_VERSION;
 use crate::txn::ReadTxn;
-use crate::upgrade::FORMAT_WITHOUT_PLACEMENTS;
 use crate::view::ReadView;
 
 /// How a replica follows its writer.
@@ -68,27 +67,20 @@ impl CatalogReplica {
         if !location.holds_catalog().await? {
             return Err(no_catalog(location));
         }
-        let (object_store, path) = location.open_object_store()?;
         let reader_options = DbReaderOptions {
             manifest_poll_interval: options.poll_interval,
             ..DbReaderOptions::default()
         };
-        let cipher = crate::encryption::prepare(
+        let opened = crate::opening::CatalogDb::prepare(
             location,
             options.keys.as_ref(),
             crate::encryption::Opening::Reader,
         )
         .await?;
-        let mut builder = DbReader::builder(path, object_store)
+        let reader = opened
+            .reader()
             .with_options(reader_options)
             .with_reader_mode(DbReaderMode::FollowLatest)
-            .with_metrics_recorder(std::sync::Arc::new(
-                rocklake_metrics::metrics().slatedb_recorder(&crate::root::lake_label(location)),
-            ));
-        if let Some(cipher) = cipher {
-            builder = builder.with_block_transformer(cipher);
-        }
-        let reader = builder
             .build()
             .await
             .map_err(|e| StoreError::storage(format!("opening {location} read-only"), e, 0))?;
@@ -118,7 +110,7 @@ impl CatalogReplica {
     /// `rocklake export`; a following replica sees a commit once SlateDB
     /// wrote it). When the writer acknowledged commits from its commit
     /// journal that SlateDB does not hold yet, the replica reads a local copy
-    /// that adds them ([`crate::copy`]).
+    /// that adds them ([`crate::backup_copy`]).
     pub async fn open_latest(
         location: &StoreLocation,
         options: ReplicaOptions,
@@ -147,7 +139,7 @@ impl CatalogReplica {
             reason: format!("cannot create a temporary copy: {e}"),
         })?;
         let copy = StoreLocation::Local(directory.path().to_path_buf());
-        crate::copy::copy_catalog(location, None, &copy, options.keys.as_ref()).await?;
+        crate::backup_copy::copy_catalog(location, None, &copy, options.keys.as_ref()).await?;
         Ok(LatestReplica {
             replica: Self::open(&copy, options).await?,
             _copy: Some(directory),

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rocklake_sql::storage::{Storage, StorageResult};
-use rocklake_sql::{LakeStorage, SchemaLakes};
+use rocklake_sql::{Database, SchemaLakes};
 use rocklake_types::{Interrupt, SqlError, SqlState, StopReason};
 
 use crate::engine::to_sql;
@@ -17,7 +17,7 @@ use crate::location::StoreLocation;
 use crate::replica::{CatalogReplica, ReplicaOptions};
 use crate::root::{LakeRoot, Work};
 use crate::store::{CatalogStore, StoreOptions};
-use crate::CatalogStorage;
+use crate::SqlCatalog;
 
 /// How a server opens its catalogs.
 #[derive(Debug, Clone)]
@@ -59,8 +59,8 @@ impl OpenCatalog {
 
     fn storage(&self) -> Arc<dyn Storage> {
         match self {
-            OpenCatalog::Writer(store) => Arc::new(CatalogStorage::new(store.clone())),
-            OpenCatalog::Replica(replica) => Arc::new(CatalogStorage::replica(replica.clone())),
+            OpenCatalog::Writer(store) => Arc::new(SqlCatalog::new(store.clone())),
+            OpenCatalog::Replica(replica) => Arc::new(SqlCatalog::replica(replica.clone())),
         }
     }
 
@@ -93,7 +93,7 @@ impl Opened {
     }
 }
 
-/// The schema lakes of one database (see [`rocklake_sql::LakeStorage`]).
+/// The schema lakes of one database (see [`rocklake_sql::SchemaLakes`]).
 struct DatabaseLakes {
     root: LakeRoot,
     database: String,
@@ -195,7 +195,7 @@ pub struct ServedDatabase {
     name: String,
     home: OpenCatalog,
     lakes: Arc<DatabaseLakes>,
-    storage: Arc<dyn Storage>,
+    storage: Arc<Database>,
     catalog_results: Arc<rocklake_sql::CatalogResults>,
     sessions: Mutex<HashMap<i32, ConnectedSession>>,
 }
@@ -217,7 +217,7 @@ impl ServedDatabase {
             changing: tokio::sync::Mutex::new(()),
         });
         lakes.open_new().await?;
-        let storage = Arc::new(LakeStorage::new(home.storage(), lakes.clone()));
+        let storage = Arc::new(Database::with_lakes(home.storage(), lakes.clone()));
         Ok(ServedDatabase {
             name: name.to_string(),
             home,
@@ -234,7 +234,7 @@ impl ServedDatabase {
     }
 
     /// The storage sessions of this database use (home catalog and lakes).
-    pub fn storage(&self) -> Arc<dyn Storage> {
+    pub fn storage(&self) -> Arc<Database> {
         self.storage.clone()
     }
 

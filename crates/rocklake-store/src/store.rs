@@ -8,22 +8,19 @@ use std::time::Duration;
 use bytes::Bytes;
 use rocklake_codec::keys::{Counter, SystemKey};
 use slatedb::config::{GarbageCollectorDirectoryOptions, GarbageCollectorOptions};
-use slatedb::{Db, Settings};
+use slatedb::Settings;
 
-use crate::encryption::{self, CatalogKeys, Opening};
+use crate::encryption::{CatalogKeys, Opening};
 use crate::error::{StoreError, StoreResult};
-use crate::faults::{StorageHealth, WatchedObjectStore};
+use crate::format::{stored_format, FORMAT_VERSION, FORMAT_WITHOUT_PLACEMENTS};
 use crate::inner::StoreInner;
 use crate::journal::{Journal, PendingCommits};
 use crate::location::StoreLocation;
+use crate::opening::CatalogDb;
 use crate::reader::Reads;
 use crate::scan_cache::ScanCache;
 use crate::txn::{ReadTxn, WriteTxn};
-use crate::upgrade::{upgrade_to_current, FORMAT_WITHOUT_PLACEMENTS};
-
-/// On-disk format version this build writes. It also opens format 1
-/// catalogs, which its writer upgrades (see [`crate::upgrade`]).
-pub const FORMAT_VERSION: u64 = 2;
+use crate::upgrade::upgrade_to_current;
 
 /// How to open a catalog.
 #[derive(Debug, Clone)]
@@ -106,22 +103,6 @@ fn catalog_gc_options(location: &StoreLocation) -> GarbageCollectorOptions {
     }
 }
 
-/// The catalog's format version (a new catalog takes this build's),
-/// refused unless this build reads it.
-async fn stored_format(reads: &Reads<'_, Db>) -> StoreResult<u64> {
-    let format = reads
-        .get_u64(&SystemKey::FormatVersion.key())
-        .await?
-        .unwrap_or(FORMAT_VERSION);
-    if format != FORMAT_VERSION && format != FORMAT_WITHOUT_PLACEMENTS {
-        return Err(StoreError::FormatVersion {
-            found: format,
-            supported: FORMAT_VERSION,
-        });
-    }
-    Ok(format)
-}
-
 /// The DuckLake catalog of one lake, stored in SlateDB. Cheap to clone; every
 /// clone shares the same database handle.
 #[derive(Clone)]
@@ -159,26 +140,16 @@ impl CatalogStore {
         location: &StoreLocation,
         options: StoreOptions,
     ) -> StoreResult<CatalogStore> {
-        let cipher = encryption::prepare(location, options.keys.as_ref(), Opening::Writer).await?;
-        let (object_store, path) = location.open_object_store()?;
-        let health = Arc::new(StorageHealth::default());
-        let object_store: Arc<dyn slatedb::object_store::ObjectStore> =
-            Arc::new(WatchedObjectStore::new(object_store, health.clone()));
+        let opened = CatalogDb::prepare(location, options.keys.as_ref(), Opening::Writer).await?;
         let settings = Settings {
             flush_interval: options.flush_interval,
             l0_sst_size_bytes: options.memtable_bytes,
             garbage_collector_options: Some(catalog_gc_options(location)),
             ..Settings::default()
         };
-        let mut builder = Db::builder(path, object_store)
+        let db = opened
+            .writer()
             .with_settings(settings)
-            .with_metrics_recorder(std::sync::Arc::new(
-                rocklake_metrics::metrics().slatedb_recorder(&crate::root::lake_label(location)),
-            ));
-        if let Some(cipher) = cipher.clone() {
-            builder = builder.with_block_transformer(cipher);
-        }
-        let db = builder
             .build()
             .await
             .map_err(|e| StoreError::storage(format!("opening catalog at {location}"), e, 0))?;
@@ -205,9 +176,16 @@ impl CatalogStore {
         // since), it claims the journal and replays what older writers
         // acknowledged from it; the format and counters are read after.
         let journal = match location.journal_directory() {
-            Some(directory) if options.commit_journal => {
-                Some(Journal::open(&directory, options.journal_bytes, epoch, &db, cipher).await?)
-            }
+            Some(directory) if options.commit_journal => Some(
+                Journal::open(
+                    &directory,
+                    options.journal_bytes,
+                    epoch,
+                    &db,
+                    opened.cipher.clone(),
+                )
+                .await?,
+            ),
             _ => None,
         };
         let format = stored_format(&reads).await?;
@@ -232,7 +210,7 @@ impl CatalogStore {
                 key_locks: Arc::default(),
                 group_flush: Arc::default(),
                 journal,
-                health,
+                health: opened.health.clone(),
                 storage_timeout: options.storage_timeout,
                 stall: std::sync::Mutex::default(),
             }),
@@ -314,14 +292,11 @@ impl CatalogStore {
         location: &StoreLocation,
         keys: Option<&Arc<CatalogKeys>>,
     ) -> StoreResult<Vec<(Bytes, Bytes)>> {
-        let cipher = encryption::prepare(location, keys, Opening::Reader).await?;
-        let pending = PendingCommits::read(location, cipher.as_ref()).await?;
-        let (object_store, path) = location.open_object_store()?;
-        let mut builder = slatedb::DbReader::builder(path, object_store)
+        let opened = CatalogDb::prepare(location, keys, Opening::Reader).await?;
+        let pending = PendingCommits::read(location, opened.cipher.as_ref()).await?;
+        let builder = opened
+            .reader()
             .with_reader_mode(slatedb::DbReaderMode::FollowLatest);
-        if let Some(cipher) = cipher {
-            builder = builder.with_block_transformer(cipher);
-        }
         // SlateDB only says a block "could not be transformed": name the
         // reason (e.g. the key a block is sealed with) when a key failed,
         // whether opening (replaying WAL objects) or scanning.

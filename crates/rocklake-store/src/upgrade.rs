@@ -14,12 +14,9 @@
 //! leaves the catalog in format 1, and the next open runs the upgrade again.
 
 use crate::error::StoreResult;
-use crate::store::FORMAT_VERSION;
+use crate::format::FORMAT_VERSION;
 use crate::txn::WriteTxn;
 use rocklake_codec::keys::SystemKey;
-
-/// The format version before placements were recorded.
-pub const FORMAT_WITHOUT_PLACEMENTS: u64 = 1;
 
 /// What the upgrade did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -56,6 +53,8 @@ pub(crate) async fn upgrade_to_current(txn: &mut WriteTxn) -> StoreResult<Upgrad
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering;
+
+    use crate::format::FORMAT_WITHOUT_PLACEMENTS;
 
     use prost::Message;
     use rocklake_codec::relations::{Relation, RowLayout};

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use rocklake_codec::tags::Tag;
 use rocklake_sql::Session;
-use rocklake_store::CatalogStorage;
+use rocklake_store::SqlCatalog;
 use rocklake_types::datum::Datum;
 use rocklake_types::SqlState;
 
@@ -49,7 +49,7 @@ const MIGRATE: &str = "ALTER TABLE \"public\".\"ducklake_column\" ADD COLUMN  \"
 async fn the_0_3_migration_keeps_catalog_rows_under_their_tags_and_survives_a_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let store = common::open(dir.path()).await;
-    let mut s = Session::new(Arc::new(CatalogStorage::new(store.clone())));
+    let mut s = Session::new(Arc::new(SqlCatalog::new(store.clone())));
     query(&mut s, &format!("{CREATE_0_3}; SELECT 1")).await;
     assert_eq!(
         common::relation(&store, "ducklake_data_file")
@@ -79,7 +79,7 @@ async fn the_0_3_migration_keeps_catalog_rows_under_their_tags_and_survives_a_re
     drop(store);
 
     let store = common::open(dir.path()).await;
-    let mut s = Session::new(Arc::new(CatalogStorage::new(store.clone())));
+    let mut s = Session::new(Arc::new(SqlCatalog::new(store.clone())));
     assert_eq!(
         query(
             &mut s,
@@ -127,7 +127,7 @@ async fn the_0_3_migration_keeps_catalog_rows_under_their_tags_and_survives_a_re
 async fn alter_table_errors_are_postgresql_errors() {
     let dir = tempfile::tempdir().unwrap();
     let store = common::open(dir.path()).await;
-    let mut s = Session::new(Arc::new(CatalogStorage::new(store.clone())));
+    let mut s = Session::new(Arc::new(SqlCatalog::new(store.clone())));
     query(
         &mut s,
         "CREATE TABLE t (a int PRIMARY KEY, b text); INSERT INTO t VALUES (1, NULL); SELECT 1",
@@ -202,7 +202,7 @@ async fn alter_table_errors_are_postgresql_errors() {
 async fn a_rename_to_a_catalog_table_name_moves_the_rows_to_its_tag() {
     let dir = tempfile::tempdir().unwrap();
     let store = common::open(dir.path()).await;
-    let mut s = Session::new(Arc::new(CatalogStorage::new(store.clone())));
+    let mut s = Session::new(Arc::new(SqlCatalog::new(store.clone())));
     query(
         &mut s,
         "CREATE TABLE ducklake_file_column_statistics (data_file_id BIGINT, table_id BIGINT, \

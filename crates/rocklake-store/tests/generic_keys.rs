@@ -280,12 +280,12 @@ async fn over_sql_concurrent_inserts_of_one_key_fail_with_23505() {
     use std::sync::Arc;
 
     use rocklake_sql::Session;
-    use rocklake_store::CatalogStorage;
+    use rocklake_store::SqlCatalog;
     use rocklake_types::SqlState;
 
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path()).await;
-    let storage = Arc::new(CatalogStorage::new(store.clone()));
+    let storage = Arc::new(SqlCatalog::new(store.clone()));
     let mut first = Session::new(storage.clone());
     let mut second = Session::new(storage);
     query(

@@ -328,7 +328,7 @@ async fn readers_of_a_live_catalog_see_its_journaled_commits() {
         "the dump misses the journaled commit"
     );
     let target = StoreLocation::Local(dir.path().join("copy"));
-    let report = rocklake_store::copy::copy_catalog(&source, None, &target, None)
+    let report = rocklake_store::backup_copy::copy_catalog(&source, None, &target, None)
         .await
         .unwrap();
     assert!(report.journaled >= 1, "{report:?}");

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use common::query;
 use rocklake_sql::Session;
-use rocklake_store::CatalogStorage;
+use rocklake_store::SqlCatalog;
 
 /// Every relation with its columns, as the engine sees them.
 const RELATIONS: &str = "SELECT n.nspname, c.relname, a.attnum, a.attname, a.atttypid \
@@ -22,7 +22,7 @@ const RELATIONS: &str = "SELECT n.nspname, c.relname, a.attnum, a.attname, a.att
 async fn the_registry_a_ddl_commit_publishes_is_the_stored_one() {
     let dir = tempfile::tempdir().unwrap();
     let store = common::open(dir.path()).await;
-    let shared = Arc::new(CatalogStorage::new(store.clone()));
+    let shared = Arc::new(SqlCatalog::new(store.clone()));
     let mut writer = Session::new(shared.clone());
     let mut reader = Session::new(shared.clone());
     let steps = [
@@ -40,7 +40,7 @@ async fn the_registry_a_ddl_commit_publishes_is_the_stored_one() {
     for step in steps {
         query(&mut writer, &format!("{step}; SELECT 1")).await;
         let cached = query(&mut reader, RELATIONS).await;
-        let mut fresh = Session::new(Arc::new(CatalogStorage::new(store.clone())));
+        let mut fresh = Session::new(Arc::new(SqlCatalog::new(store.clone())));
         let scanned = query(&mut fresh, RELATIONS).await;
         assert_eq!(cached, scanned, "after {step}");
         assert!(!scanned.is_empty());
@@ -64,7 +64,7 @@ async fn the_registry_a_ddl_commit_publishes_is_the_stored_one() {
 async fn tables_that_would_share_rows_are_refused_through_the_kept_registry() {
     let dir = tempfile::tempdir().unwrap();
     let store = common::open(dir.path()).await;
-    let mut session = Session::new(Arc::new(CatalogStorage::new(store)));
+    let mut session = Session::new(Arc::new(SqlCatalog::new(store)));
     let inlined = |schema: &str, name: &str| {
         format!(
             "CREATE TABLE {schema}.{name} (row_id bigint, begin_snapshot bigint, \
@@ -118,7 +118,7 @@ async fn tables_that_would_share_rows_are_refused_through_the_kept_registry() {
 async fn names_resolve_after_each_ddl_of_a_transaction() {
     let dir = tempfile::tempdir().unwrap();
     let store = common::open(dir.path()).await;
-    let mut session = Session::new(Arc::new(CatalogStorage::new(store)));
+    let mut session = Session::new(Arc::new(SqlCatalog::new(store)));
     let regclass = "SELECT coalesce(to_regclass('a')::text, '-') || '|' || \
         coalesce(to_regclass('b')::text, '-') || '|' || coalesce(to_regclass('before_txn')::text, '-')";
     let names = |rows: Vec<Vec<rocklake_types::datum::Datum>>| -> String {

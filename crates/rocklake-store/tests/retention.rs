@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 
 use rocklake_sql::Session;
-use rocklake_store::CatalogStorage;
+use rocklake_store::SqlCatalog;
 use rocklake_types::datum::Datum;
 use rocklake_types::output::QueryOutput;
 
@@ -66,7 +66,7 @@ async fn populated() -> (tempfile::TempDir, Session) {
     let mut txn = store.write().unwrap();
     common::create_tables(&mut txn, TABLES).await;
     txn.commit().await.unwrap();
-    let mut s = Session::new(Arc::new(CatalogStorage::new(store)));
+    let mut s = Session::new(Arc::new(SqlCatalog::new(store)));
     let mut sql = String::new();
     for id in 0..=5 {
         let time = if id < 5 {

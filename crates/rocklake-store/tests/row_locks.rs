@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use common::{query, waits_for, HOLD};
 use rocklake_sql::Session;
-use rocklake_store::CatalogStorage;
+use rocklake_store::SqlCatalog;
 use rocklake_types::datum::Datum;
 use rocklake_types::output::QueryOutput;
 use rocklake_types::SqlError;
@@ -22,7 +22,7 @@ use rocklake_types::SqlError;
 /// holding (1, 10), (2, 20), (3, 30).
 async fn sessions(dir: &std::path::Path) -> (Session, Session) {
     let store = common::open(dir).await;
-    let storage = Arc::new(CatalogStorage::new(store));
+    let storage = Arc::new(SqlCatalog::new(store));
     let mut a = Session::new(storage.clone());
     let b = Session::new(storage);
     query(

@@ -9,7 +9,7 @@ use common::query;
 use std::sync::Arc;
 
 use rocklake_sql::Session;
-use rocklake_store::CatalogStorage;
+use rocklake_store::SqlCatalog;
 use rocklake_types::datum::Datum;
 
 const CREATE_SNAPSHOT: &str = "CREATE TABLE \"public\".\"ducklake_snapshot\"(\"snapshot_id\" BIGINT PRIMARY KEY, \
@@ -24,7 +24,7 @@ fn one(value: i64) -> Vec<Vec<Datum>> {
 async fn max_and_min_of_a_key_column_seek_the_ends_of_the_key_range() {
     let dir = tempfile::tempdir().unwrap();
     let store = common::open(dir.path()).await;
-    let mut s = Session::new(Arc::new(CatalogStorage::new(store.clone())));
+    let mut s = Session::new(Arc::new(SqlCatalog::new(store.clone())));
     query(&mut s, &format!("{CREATE_SNAPSHOT}; SELECT 1")).await;
     let empty = query(
         &mut s,
@@ -82,7 +82,7 @@ async fn max_and_min_of_a_key_column_seek_the_ends_of_the_key_range() {
         .await,
         one(2)
     );
-    let mut other = Session::new(Arc::new(CatalogStorage::new(store.clone())));
+    let mut other = Session::new(Arc::new(SqlCatalog::new(store.clone())));
     assert_eq!(
         query(
             &mut other,
@@ -139,7 +139,7 @@ async fn sessions_sharing_the_registry_cache_see_every_create_and_drop() {
     use rocklake_codec::keys::Counter;
     let dir = tempfile::tempdir().unwrap();
     let store = common::open(dir.path()).await;
-    let storage: Arc<CatalogStorage> = Arc::new(CatalogStorage::new(store.clone()));
+    let storage: Arc<SqlCatalog> = Arc::new(SqlCatalog::new(store.clone()));
     let mut a = Session::new(storage.clone());
     let mut b = Session::new(storage.clone());
     assert_eq!(

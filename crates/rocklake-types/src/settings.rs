@@ -5,6 +5,10 @@
 //! Values are those of a PostgreSQL 15 from Debian in a UTC container, which
 //! is what DuckDB's postgres_scanner and other clients are tested against.
 
+/// PostgreSQL's number of the UTF8 encoding, the only one RockLake's
+/// databases use (`pg_database.encoding`, `pg_encoding_to_char`).
+pub const UTF8_ENCODING: i32 = 6;
+
 /// The PostgreSQL version RockLake speaks as (`server_version`).
 pub const SERVER_VERSION: &str = "15.18";
 

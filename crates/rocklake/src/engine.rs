@@ -157,7 +157,7 @@ impl EngineSessions {
                 format!("database \"{name}\" does not exist"),
             ),
         })?;
-        let mut session = Session::sharing(database.storage(), database.catalog_results());
+        let mut session = Session::for_database(database.storage(), database.catalog_results());
         session.set_databases(databases.clone());
         session.set_roles(roles.clone());
         Ok((session, Some(database)))

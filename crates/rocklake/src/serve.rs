@@ -280,7 +280,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_sessions: args.max_sessions,
         auth: security.auth,
         tls: security.tls,
-        session_stack_bytes: rocklake_sql::depth::SESSION_STACK_BYTES,
+        session_stack_bytes: rocklake_sql::parse::SESSION_STACK_BYTES,
         max_message_bytes: args.max_message_bytes,
         shutdown_grace: args.shutdown_grace,
         access,

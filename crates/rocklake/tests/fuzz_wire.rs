@@ -72,7 +72,7 @@ fn fixture() -> &'static Fixture {
             let config = ServerConfig {
                 startup_timeout: Duration::from_secs(5),
                 max_sessions: 1000,
-                session_stack_bytes: rocklake_sql::depth::SESSION_STACK_BYTES,
+                session_stack_bytes: rocklake_sql::parse::SESSION_STACK_BYTES,
                 ..ServerConfig::default()
             };
             let mut users = ScramUsers::new();
@@ -841,7 +841,7 @@ proptest! {
 #[test]
 fn nesting_just_under_the_limit_answers() {
     let fixture = fixture();
-    let n = rocklake_sql::depth::MAX_NESTING - 100;
+    let n = rocklake_sql::parse::MAX_NESTING - 100;
     let nested = |open: &str, inner: &str, close: &str, depth: usize| {
         format!(
             "SELECT {}{inner}{}",

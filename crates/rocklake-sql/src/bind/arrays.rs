@@ -128,8 +128,8 @@ impl Binder<'_> {
         // `t.col[i]` parses as `t` with the accesses `.col` and `[i]`: the
         // leading `.name`s of an identifier are its qualified column name.
         let mut path: Vec<String> = match root {
-            Expr::Identifier(id) => vec![crate::bind::fold(id)],
-            Expr::CompoundIdentifier(ids) => ids.iter().map(crate::bind::fold).collect(),
+            Expr::Identifier(id) => vec![crate::ident::fold(id)],
+            Expr::CompoundIdentifier(ids) => ids.iter().map(crate::ident::fold).collect(),
             _ => Vec::new(),
         };
         let names = if path.is_empty() {
@@ -142,7 +142,7 @@ impl Binder<'_> {
         };
         for access in &chain[..names] {
             if let AccessExpr::Dot(Expr::Identifier(id)) = access {
-                path.push(crate::bind::fold(id));
+                path.push(crate::ident::fold(id));
             }
         }
         let (mut b, mut t) = if names > 0 {
@@ -259,8 +259,8 @@ impl Binder<'_> {
         self.agg = saved_agg;
         *self.scope() = saved;
         let (func, args, ty) = bound?;
-        let column = alias.map_or_else(|| name.to_string(), |a| crate::bind::fold(&a.name));
-        let entry = alias.map_or_else(|| name.to_string(), |a| crate::bind::fold(&a.name));
+        let column = alias.map_or_else(|| name.to_string(), |a| crate::ident::fold(&a.name));
+        let entry = alias.map_or_else(|| name.to_string(), |a| crate::ident::fold(&a.name));
         self.add_function_entry(alias, entry, vec![(column, ty)]);
         Ok(FromPlan::Function(SetCall { func, args }))
     }
@@ -349,7 +349,7 @@ impl Binder<'_> {
 /// `(row).field`: the field of a row value, by name; PostgreSQL's errors
 /// for a field a row lacks and for a value that is not a row.
 fn field_of(row: BExpr, ty: Ty, field: &sqlparser::ast::Ident) -> Result<(BExpr, Ty), SqlError> {
-    let name = crate::bind::fold(field);
+    let name = crate::ident::fold(field);
     match &ty {
         Some(PgType::Record(fields)) => {
             let Some(i) = fields.iter().position(|(n, _)| *n == name) else {

@@ -3,7 +3,8 @@
 
 use sqlparser::ast::{Expr, ObjectNamePart, SelectItem, SetExpr};
 
-use super::{expr, fold};
+use super::expr;
+use crate::ident::fold;
 
 /// The output column name PostgreSQL gives an unaliased expression.
 pub fn figure_colname(e: &Expr) -> String {

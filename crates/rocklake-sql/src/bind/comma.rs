@@ -131,7 +131,7 @@ mod tests {
         let sql = "SELECT 1 FROM pg_namespace n, pg_class c, pg_attribute a, pg_type t \
                    WHERE n.oid = c.relnamespace AND c.oid = a.attrelid AND a.attnum > 0 \
                    AND n.nspname = 'public'";
-        let Some(Statement::Query(query)) = crate::depth::parse(sql).unwrap().pop() else {
+        let Some(Statement::Query(query)) = crate::parse::parse(sql).unwrap().pop() else {
             panic!("not a query");
         };
         let plan = Binder::new(&cat, 0, 0).bind_query(&query).unwrap();

@@ -6,7 +6,8 @@
 
 use sqlparser::ast::{Expr, OrderByExpr, Value};
 
-use crate::bind::{fold, Binder};
+use crate::bind::Binder;
+use crate::ident::fold;
 use crate::plan::{BExpr, DistinctOn, OutCol, SortKey};
 use rocklake_types::{SqlError, SqlState};
 

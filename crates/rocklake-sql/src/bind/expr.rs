@@ -4,9 +4,10 @@
 use rocklake_types::datum::{Datum, PgType};
 use sqlparser::ast::{CaseWhen, DataType, Expr, Ident, ObjectNamePart, Query, Value};
 
-use crate::bind::{fold, Binder};
+use crate::bind::Binder;
 use crate::catalog::RegKind;
 use crate::exec::cast::cast_datum;
+use crate::ident::fold;
 use crate::plan::{common_type, comparable, BExpr, CmpOp, Func, SubPlan, Ty};
 use rocklake_types::value::numeric;
 use rocklake_types::value::text::parse_text;
@@ -104,14 +105,14 @@ impl Binder<'_> {
     }
 
     /// `$n` of a statement being prepared: of its declared type, else of
-    /// unknown type until a context coerces it (see [`crate::params`]).
+    /// unknown type until a context coerces it (see [`crate::session::params`]).
     fn bind_parameter(&mut self, text: &str) -> Result<(BExpr, Ty), SqlError> {
-        let n = crate::params::placeholder_index(text)?;
+        let n = crate::session::params::placeholder_index(text)?;
         let params = self
             .params
             .as_ref()
             .filter(|p| n <= p.declared.len())
-            .ok_or_else(|| crate::params::no_parameter(n))?;
+            .ok_or_else(|| crate::session::params::no_parameter(n))?;
         Ok((BExpr::Param(n), params.declared[n - 1].clone()))
     }
 
@@ -377,7 +378,7 @@ impl Binder<'_> {
     /// Binds an expression: resolves names, types literals and checks
     /// operand types; one arm per expression family.
     pub fn bind_expr(&mut self, e: &Expr) -> Result<(BExpr, Ty), SqlError> {
-        crate::depth::check_stack()?;
+        crate::parse::check_stack()?;
         if let Some(agg) = &self.agg {
             if let Some(i) = agg.group_asts.iter().position(|g| g == e) {
                 return Ok((BExpr::Col { up: 0, idx: i }, agg.group_types[i].clone()));

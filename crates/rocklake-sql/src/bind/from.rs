@@ -8,8 +8,9 @@ use rocklake_types::datum::{Datum, PgType};
 use sqlparser::ast::{JoinConstraint, TableFactor, TableWithJoins};
 
 use crate::bind::joins::{check_full_join, join_kind};
-use crate::bind::{fold, name_parts, Binder, Entry, EntryKind};
+use crate::bind::{Binder, Entry, EntryKind};
 use crate::catalog::{pg_attnum, VirtualTable};
+use crate::ident::{fold, name_parts};
 use crate::plan::{BExpr, CmpOp, FromPlan, JoinKind, QueryPlan, ScanReq, ScanSource, SetPlan, Ty};
 use crate::storage::{ColumnBound, RelationDef, ScanFilter};
 use rocklake_types::{SqlError, SqlState};

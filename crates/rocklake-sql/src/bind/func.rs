@@ -7,12 +7,12 @@ use sqlparser::ast::{
     ObjectNamePart, OrderByExpr,
 };
 
-use crate::bind::{fold, Binder};
+use crate::bind::Binder;
+use crate::ident::fold;
 use crate::plan::{common_type, AggCall, AggFunc, BExpr, Func, ScanReq, ScanSource, Ty};
 use crate::storage::ScanFilter;
 
 /// PostgreSQL's number of the UTF8 encoding (`pg_database.encoding`).
-pub(crate) const UTF8_ENCODING: i32 = 6;
 use rocklake_types::settings::version_string;
 use rocklake_types::{SqlError, SqlState};
 
@@ -376,7 +376,9 @@ impl Binder<'_> {
                             BExpr::Cmp(
                                 crate::plan::CmpOp::Eq,
                                 Box::new(a),
-                                Box::new(BExpr::Const(Datum::Int4(UTF8_ENCODING))),
+                                Box::new(BExpr::Const(Datum::Int4(
+                                    rocklake_types::settings::UTF8_ENCODING,
+                                ))),
                             ),
                             BExpr::Const(Datum::text("UTF8")),
                         )],

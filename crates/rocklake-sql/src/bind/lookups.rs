@@ -106,7 +106,7 @@ mod tests {
 
     fn bind(sql: &str) -> (QueryPlan, Vec<crate::plan::ScanReq>) {
         let cat = Catalog::default();
-        let Some(Statement::Query(query)) = crate::depth::parse(sql).unwrap().pop() else {
+        let Some(Statement::Query(query)) = crate::parse::parse(sql).unwrap().pop() else {
             panic!("not a query");
         };
         let mut binder = Binder::new(&cat, 0, 0);

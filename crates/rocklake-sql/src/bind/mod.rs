@@ -18,7 +18,6 @@ mod lookups;
 pub use joins::Merged;
 mod recursive;
 mod set_ops;
-pub(crate) use func::UTF8_ENCODING;
 pub use locking::LockPlan;
 pub(crate) use set_ops::union_all;
 mod order;
@@ -46,7 +45,7 @@ use crate::plan::{
 use crate::storage::Extreme;
 use rocklake_types::{SqlError, SqlState};
 
-pub use crate::ident::{fold, name_parts};
+use crate::ident::{fold, name_parts};
 
 /// One FROM item visible to expressions.
 #[derive(Debug, Clone)]
@@ -161,7 +160,7 @@ pub struct Binder<'c> {
     pub reads_time: bool,
     /// The parameters of a statement being prepared (`None` when running a
     /// statement, whose parameters are already values).
-    pub params: Option<crate::params::ParamTypes>,
+    pub params: Option<crate::session::params::ParamTypes>,
     /// Window calls of the SELECT whose select list and ORDER BY are being
     /// bound (`None` where window functions are not allowed), and the width
     /// of its rows before them.
@@ -355,7 +354,7 @@ impl<'c> Binder<'c> {
 
     /// Binds a full query.
     pub fn bind_query(&mut self, q: &Query) -> Result<QueryPlan, SqlError> {
-        crate::depth::check_stack()?;
+        crate::parse::check_stack()?;
         let may_lock = std::mem::take(&mut self.lock_allowed);
         let result = self
             .push_ctes(q)

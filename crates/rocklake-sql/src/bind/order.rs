@@ -3,7 +3,8 @@
 
 use sqlparser::ast::{Expr, Value};
 
-use crate::bind::{fold, Binder};
+use crate::bind::Binder;
+use crate::ident::fold;
 use crate::plan::{BExpr, OutCol, SortKey};
 use rocklake_types::{SqlError, SqlState};
 

@@ -10,8 +10,8 @@ use sqlparser::ast::{BinaryOperator, Expr, Query, UnaryOperator, Value};
 
 use super::expr::{datum_type, int_literal};
 use crate::bind::Binder;
-use crate::exec::select::hash_key;
 use crate::plan::{common_type, BExpr, CmpOp, ConstantSet, Ty};
+use rocklake_types::value::equality::hash_key;
 
 impl Binder<'_> {
     /// `-x`, `+x`, `NOT x`.
@@ -132,7 +132,7 @@ impl Binder<'_> {
     }
 
     /// A chain of `AND` (or of `OR`): every operand of the tree of that
-    /// operator (balanced by [`crate::depth::prepare`], and through
+    /// operator (balanced by [`crate::parse::prepare`], and through
     /// parentheses), found without recursion and in order, becomes one
     /// n-ary node.
     fn bind_connective(

@@ -8,7 +8,8 @@ use std::collections::HashSet;
 use sqlparser::ast::{Select, SelectItem};
 
 use crate::bind::joins::Merged;
-use crate::bind::{figure_colname, fold, name_parts, Binder};
+use crate::bind::{figure_colname, Binder};
+use crate::ident::{fold, name_parts};
 use crate::plan::{BExpr, OutCol};
 use rocklake_types::{SqlError, SqlState};
 

@@ -9,7 +9,8 @@ use rocklake_types::datum::PgType;
 use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{Cte, SetExpr, SetOperator};
 
-use crate::bind::{fold, Binder};
+use crate::bind::Binder;
+use crate::ident::fold;
 use crate::plan::{QueryPlan, SetPlan};
 
 /// Whether `cte`'s query names the CTE itself (as a relation).

@@ -65,7 +65,7 @@ pub struct Catalog {
     /// Every database of the server (`pg_database`).
     pub databases: Vec<String>,
     /// Session settings (name, value).
-    pub settings: crate::settings::SettingValues,
+    pub settings: crate::session::settings::SettingValues,
     /// Settings a statement changed with `set_config()` (name, value), which
     /// the session applies when the statement succeeds.
     pub setting_changes: Arc<std::sync::Mutex<Vec<(String, String)>>>,
@@ -142,7 +142,7 @@ impl Catalog {
         if column != 0 {
             let key = usize::try_from(column - 1).ok();
             return Some(match key.and_then(|k| def.primary_key.get(k)) {
-                Some(&i) => crate::exec::quoting::quote_ident(&def.columns[i].name),
+                Some(&i) => crate::ident::quote_ident(&def.columns[i].name),
                 None => String::new(),
             });
         }
@@ -174,7 +174,7 @@ impl Catalog {
             // and no table there has its name.
             Some((OidTarget::PrimaryKeyIndex(_), def)) => {
                 let on_path =
-                    def.schema == "public" || def.schema == crate::storage::temp::TEMP_SCHEMA;
+                    def.schema == "public" || def.schema == crate::storage::route::TEMP_SCHEMA;
                 Some(on_path && self.find_in_path(&def.primary_key_name()).is_none())
             }
             Some((OidTarget::PrimaryKey(_), _)) => None,
@@ -208,7 +208,7 @@ impl Catalog {
     pub fn relation_is_publishable(&self, oid: u32) -> Option<bool> {
         match self.by_oid(oid) {
             Some((OidTarget::Table(_), def)) => {
-                Some(def.schema != crate::storage::temp::TEMP_SCHEMA)
+                Some(def.schema != crate::storage::route::TEMP_SCHEMA)
             }
             Some(_) => None,
             None => VirtualTable::by_oid(oid).map(|_| false),
@@ -239,7 +239,7 @@ impl Catalog {
         // A primary key's index, in the schema named or on the search path.
         let schemas = match schema {
             Some(s) => vec![s],
-            None => vec![crate::storage::temp::TEMP_SCHEMA, "public"],
+            None => vec![crate::storage::route::TEMP_SCHEMA, "public"],
         };
         for s in schemas {
             if let Some(def) = self.named(name).map(|i| &self.relations[i]).find(|r| {

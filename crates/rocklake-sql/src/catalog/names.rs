@@ -7,7 +7,7 @@ use rocklake_types::datum::{Datum, PgType};
 use rocklake_types::{SqlError, SqlState};
 
 use super::{Catalog, OidTarget, VirtualTable};
-use crate::exec::quoting::quote_ident;
+use crate::ident::quote_ident;
 
 /// Which object-identifier type a value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -191,7 +191,7 @@ impl Catalog {
     /// A relation named without a schema: PostgreSQL's search path puts the
     /// session's temporary schema first, then `public`.
     pub fn find_in_path(&self, name: &str) -> Option<&RelationDef> {
-        self.find(crate::storage::temp::TEMP_SCHEMA, name)
+        self.find(crate::storage::route::TEMP_SCHEMA, name)
             .or_else(|| self.find("public", name))
     }
 

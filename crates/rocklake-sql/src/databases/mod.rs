@@ -4,14 +4,12 @@
 //! [`Databases`] (one catalog per database under its root); a session
 //! without one knows only its own database.
 
-mod syntax;
-
 use async_trait::async_trait;
 use rocklake_types::output::{Notice, QueryOutput};
 use rocklake_types::roles::RoleCatalog;
 use rocklake_types::{SqlError, SqlState};
 
-pub use syntax::{
+pub use crate::parse::databases::{
     parse_database_statement, DatabaseStatement, DropDatabase, ParsedDatabaseStatement, RoleName,
 };
 

@@ -14,14 +14,14 @@ use rocklake_types::{SqlError, SqlState};
 
 use crate::exec::cast::text_of;
 use crate::exec::compare::{compare, numeric_text};
+use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::eval::{eval, eval_pred};
 use crate::exec::memory::{row_bytes, Reservation};
 use crate::exec::operators::arith;
-use crate::exec::select::{hash_key, row_key};
 use crate::exec::sort::order_rows;
 use crate::exec::stream::{Buffered, RowCow, RowStream, Stream};
-use crate::exec::{ExecCtx, Scope};
 use crate::plan::{AggCall, AggFunc, AggPlan, SortKey};
+use rocklake_types::value::equality::{hash_key, row_key};
 
 /// The running state of one aggregate call over one group.
 #[derive(Clone)]

@@ -5,8 +5,8 @@ use rocklake_types::datum::Datum;
 use rocklake_types::value::text::format_text;
 use rocklake_types::{SqlError, SqlState};
 
+use crate::exec::compare::cmp_holds;
 use crate::exec::compare::compare;
-use crate::exec::eval::cmp_holds;
 use crate::plan::{CmpOp, Func};
 
 /// The subscript of an array's first element: 1, or 0 for the vectors

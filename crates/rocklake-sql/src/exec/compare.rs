@@ -7,6 +7,8 @@ use rocklake_types::value::numeric;
 use rocklake_types::value::text::format_text;
 use rocklake_types::Datum;
 
+use crate::plan::CmpOp;
+
 /// Orders two arrays as PostgreSQL's `array_cmp` does: element by element
 /// (NULL elements above all others), then the shorter first.
 fn compare_elements(x: &[Datum], y: &[Datum]) -> Ordering {
@@ -108,6 +110,18 @@ pub fn numeric_text(d: &Datum) -> Option<String> {
     match d {
         Datum::Numeric(s) => Some(s.clone()),
         other => other.as_i64().map(|v| v.to_string()),
+    }
+}
+
+/// Whether `ord` satisfies the comparison operator.
+pub fn cmp_holds(op: CmpOp, ord: Ordering) -> bool {
+    match op {
+        CmpOp::Eq => ord == Ordering::Equal,
+        CmpOp::Ne => ord != Ordering::Equal,
+        CmpOp::Lt => ord == Ordering::Less,
+        CmpOp::Le => ord != Ordering::Greater,
+        CmpOp::Gt => ord == Ordering::Greater,
+        CmpOp::Ge => ord != Ordering::Less,
     }
 }
 

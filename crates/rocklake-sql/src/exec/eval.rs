@@ -8,13 +8,12 @@ use rocklake_types::{SqlError, SqlState};
 
 use crate::exec::arrays::{any_all, subscript};
 use crate::exec::cast::{cast_datum, text_of};
-use crate::exec::compare::compare;
+use crate::exec::compare::{cmp_holds, compare};
+use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::functions::{call, like};
 use crate::exec::operators::{arith, negate};
-use crate::exec::select::hash_key;
-use crate::exec::select::run_subquery;
-use crate::exec::{ExecCtx, Scope};
-use crate::plan::{BExpr, CmpOp, SubPlan};
+use crate::plan::{BExpr, SubPlan};
+use rocklake_types::value::equality::hash_key;
 
 fn truth(d: &Datum) -> Option<bool> {
     match d {
@@ -39,7 +38,7 @@ fn eval_ref<'a>(e: &'a BExpr, ctx: &ExecCtx, scope: Scope<'a>) -> Result<Cow<'a,
 /// are evaluated here directly, reading their operands in place, which is
 /// what a filter over many rows spends its time on.
 pub fn eval_pred(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Option<bool>, SqlError> {
-    crate::depth::check_stack()?;
+    crate::parse::check_stack()?;
     Ok(match e {
         BExpr::And(items) => connective(items, false, ctx, scope)?,
         BExpr::Or(items) => connective(items, true, ctx, scope)?,
@@ -83,10 +82,10 @@ fn connective(
 
 /// Evaluates `e` over the rows of `scope`.
 pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlError> {
-    crate::depth::check_stack()?;
+    crate::parse::check_stack()?;
     Ok(match e {
         BExpr::Const(_) | BExpr::Col { .. } => eval_ref(e, ctx, scope)?.into_owned(),
-        BExpr::Param(n) => return Err(crate::params::no_parameter(*n)),
+        BExpr::Param(n) => return Err(crate::session::params::no_parameter(*n)),
         BExpr::Cast(inner, to) => cast_datum(eval(inner, ctx, scope)?, to)?,
         BExpr::Neg(inner) => negate(eval(inner, ctx, scope)?)?,
         BExpr::Arith(op, l, r) => arith(*op, &eval(l, ctx, scope)?, &eval(r, ctx, scope)?)?,
@@ -126,11 +125,11 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlErro
         },
         BExpr::InSub(x, sub, neg) => {
             let v = eval(x, ctx, scope)?;
-            let rows = run_subquery(sub, ctx, &scope.nested())?;
+            let rows = ctx.run_subquery(sub, &scope.nested())?;
             in_values(&v, rows.iter().map(|r| &r[0]), *neg)
         }
         BExpr::Exists(sub, neg) => {
-            Datum::Bool(run_subquery(sub, ctx, &scope.nested())?.is_empty() == *neg)
+            Datum::Bool(ctx.run_subquery(sub, &scope.nested())?.is_empty() == *neg)
         }
         BExpr::Scalar(sub) => scalar(sub, ctx, scope)?,
         BExpr::Like(x, pat, neg, ci, escape) => {
@@ -181,7 +180,7 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlErro
             Datum::array(values)
         }
         BExpr::ArraySub(sub) => {
-            let rows = run_subquery(sub, ctx, &scope.nested())?;
+            let rows = ctx.run_subquery(sub, &scope.nested())?;
             Datum::array(rows.iter().map(|r| r[0].clone()).collect::<Vec<_>>())
         }
         BExpr::AnyAll(op, x, array, all) => {
@@ -201,7 +200,7 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlErro
     })
 }
 fn scalar(sub: &SubPlan, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlError> {
-    let rows = run_subquery(sub, ctx, &scope.nested())?;
+    let rows = ctx.run_subquery(sub, &scope.nested())?;
     match rows.len() {
         0 => Ok(Datum::Null),
         1 => Ok(rows[0][0].clone()),
@@ -229,18 +228,6 @@ fn in_values<'a>(v: &Datum, items: impl Iterator<Item = &'a Datum>, neg: bool) -
         Datum::Bool(neg)
     }
 }
-/// Whether `ord` satisfies the comparison operator.
-pub fn cmp_holds(op: CmpOp, ord: Ordering) -> bool {
-    match op {
-        CmpOp::Eq => ord == Ordering::Equal,
-        CmpOp::Ne => ord != Ordering::Equal,
-        CmpOp::Lt => ord == Ordering::Less,
-        CmpOp::Le => ord != Ordering::Greater,
-        CmpOp::Gt => ord == Ordering::Greater,
-        CmpOp::Ge => ord != Ordering::Less,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

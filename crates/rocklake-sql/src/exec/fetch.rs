@@ -4,10 +4,9 @@ use rocklake_types::datum::{Datum, Row};
 use rocklake_types::SqlError;
 
 use crate::catalog::{Catalog, VirtualTable, Wanted};
+use crate::exec::context::{ExecCtx, Limits};
 use crate::exec::memory::row_bytes;
 use crate::exec::scan_data::ScanData;
-use crate::exec::select::run_subquery;
-use crate::exec::{ExecCtx, Limits};
 use crate::plan::{ScanReq, ScanSource};
 use crate::storage::{ColumnBound, ScanFilter, StorageTxn};
 
@@ -44,7 +43,7 @@ pub async fn prefetch(
         {
             let ctx = ExecCtx::new(&out, cat, limits);
             for (column, sub) in &s.keyed_by {
-                let rows = run_subquery(sub, &ctx, &[])?;
+                let rows = ctx.run_subquery(sub, &[])?;
                 // Zero or several rows, or NULL: no bound; execution reports
                 // what it must (e.g. 21000 for several rows).
                 if let [row] = rows.as_slice() {

@@ -84,12 +84,10 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
         Func::ArrayCat | Func::ArrayAppend | Func::ArrayPrepend => {
             crate::exec::arrays::concatenate(f, vals)
         }
-        Func::QuoteIdent => Datum::text(crate::exec::quoting::quote_ident(
-            &text(0).unwrap_or_default(),
-        )),
-        Func::QuoteLiteral => Datum::text(crate::exec::quoting::quote_literal(
-            &text(0).unwrap_or_default(),
-        )),
+        Func::QuoteIdent => Datum::text(crate::ident::quote_ident(&text(0).unwrap_or_default())),
+        Func::QuoteLiteral => {
+            Datum::text(crate::ident::quote_literal(&text(0).unwrap_or_default()))
+        }
         Func::TypeIsVisible => match vals[0].as_i64().and_then(|oid| u32::try_from(oid).ok()) {
             Some(oid) => match PgType::from_oid(oid) {
                 Some(_) => Datum::Bool(true),

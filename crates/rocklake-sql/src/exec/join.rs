@@ -14,12 +14,12 @@ use std::collections::HashMap;
 use rocklake_types::datum::Datum;
 use rocklake_types::SqlError;
 
+use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::eval::eval_pred;
 use crate::exec::memory::{owned_bytes, HeldRows, Reservation, ALLOCATION_OVERHEAD};
-use crate::exec::select::hash_key;
 use crate::exec::stream::{RowCow, RowStream, Stream};
-use crate::exec::{ExecCtx, Scope};
 use crate::plan::{BExpr, JoinKind};
+use rocklake_types::value::equality::hash_key;
 
 /// The hashable key of a row's equi-join columns, `None` if one is NULL
 /// (NULL matches nothing).

@@ -6,9 +6,9 @@ use rocklake_types::datum::{Datum, Row};
 use rocklake_types::rows::PickedRows;
 use rocklake_types::SqlError;
 
+use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::eval::eval_pred;
 use crate::exec::scan_data::ScanData;
-use crate::exec::{ExecCtx, Scope};
 use crate::plan::{BExpr, FromPlan, QueryPlan, ScanReq, ScanSource, SetPlan};
 
 /// The column indexes of a projection made only of the current row's plain

@@ -14,10 +14,11 @@ use rocklake_types::{Row, SqlError};
 
 use crate::exec::cast::cast_datum;
 use crate::exec::memory::{row_bytes, Reservation};
-use crate::exec::select::{row_key, set_stream};
+use crate::exec::select::set_stream;
 use crate::exec::stream::{collect, RowCow, RowStream, Stream};
 use crate::exec::ExecCtx;
 use crate::plan::SetPlan;
+use rocklake_types::value::equality::row_key;
 
 /// The rows of a recursive CTE, produced one iteration at a time.
 pub(crate) struct RecursiveUnion<'a> {

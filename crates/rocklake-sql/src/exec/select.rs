@@ -6,11 +6,11 @@
 use std::sync::Arc;
 
 use rocklake_types::datum::{Datum, Row};
-use rocklake_types::value::equality::equality_key;
 use rocklake_types::{SqlError, SqlState};
 
 use crate::catalog::Wanted;
 use crate::exec::aggregate::Aggregate;
+use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::eval::eval;
 use crate::exec::join::{Join, JoinSpec};
 use crate::exec::lateral::LateralRows;
@@ -22,41 +22,7 @@ use crate::exec::stream::{
     collect, Distinct, Filter, FirstOfRuns, Limit, Project, RowCow, RowStream, ScanStream, Single,
     Stream, Union, Values,
 };
-use crate::exec::{ExecCtx, Scope};
 use crate::plan::{BExpr, FromPlan, QueryPlan, SelectPlan, SetOperation, SetPlan, SubPlan};
-
-/// A hashable key for values that compare equal: integers of any width
-/// alike, and otherwise the value's [`equality_key`] (so `1.0` and `1.00`,
-/// `-0` and `0`, `1 mon` and `30 days` are one key, as in PostgreSQL).
-pub fn hash_key(d: &Datum) -> String {
-    match d {
-        Datum::Text(s) => format!("t{s}"),
-        Datum::Record(fields) => format!(
-            "r({})",
-            fields
-                .iter()
-                .map(hash_key)
-                .collect::<Vec<_>>()
-                .join("\u{1}")
-        ),
-        other => match other.as_i64() {
-            Some(v) => format!("i{v}"),
-            None => {
-                use std::fmt::Write;
-                let mut key = String::from("k");
-                for byte in equality_key(other) {
-                    let _ = write!(key, "{byte:02x}");
-                }
-                key
-            }
-        },
-    }
-}
-
-/// [`hash_key`] of a whole row.
-pub(crate) fn row_key(r: &[Datum]) -> String {
-    r.iter().map(hash_key).collect::<Vec<_>>().join("\u{1}")
-}
 
 /// Runs a subquery (cached when uncorrelated) with `outer` as the rows of
 /// its enclosing query levels.
@@ -127,7 +93,7 @@ pub(crate) fn query_stream<'a>(
     ctx: &'a ExecCtx<'a>,
     outer: Vec<&'a [Datum]>,
 ) -> Result<Stream<'a>, SqlError> {
-    crate::depth::check_stack()?;
+    crate::parse::check_stack()?;
     let offset = row_count(&plan.offset, ctx, &outer)?.unwrap_or(0);
     let limit = row_count(&plan.limit, ctx, &outer)?;
     let mut stream = set_stream(&plan.body, ctx, outer)?;

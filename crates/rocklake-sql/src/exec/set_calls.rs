@@ -11,9 +11,9 @@ use rocklake_types::datum::Datum;
 use rocklake_types::{Row, SqlError, SqlState};
 
 use crate::exec::arrays::lower_bound;
+use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::eval::eval;
 use crate::exec::stream::{RowCow, RowStream, Stream};
-use crate::exec::{ExecCtx, Scope};
 use crate::plan::{SetCall, SetFunc};
 
 /// The stage that runs a select list's set-returning calls.

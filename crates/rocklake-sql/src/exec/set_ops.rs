@@ -12,10 +12,10 @@ use std::collections::HashMap;
 use rocklake_types::SqlError;
 
 use crate::exec::memory::{Reservation, ALLOCATION_OVERHEAD};
-use crate::exec::select::row_key;
 use crate::exec::stream::{RowCow, RowStream, Stream};
 use crate::exec::ExecCtx;
 use crate::plan::SetOperation;
+use rocklake_types::value::equality::row_key;
 
 /// The memory one distinct row's count takes.
 fn entry_bytes(key: &str) -> usize {

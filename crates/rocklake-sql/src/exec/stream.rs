@@ -12,13 +12,13 @@ use std::collections::HashSet;
 use rocklake_types::{Datum, PgType, Row, SqlError};
 
 use crate::exec::cast::cast_datum;
+use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::eval::{eval, eval_pred};
 use crate::exec::memory::{row_bytes, HeldRows, Reservation};
 use crate::exec::pick::take_columns;
 use crate::exec::scan_data::{with_ctid, ScanData};
-use crate::exec::select::{hash_key, row_key};
-use crate::exec::{ExecCtx, Scope};
 use crate::plan::BExpr;
+use rocklake_types::value::equality::{hash_key, row_key};
 
 /// One row flowing through a pipeline.
 pub(crate) type RowCow<'a> = Cow<'a, [Datum]>;

@@ -11,11 +11,11 @@ use rocklake_types::datum::{Datum, Row};
 use rocklake_types::SqlError;
 
 use crate::exec::compare::compare;
+use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::eval::eval;
 use crate::exec::frames::{aggregate_frames, Frame, Peers};
 use crate::exec::memory::{row_bytes, Reservation};
 use crate::exec::stream::{Buffered, RowCow, RowStream, Stream};
-use crate::exec::{ExecCtx, Scope};
 use crate::plan::{WindowCall, WindowFunc};
 
 /// The rows of `input`, each with one more column per window call.

@@ -22,8 +22,8 @@ use crate::exec::select::{row_count, set_stream};
 use crate::exec::sort::Sort;
 use crate::exec::{ExecCtx, StmtEnv};
 use crate::plan::{QueryPlan, ScanReq};
+use crate::session::transaction::read_only_error;
 use crate::storage::StorageTxn;
-use crate::transaction::read_only_error;
 
 /// Runs `plan` (bound with `scans`), locking the rows `locking` asks for
 /// and sending the rows it returns.

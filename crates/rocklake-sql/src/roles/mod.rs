@@ -27,7 +27,6 @@
 mod ddl;
 mod identity;
 mod privileges;
-mod syntax;
 
 use std::sync::{Arc, Mutex};
 
@@ -39,7 +38,6 @@ use rocklake_types::{SqlError, SqlState};
 pub(crate) use ddl::{alter_role, create_role, drop_roles, grant_roles, revoke_roles};
 pub use identity::SessionRoles;
 pub(crate) use privileges::Who;
-pub(crate) use syntax::normalize as normalize_role_syntax;
 
 /// A change of the stored roles: applied to the latest catalog, whose
 /// changed copy is stored only when it succeeds; returns its notices.

@@ -22,8 +22,8 @@ use super::{aborted, Session, TxState};
 use crate::databases::{self, DatabaseContext, ParsedDatabaseStatement};
 use crate::ident::fold;
 use crate::roles::{self, RoleView};
-use crate::settings::on_off;
-use crate::transaction::read_only_error;
+use crate::session::settings::on_off;
+use crate::session::transaction::read_only_error;
 
 impl Session {
     /// What statements see of roles now (kept while neither the roles nor

@@ -6,8 +6,8 @@ use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{DiscardObject, Statement, TransactionMode};
 
 use super::{aborted, no_transaction, Session, TxState};
-use crate::settings;
-use crate::transaction;
+use crate::session::settings;
+use crate::session::transaction;
 
 impl Session {
     /// Fails unless inside BEGIN ... COMMIT (as PostgreSQL does for `what`).
@@ -22,7 +22,7 @@ impl Session {
     }
 
     /// `ROLLBACK TO SAVEPOINT name`: the transaction goes on from the
-    /// savepoint, also after an error (see [`crate::savepoints`]).
+    /// savepoint, also after an error (see [`crate::session::savepoints`]).
     pub(super) fn rollback_to_savepoint(&mut self, name: &str) -> Result<QueryOutput, SqlError> {
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Block(ctx) => {
@@ -93,7 +93,7 @@ impl Session {
 
     /// `SET TRANSACTION modes` (`warn`: PostgreSQL's warning outside a
     /// transaction block), also `SET transaction_isolation = ...`: changes
-    /// the current transaction (see [`crate::transaction::TxnMode::set`]).
+    /// the current transaction (see [`crate::session::transaction::TxnMode::set`]).
     /// A read-only transaction made read-write has run nothing yet, so its
     /// first statement begins its storage transaction again, able to write
     /// (see `Session::take_snapshot`).

@@ -8,10 +8,10 @@ use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::Statement;
 
 use super::{aborted, Session, TxState};
-use crate::depth;
-use crate::params::ParamTypes;
-use crate::settings;
-use crate::transaction::TxnMode;
+use crate::parse;
+use crate::session::params::ParamTypes;
+use crate::session::settings;
+use crate::session::transaction::TxnMode;
 
 impl Session {
     /// Parse + Describe: the result columns of a statement without running
@@ -19,7 +19,7 @@ impl Session {
     /// given, the others inferred from their use). Statements without a
     /// result set describe as no columns.
     pub async fn describe(&mut self, sql: &str, declared: &[u32]) -> Result<Described, SqlError> {
-        let parsed = depth::parse_with_notices(sql)?;
+        let parsed = parse::parse_with_notices(sql)?;
         let mut described = self.describe_parsed(parsed.statements, declared).await?;
         described.notices = parsed.notices;
         Ok(described)
@@ -56,7 +56,7 @@ impl Session {
                 ..Described::default()
             });
         }
-        let mut params = ParamTypes::new(declared, crate::params::count(stmt)?);
+        let mut params = ParamTypes::new(declared, crate::session::params::count(stmt)?);
         let binds = matches!(
             stmt,
             Statement::Query(_)
@@ -107,6 +107,6 @@ impl Session {
             .catalog
             .as_ref()
             .ok_or_else(|| SqlError::internal("catalog not loaded"))?;
-        crate::prepare::describe(cat, ctx.now, self.pid, stmt, params)
+        crate::session::prepare::describe(cat, ctx.now, self.pid, stmt, params)
     }
 }

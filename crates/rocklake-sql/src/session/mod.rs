@@ -15,30 +15,34 @@ use rocklake_types::settings::SessionIdentity;
 use rocklake_types::{Interrupt, SinkError, SqlError, SqlState};
 use sqlparser::ast::{ObjectType, Set, SetExpr, Statement};
 
-use crate::bind::fold;
 use crate::catalog::{Catalog, RelationIndexes};
 use crate::copy::copy_statement;
 use crate::databases::{self, Databases};
-use crate::ddl;
-use crate::depth;
-use crate::dml;
 use crate::exec::memory::{MemoryBudget, DEFAULT_STATEMENT_MEMORY_LIMIT};
 use crate::exec::{Limits, StmtEnv};
+use crate::ident::fold;
 use crate::maintenance;
+use crate::parse;
 use crate::query::shared_results::CatalogResults;
 use crate::query::{self, Destination, Failure};
 use crate::roles::{MemoryRoles, RoleView, Roles, SessionRoles};
-use crate::savepoints::Savepoints;
-use crate::settings::{self, SessionSettings};
-use crate::storage::temp::TempOverlay;
+use crate::storage::route::{Database, WriteCount};
 use crate::storage::{RelationList, Storage, StorageTxn};
-use crate::transaction::{self, TxnMode};
-use crate::writes::{CountingTxn, WriteCount};
+use crate::write::ddl;
+use crate::write::dml;
+use savepoints::Savepoints;
+use settings::SessionSettings;
+use transaction::TxnMode;
 
 mod admin;
 mod completion;
 mod control;
 mod describe;
+pub(crate) mod params;
+pub(crate) mod prepare;
+pub(crate) mod savepoints;
+pub(crate) mod settings;
+pub(crate) mod transaction;
 
 use completion::HeldCompletion;
 
@@ -86,7 +90,8 @@ enum TxState {
 
 /// One client session: executes SQL strings against a [`Storage`].
 pub struct Session {
-    storage: Arc<dyn Storage>,
+    /// Where the database's rows live: its home storage and schema lakes.
+    storage: Arc<Database>,
     /// The server's databases, when it has several.
     databases: Option<Arc<dyn Databases>>,
     state: TxState,
@@ -148,17 +153,24 @@ fn no_transaction(tag: &str) -> QueryOutput {
 }
 
 impl Session {
-    /// A new idle session over `storage`.
+    /// A new idle session over `storage` (a database without schema lakes).
     pub fn new(storage: Arc<dyn Storage>) -> Self {
         Self::sharing(storage, Arc::default())
     }
 
-    /// A new idle session over `storage` that shares the results of catalog
-    /// queries with the other sessions given the same `catalog_results`
-    /// (those of one server, over the same storage).
+    /// A new idle session over `storage` (a database without schema lakes)
+    /// that shares the results of catalog queries with the other sessions
+    /// given the same `catalog_results` (those of one server, over the same
+    /// storage).
     pub fn sharing(storage: Arc<dyn Storage>, catalog_results: Arc<CatalogResults>) -> Self {
+        Self::for_database(Arc::new(Database::single(storage)), catalog_results)
+    }
+
+    /// A new idle session of `database`, sharing the results of catalog
+    /// queries as [`Session::sharing`] does.
+    pub fn for_database(database: Arc<Database>, catalog_results: Arc<CatalogResults>) -> Self {
         Session {
-            storage,
+            storage: database,
             state: TxState::Idle,
             savepoints: Savepoints::default(),
             deallocations: Vec::new(),
@@ -308,9 +320,11 @@ impl Session {
         let storage = self.storage.clone();
         async move {
             let writes = WriteCount::default();
-            let txn = TempOverlay::new(storage.begin(mode.read_only).await?);
+            let txn = storage
+                .begin_counted(mode.read_only, writes.clone())
+                .await?;
             Ok(TxnCtx {
-                txn: Box::new(CountingTxn::new(Box::new(txn), writes.clone())),
+                txn: Box::new(txn),
                 now: now_micros(),
                 catalog: None,
                 catalog_version: None,
@@ -393,10 +407,10 @@ impl Session {
                 }
             }
         }
-        let parsed = depth::parse_with_notices(sql).and_then(|mut parsed| {
+        let parsed = parse::parse_with_notices(sql).and_then(|mut parsed| {
             if !params.is_empty() {
                 for statement in &mut parsed.statements {
-                    crate::params::substitute(statement, params)?;
+                    crate::session::params::substitute(statement, params)?;
                 }
             }
             Ok(parsed)
@@ -864,7 +878,7 @@ impl Session {
             Statement::Insert(i) => dml::insert(txn, &env, i).await?,
             Statement::Update(u) => dml::update(txn, &env, u, None).await?,
             Statement::Delete(d) => dml::delete(txn, &env, d).await?,
-            Statement::AlterTable(at) => crate::alter::alter_table(txn, &env, at).await?,
+            Statement::AlterTable(at) => crate::write::alter::alter_table(txn, &env, at).await?,
             Statement::Copy { .. } => return copy_statement(txn, &env, stmt, shared, sink).await,
             Statement::Drop { .. } => {
                 return Err(SqlError::unsupported(format!(

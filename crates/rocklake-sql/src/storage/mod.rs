@@ -5,9 +5,8 @@
 //! store implements this over SlateDB; [`crate::storage::memory::MemoryStorage`] implements it
 //! in memory for the engine's own tests.
 
-pub mod lakes;
 pub mod memory;
-pub(crate) mod temp;
+pub mod route;
 
 use std::sync::Arc;
 

@@ -27,7 +27,7 @@ pub use errors::to_sql;
 use registry::RegistryCache;
 use txn::{Access, StoreTxn};
 
-/// Where a [`CatalogStorage`] reads and writes.
+/// Where a [`SqlCatalog`] reads and writes.
 enum Source {
     /// The catalog's writer.
     Writer(CatalogStore),
@@ -35,14 +35,14 @@ enum Source {
     Replica(CatalogReplica),
 }
 /// [`Storage`] backed by a [`CatalogStore`] or a [`CatalogReplica`].
-pub struct CatalogStorage {
+pub struct SqlCatalog {
     source: Source,
     registry: Arc<RegistryCache>,
 }
-impl CatalogStorage {
+impl SqlCatalog {
     /// Serves `store` to the SQL engine.
     pub fn new(store: CatalogStore) -> Self {
-        CatalogStorage {
+        SqlCatalog {
             source: Source::Writer(store),
             registry: Arc::default(),
         }
@@ -51,14 +51,14 @@ impl CatalogStorage {
     /// Serves a read replica to the SQL engine: reads work, and every write
     /// fails with SQLSTATE 25006 as on a PostgreSQL hot standby.
     pub fn replica(replica: CatalogReplica) -> Self {
-        CatalogStorage {
+        SqlCatalog {
             source: Source::Replica(replica),
             registry: Arc::default(),
         }
     }
 }
 #[async_trait]
-impl Storage for CatalogStorage {
+impl Storage for SqlCatalog {
     async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>> {
         let access = match &self.source {
             Source::Replica(replica) => Access::Read(replica.read()),

@@ -5,6 +5,39 @@
 
 use crate::datum::Datum;
 
+/// A hashable key for values that compare equal: integers of any width
+/// alike, and otherwise the value's [`equality_key`] (so `1.0` and `1.00`,
+/// `-0` and `0`, `1 mon` and `30 days` are one key, as in PostgreSQL).
+pub fn hash_key(d: &Datum) -> String {
+    match d {
+        Datum::Text(s) => format!("t{s}"),
+        Datum::Record(fields) => format!(
+            "r({})",
+            fields
+                .iter()
+                .map(hash_key)
+                .collect::<Vec<_>>()
+                .join("\u{1}")
+        ),
+        other => match other.as_i64() {
+            Some(v) => format!("i{v}"),
+            None => {
+                use std::fmt::Write;
+                let mut key = String::from("k");
+                for byte in equality_key(other) {
+                    let _ = write!(key, "{byte:02x}");
+                }
+                key
+            }
+        },
+    }
+}
+
+/// [`hash_key`] of a whole row.
+pub fn row_key(r: &[Datum]) -> String {
+    r.iter().map(hash_key).collect::<Vec<_>>().join("\u{1}")
+}
+
 /// [`push_equality_key`] of one value.
 pub fn equality_key(datum: &Datum) -> Vec<u8> {
     let mut out = Vec::new();

@@ -44,7 +44,7 @@ pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
     let keys = args.keys.keys()?;
     let (mut total_keys, mut total_bytes) = (0, 0);
     for lake in &lakes {
-        let copied = rocklake_store::copy::copy_catalog(
+        let copied = rocklake_store::backup_copy::copy_catalog(
             &lake.location,
             args.checkpoint.as_deref(),
             &lake.under(&target)?,

@@ -171,7 +171,7 @@ async fn rewrite_lake(served: &ServedRoot, lake: &Lake, data_path: &str) -> anyh
     let database = served
         .database(&lake.database)
         .with_context(|| format!("database {:?} did not open", lake.database))?;
-    let mut session = Session::new(database.storage());
+    let mut session = Session::for_database(database.storage(), Default::default());
     session.set_database(&lake.database);
     let schema = crate::transfer::ident(lake.schema.as_deref().unwrap_or("public"));
     let table = |name: &str| format!("{schema}.{name}");

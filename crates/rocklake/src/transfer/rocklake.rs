@@ -18,7 +18,7 @@ pub async fn write(
     let target = served
         .database(database)
         .with_context(|| format!("database {database:?} did not open"))?;
-    let mut session = Session::new(target.storage());
+    let mut session = Session::for_database(target.storage(), Default::default());
     session.set_database(database);
     run_sql(&mut session, "BEGIN").await?;
     if schema != "public" {
@@ -93,7 +93,7 @@ pub async fn read(
     schema: &str,
     keys: Option<std::sync::Arc<rocklake_store::CatalogKeys>>,
 ) -> anyhow::Result<SourceCatalog> {
-    use rocklake_store::{CatalogReplica, CatalogStorage, LakeRoot, ReplicaOptions, StoreLocation};
+    use rocklake_store::{CatalogReplica, LakeRoot, ReplicaOptions, SqlCatalog, StoreLocation};
 
     let root_location = StoreLocation::parse(location)?;
     root_location.check_reachable().await?;
@@ -125,9 +125,7 @@ pub async fn read(
     .await
     .with_context(|| format!("opening {lake} read-only"))?;
     let replica = &latest.replica;
-    let mut session = Session::new(std::sync::Arc::new(CatalogStorage::replica(
-        replica.clone(),
-    )));
+    let mut session = Session::new(std::sync::Arc::new(SqlCatalog::replica(replica.clone())));
     session.set_database(database);
     run_sql(&mut session, "BEGIN READ ONLY").await?;
     let names = texts(

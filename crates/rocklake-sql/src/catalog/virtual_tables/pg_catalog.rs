@@ -577,7 +577,7 @@ pub(super) fn pg_database_rows(cat: &Catalog) -> Vec<Row> {
                 Datum::Oid(Catalog::database_oid(name)),
                 text(name),
                 Datum::Oid(owner),
-                Datum::Int4(crate::bind::UTF8_ENCODING),
+                Datum::Int4(rocklake_types::settings::UTF8_ENCODING),
                 text("c"),
                 Datum::Bool(false),
                 Datum::Bool(true),

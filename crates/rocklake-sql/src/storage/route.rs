@@ -1,23 +1,32 @@
-//! Schemas as lakes: DuckLake's `METADATA_SCHEMA` puts a lake's catalog
-//! tables in a schema of their own, so that several lakes share one
-//! database. RockLake keeps each such lake in its own storage (its own
-//! SlateDB database, in the seed's key layout), and [`LakeStorage`] shows a
-//! database's home storage and its schema lakes to the engine as one.
+//! One database as the engine sees it ([`Database`]: a home storage and its
+//! schema lakes), and the one transaction over it ([`RoutedTxn`]) that sends
+//! each call where its schema lives, so the layers above see one storage.
 //!
-//! Routing is by schema. A schema `CREATE SCHEMA` makes is placed when its
-//! first table is created: a DuckLake catalog table (`ducklake_...`) makes it
-//! a lake of its own (DuckLake creates the schema and its tables in one
-//! transaction), any other table, or none by commit, puts it in the home
-//! storage with `public`, as PostgreSQL keeps ordinary schemas. Everything in
-//! a lake (catalog tables, inlined-data tables) lives in that lake's storage
-//! (the lake exists as a schema once its storage holds the schema, so a
-//! rolled-back `CREATE SCHEMA` leaves no schema). A transaction
-//! reads from any number of lakes, each on its own snapshot taken at its
-//! first use, and writes to one storage: writing to a second fails with
-//! SQLSTATE 0A000 before anything is written there. `DROP SCHEMA s CASCADE`
-//! removes the lake (its storage is deleted once the drop commits).
+//! Routing is by schema:
+//! - `pg_temp`: the transaction's temporary tables (`CREATE TEMPORARY TABLE
+//!   ... ON COMMIT DROP`, which postgres_scanner sends for an UPDATE it
+//!   cannot express as one statement), in an in-memory storage private to
+//!   the transaction and dropped with it, on COMMIT and ROLLBACK alike;
+//! - a schema lake: DuckLake's `METADATA_SCHEMA` puts a lake's catalog
+//!   tables in a schema of their own, and RockLake keeps each such lake in
+//!   its own storage (its own SlateDB database, in the seed's key layout).
+//!   A schema `CREATE SCHEMA` makes is placed when its first table is
+//!   created: a DuckLake catalog table (`ducklake_...`) makes it a lake of
+//!   its own (DuckLake creates the schema and its tables in one
+//!   transaction); any other table, or none by commit, puts it in the home
+//!   storage with `public`, as PostgreSQL keeps ordinary schemas. A rolled
+//!   back `CREATE SCHEMA` leaves no schema. `DROP SCHEMA s CASCADE` removes
+//!   the lake (its storage is deleted once the drop commits);
+//! - everything else: the home storage.
+//!
+//! A transaction reads from any number of lakes, each on its own snapshot
+//! taken at its first use, and writes to one storage (temporary tables
+//! aside): writing to a second fails with SQLSTATE 0A000 before anything is
+//! written there. Every write asked of it is counted ([`WriteCount`]), so
+//! the session knows whether a statement changed anything.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -25,10 +34,14 @@ use rocklake_types::datum::Row;
 use rocklake_types::rows::{RowId, ScannedRow};
 use rocklake_types::{SqlError, SqlState};
 
+use crate::storage::memory::MemoryStorage;
 use crate::storage::{
     LockStrength, LockWait, Maintenance, RelationChange, RelationDef, RelationList, ScanFilter,
     ScanRows, Storage, StorageResult, StorageTxn,
 };
+
+/// The schema temporary relations live in; unqualified names look here first.
+pub const TEMP_SCHEMA: &str = "pg_temp";
 
 /// The schema every database has in its home storage.
 const HOME_SCHEMA: &str = "public";
@@ -51,16 +64,73 @@ pub trait SchemaLakes: Send + Sync {
     async fn remove_lake(&self, schema: &str) -> StorageResult<()>;
 }
 
-/// A database's home storage and its schema lakes as one [`Storage`].
-pub struct LakeStorage {
-    home: Arc<dyn Storage>,
-    lakes: Arc<dyn SchemaLakes>,
+/// How many writes a transaction was asked for (also those that failed: a
+/// failed write may have changed part of what it was given).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WriteCount(Arc<AtomicU64>);
+
+impl WriteCount {
+    /// The writes so far.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn note(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
-impl LakeStorage {
+/// A database: its home storage and, on a server, its schema lakes.
+pub struct Database {
+    home: Arc<dyn Storage>,
+    lakes: Option<Arc<dyn SchemaLakes>>,
+}
+
+impl Database {
+    /// A database of one storage, without schema lakes.
+    pub fn single(home: Arc<dyn Storage>) -> Self {
+        Database { home, lakes: None }
+    }
+
     /// The database whose schema lakes `lakes` keeps, over `home`.
-    pub fn new(home: Arc<dyn Storage>, lakes: Arc<dyn SchemaLakes>) -> Self {
-        LakeStorage { home, lakes }
+    pub fn with_lakes(home: Arc<dyn Storage>, lakes: Arc<dyn SchemaLakes>) -> Self {
+        Database {
+            home,
+            lakes: Some(lakes),
+        }
+    }
+
+    fn lake_list(&self) -> Vec<(String, Arc<dyn Storage>)> {
+        self.lakes
+            .as_ref()
+            .map(|lakes| lakes.lakes())
+            .unwrap_or_default()
+    }
+
+    /// Begins a transaction over the database whose writes go up `writes`.
+    pub(crate) async fn begin_counted(
+        &self,
+        read_only: bool,
+        writes: WriteCount,
+    ) -> StorageResult<RoutedTxn> {
+        let home = self.home.begin(read_only).await?;
+        let lakes = self
+            .lake_list()
+            .into_iter()
+            .map(|(schema, storage)| (schema, LakeSlot::new(storage)))
+            .collect();
+        Ok(RoutedTxn {
+            home,
+            home_schemas: None,
+            temp: None,
+            lakes,
+            registry: self.lakes.clone(),
+            read_only,
+            writer: None,
+            dropped: Vec::new(),
+            pending: Vec::new(),
+            writes,
+        })
     }
 
     /// The storage of `schema`'s lake, or the home storage.
@@ -68,8 +138,7 @@ impl LakeStorage {
         let Some(schema) = schema else {
             return Ok(self.home.clone());
         };
-        self.lakes
-            .lakes()
+        self.lake_list()
             .into_iter()
             .find(|(name, _)| name == schema)
             .map(|(_, storage)| storage)
@@ -83,25 +152,11 @@ impl LakeStorage {
 }
 
 #[async_trait]
-impl Storage for LakeStorage {
+impl Storage for Database {
     async fn begin(&self, read_only: bool) -> StorageResult<Box<dyn StorageTxn>> {
-        let home = self.home.begin(read_only).await?;
-        let lakes = self
-            .lakes
-            .lakes()
-            .into_iter()
-            .map(|(schema, storage)| (schema, LakeSlot::new(storage)))
-            .collect();
-        Ok(Box::new(LakeTxn {
-            home,
-            home_schemas: None,
-            lakes,
-            registry: self.lakes.clone(),
-            read_only,
-            writer: None,
-            dropped: Vec::new(),
-            pending: Vec::new(),
-        }))
+        Ok(Box::new(
+            self.begin_counted(read_only, WriteCount::default()).await?,
+        ))
     }
 
     /// Maintenance of the home lake, or of the lake of the schema named.
@@ -112,8 +167,11 @@ impl Storage for LakeStorage {
             let storage = self.storage_of(command.schema())?;
             return storage.maintain(command).await;
         }
-        let mut lakes = vec![("public".to_string(), self.home.clone())];
-        lakes.extend(self.lakes.lakes());
+        if self.lakes.is_none() {
+            return self.home.maintain(command).await;
+        }
+        let mut lakes = vec![(HOME_SCHEMA.to_string(), self.home.clone())];
+        lakes.extend(self.lake_list());
         let mut rows = Vec::new();
         for (schema, storage) in lakes {
             for (item, value) in storage.maintain(command.clone()).await? {
@@ -141,9 +199,10 @@ impl LakeSlot {
     }
 }
 
-/// Which storage a statement goes to.
+/// Which storage a call goes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Target {
+    Temp,
     Home,
     Lake(String),
 }
@@ -151,30 +210,34 @@ enum Target {
 impl Target {
     fn describe(&self) -> String {
         match self {
+            Target::Temp => "the temporary tables".to_string(),
             Target::Home => "the database's home catalog".to_string(),
             Target::Lake(schema) => format!("the lake in schema \"{schema}\""),
         }
     }
 }
 
-/// A transaction over a database's home storage and its schema lakes.
-struct LakeTxn {
+/// A transaction over a database's home storage, its schema lakes and its
+/// temporary tables (see the module docs).
+pub(crate) struct RoutedTxn {
     home: Box<dyn StorageTxn>,
     /// The home storage's schemas, once asked for.
     home_schemas: Option<Vec<String>>,
+    /// The temporary tables, once the first is created.
+    temp: Option<Box<dyn StorageTxn>>,
     lakes: BTreeMap<String, LakeSlot>,
-    registry: Arc<dyn SchemaLakes>,
+    registry: Option<Arc<dyn SchemaLakes>>,
     read_only: bool,
-    /// The storage this transaction has written to.
+    /// The storage this transaction has written to (temporary tables aside).
     writer: Option<Target>,
     /// Lakes dropped by this transaction: removed once it commits.
     dropped: Vec<String>,
-    /// Schemas created by this transaction and not placed yet (see the
-    /// module docs).
+    /// Schemas created by this transaction and not placed yet.
     pending: Vec<String>,
+    writes: WriteCount,
 }
 
-impl LakeTxn {
+impl RoutedTxn {
     async fn home_has(&mut self, schema: &str) -> StorageResult<bool> {
         if self.home_schemas.is_none() {
             self.home_schemas = Some(self.home.schemas().await?);
@@ -185,9 +248,13 @@ impl LakeTxn {
             .is_some_and(|schemas| schemas.iter().any(|s| s == schema)))
     }
 
-    /// Where `schema` lives: its lake, unless the home storage holds it
-    /// (`public`, and schemas catalogs of earlier releases created there).
+    /// Where `schema` lives: the temporary tables, its lake unless the home
+    /// storage holds it (`public`, and schemas catalogs of earlier releases
+    /// created there), or the home storage.
     async fn target(&mut self, schema: &str) -> StorageResult<Target> {
+        if schema == TEMP_SCHEMA {
+            return Ok(Target::Temp);
+        }
         let is_lake = self.lakes.get(schema).is_some_and(|slot| !slot.dropped);
         if is_lake && schema != HOME_SCHEMA && !self.home_has(schema).await? {
             Ok(Target::Lake(schema.to_string()))
@@ -200,6 +267,14 @@ impl LakeTxn {
     async fn txn(&mut self, target: &Target) -> StorageResult<&mut Box<dyn StorageTxn>> {
         match target {
             Target::Home => Ok(&mut self.home),
+            Target::Temp => {
+                if self.temp.is_none() {
+                    let mut txn = MemoryStorage::new().begin(false).await?;
+                    txn.create_schema(TEMP_SCHEMA, true).await?;
+                    self.temp = Some(txn);
+                }
+                Ok(self.temp.as_mut().expect("just created"))
+            }
             Target::Lake(schema) => {
                 let read_only = self.read_only;
                 let slot = self
@@ -214,15 +289,16 @@ impl LakeTxn {
         }
     }
 
-    /// The transaction of the storage `schema` lives in.
+    /// The transaction of the storage `schema` lives in, for a read.
     async fn route(&mut self, schema: &str) -> StorageResult<&mut Box<dyn StorageTxn>> {
         let target = self.target(schema).await?;
         self.txn(&target).await
     }
 
-    /// The transaction of `schema`'s storage, for a write: fails when the
-    /// transaction already wrote to another storage.
+    /// The transaction of `schema`'s storage, for a write (counted): fails
+    /// when the transaction already wrote to another storage.
     async fn route_write(&mut self, schema: &str) -> StorageResult<&mut Box<dyn StorageTxn>> {
+        self.writes.note();
         let target = self.target(schema).await?;
         self.note_write(&target)?;
         self.txn(&target).await
@@ -230,6 +306,7 @@ impl LakeTxn {
 
     fn note_write(&mut self, target: &Target) -> StorageResult<()> {
         match &self.writer {
+            _ if *target == Target::Temp => Ok(()),
             None => {
                 self.writer = Some(target.clone());
                 Ok(())
@@ -248,10 +325,13 @@ impl LakeTxn {
     async fn create_lake_schema(&mut self, name: &str) -> StorageResult<()> {
         let target = Target::Lake(name.to_string());
         self.note_write(&target)?;
+        let registry = self.registry.clone().ok_or_else(|| {
+            SqlError::internal("a schema lake in a database without schema lakes")
+        })?;
         match self.lakes.get_mut(name) {
             Some(slot) if !slot.dropped => {}
             _ => {
-                let storage = self.registry.create_lake(name).await?;
+                let storage = registry.create_lake(name).await?;
                 self.lakes.insert(name.to_string(), LakeSlot::new(storage));
             }
         }
@@ -281,14 +361,17 @@ impl LakeTxn {
 }
 
 #[async_trait]
-impl StorageTxn for LakeTxn {
+impl StorageTxn for RoutedTxn {
     async fn relation(&mut self, schema: &str, name: &str) -> StorageResult<Option<RelationDef>> {
+        if schema == TEMP_SCHEMA && self.temp.is_none() {
+            return Ok(None);
+        }
         self.route(schema).await?.relation(schema, name).await
     }
 
     async fn relations(&mut self) -> StorageResult<RelationList> {
         let home = self.home.relations().await?;
-        if self.live_lakes().is_empty() {
+        if self.live_lakes().is_empty() && self.temp.is_none() {
             return Ok(home);
         }
         let mut all = Vec::clone(&home);
@@ -300,15 +383,20 @@ impl StorageTxn for LakeTxn {
             let relations = self.txn(&target).await?.relations().await?;
             all.extend(relations.iter().filter(|r| r.schema == schema).cloned());
         }
+        if let Some(temp) = self.temp.as_mut() {
+            all.extend(temp.relations().await?.iter().cloned());
+        }
         Ok(Arc::new(all))
     }
 
-    /// The home storage's version while the database has no schema lake.
-    /// With lakes, `None`: versions must grow with every change, and the
-    /// lakes' snapshots are taken at different moments, so no single number
-    /// grows with their combination (sessions then reload the lists).
+    /// The home storage's version while the database has no schema lake
+    /// and the transaction no temporary table. With lakes, `None`: versions
+    /// must grow with every change, and the lakes' snapshots are taken at
+    /// different moments, so no single number grows with their combination
+    /// (sessions then reload the lists); temporary tables are this
+    /// transaction's own.
     async fn catalog_version(&mut self) -> StorageResult<Option<u64>> {
-        if self.live_lakes().is_empty() {
+        if self.live_lakes().is_empty() && self.temp.is_none() {
             self.home.catalog_version().await
         } else {
             Ok(None)
@@ -323,7 +411,7 @@ impl StorageTxn for LakeTxn {
         let schema = def.schema.clone();
         if let Some(index) = self.pending.iter().position(|p| *p == schema) {
             self.pending.remove(index);
-            if def.name.starts_with(DUCKLAKE_PREFIX) {
+            if def.name.starts_with(DUCKLAKE_PREFIX) && self.registry.is_some() {
                 self.create_lake_schema(&schema).await?;
             } else {
                 self.note_write(&Target::Home)?;
@@ -386,9 +474,12 @@ impl StorageTxn for LakeTxn {
     /// `public` and schemas the home storage holds stay there; a new schema
     /// is placed by its first table (see the module docs).
     async fn create_schema(&mut self, name: &str, if_not_exists: bool) -> StorageResult<bool> {
-        if name == HOME_SCHEMA || self.home_has(name).await? {
+        self.writes.note();
+        if name == HOME_SCHEMA || self.home_has(name).await? || self.registry.is_none() {
             self.note_write(&Target::Home)?;
-            return self.home.create_schema(name, if_not_exists).await;
+            let created = self.home.create_schema(name, if_not_exists).await?;
+            self.home_schemas = None;
+            return Ok(created);
         }
         let is_lake = self.lakes.get(name).is_some_and(|slot| !slot.dropped);
         if self.pending.iter().any(|p| p == name) || is_lake && self.lake_has_schema(name).await? {
@@ -416,6 +507,7 @@ impl StorageTxn for LakeTxn {
         if_exists: bool,
         cascade: bool,
     ) -> StorageResult<bool> {
+        self.writes.note();
         if let Some(index) = self.pending.iter().position(|p| p == name) {
             self.pending.remove(index);
             return Ok(true);
@@ -424,7 +516,9 @@ impl StorageTxn for LakeTxn {
         if target == Target::Home || !self.lake_has_schema(name).await? {
             if target == Target::Home && self.home_has(name).await? {
                 self.note_write(&Target::Home)?;
-                return self.home.drop_schema(name, if_exists, cascade).await;
+                let dropped = self.home.drop_schema(name, if_exists, cascade).await?;
+                self.home_schemas = None;
+                return Ok(dropped);
             }
             if if_exists {
                 return Ok(false);
@@ -529,21 +623,29 @@ impl StorageTxn for LakeTxn {
         strength: LockStrength,
         wait: LockWait,
     ) -> StorageResult<bool> {
-        // A lock is checked when its storage commits: a write's routing.
-        self.route_write(&relation.schema)
+        // Temporary tables are the session's own: nothing to lock.
+        if relation.schema == TEMP_SCHEMA {
+            return Ok(true);
+        }
+        // A lock is checked when its storage commits: a write's routing
+        // (not counted: it changes no row).
+        let target = self.target(&relation.schema).await?;
+        self.note_write(&target)?;
+        self.txn(&target)
             .await?
             .lock_row(relation, id, strength, wait)
             .await
     }
 
-    /// Commits the one storage written to (reads need no commit), then
-    /// removes the lakes this transaction dropped.
+    /// Commits the one storage written to (reads need no commit; the
+    /// temporary tables are dropped), then removes the lakes this
+    /// transaction dropped.
     async fn commit(mut self: Box<Self>) -> StorageResult<()> {
         for schema in std::mem::take(&mut self.pending) {
             self.note_write(&Target::Home)?;
             self.home.create_schema(&schema, true).await?;
         }
-        let LakeTxn {
+        let RoutedTxn {
             home,
             mut lakes,
             registry,
@@ -552,7 +654,7 @@ impl StorageTxn for LakeTxn {
             ..
         } = *self;
         match writer {
-            None => {}
+            None | Some(Target::Temp) => {}
             Some(Target::Home) => home.commit().await?,
             Some(Target::Lake(schema)) => {
                 let slot = lakes.remove(&schema);
@@ -561,8 +663,10 @@ impl StorageTxn for LakeTxn {
                 }
             }
         }
-        for schema in dropped {
-            registry.remove_lake(&schema).await?;
+        if let Some(registry) = registry {
+            for schema in dropped {
+                registry.remove_lake(&schema).await?;
+            }
         }
         Ok(())
     }
@@ -609,13 +713,13 @@ mod tests {
         }
     }
 
-    async fn database() -> (LakeStorage, Arc<MemoryLakes>) {
+    async fn database() -> (Database, Arc<MemoryLakes>) {
         let home = Arc::new(MemoryStorage::new());
         let mut txn = home.begin(false).await.unwrap();
         txn.create_schema("public", true).await.unwrap();
         txn.commit().await.unwrap();
         let lakes = Arc::new(MemoryLakes::default());
-        (LakeStorage::new(home, lakes.clone()), lakes)
+        (Database::with_lakes(home, lakes.clone()), lakes)
     }
 
     #[tokio::test]

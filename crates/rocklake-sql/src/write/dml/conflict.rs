@@ -16,9 +16,9 @@ use super::returning::RowExpressions;
 use super::{check_not_null, name_parts};
 use crate::exec::cast::assign;
 use crate::exec::scan_data::ScanData;
-use crate::exec::select::row_key;
 use crate::exec::StmtEnv;
 use crate::storage::{RelationDef, StorageTxn};
+use rocklake_types::value::equality::row_key;
 
 /// What a conflicting row turns into.
 enum Action {
@@ -226,7 +226,7 @@ fn check_arbiter(def: &RelationDef, on: &OnConflict) -> Result<(), SqlError> {
         Some(ConflictTarget::Columns { columns, .. }) => {
             let mut named: Vec<usize> = Vec::with_capacity(columns.len());
             for column in columns {
-                let name = crate::bind::fold(column);
+                let name = crate::ident::fold(column);
                 let index = def.column_index(&name).ok_or_else(|| {
                     SqlError::new(
                         SqlState::UNDEFINED_COLUMN,

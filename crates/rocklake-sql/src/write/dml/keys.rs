@@ -17,8 +17,8 @@ use rocklake_types::value::text::format_text;
 use rocklake_types::SqlError;
 
 use crate::exec::compare::compare;
-use crate::exec::select::row_key;
 use crate::storage::{ColumnBound, RelationDef, ScanFilter, StorageTxn};
+use rocklake_types::value::equality::row_key;
 
 /// Whether the engine checks the primary key of `def` (the storage does not).
 pub(crate) fn engine_checks(def: &RelationDef) -> bool {

@@ -1,19 +1,20 @@
 //! Parse + Describe of one statement: its result columns and the types of
 //! its parameters, found by binding it with the parameters as placeholders
-//! (see [`crate::params`]).
+//! (see [`crate::session::params`]).
 
 use sqlparser::ast::{
     AssignmentTarget, Delete, FromTable, Insert, Query, SetExpr, Statement, Update,
     UpdateTableFromKind,
 };
 
-use crate::bind::{name_parts, Binder};
+use crate::bind::Binder;
 use crate::catalog::Catalog;
-use crate::depth;
-use crate::dml::returning::{target_alias, RowExpressions};
-use crate::dml::{resolve_target, target_columns};
-use crate::params::ParamTypes;
+use crate::ident::name_parts;
+use crate::parse;
 use crate::query::out_columns;
+use crate::session::params::ParamTypes;
+use crate::write::dml::returning::{target_alias, RowExpressions};
+use crate::write::dml::{resolve_target, target_columns};
 use rocklake_types::datum::ColumnDef;
 use rocklake_types::SqlError;
 
@@ -185,7 +186,7 @@ fn bind_condition(
     if let Some(condition) = condition {
         sql.push_str(&format!(" WHERE {condition}"));
     }
-    let statements = depth::parse(&sql)?;
+    let statements = parse::parse(&sql)?;
     match statements.first() {
         Some(Statement::Query(q)) => query(binder, q).map(|_| ()),
         _ => Ok(()),

@@ -21,13 +21,10 @@
 
 use std::ops::ControlFlow;
 
-use rocklake_types::output::Notice;
 use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{BinaryOperator, Expr, Statement, Value, VisitMut, VisitorMut};
-use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::keywords::Keyword;
-use sqlparser::parser::{Parser, ParserError};
-use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 /// Stack of the threads that run sessions: room for [`MAX_EXPRESSION_DEPTH`]
 /// levels of the deepest recursion over a statement (binding and evaluating
@@ -52,7 +49,7 @@ pub const MAX_NESTING: usize = 3_000;
 /// deeper statements first. It must not be what stops a statement: at its
 /// limit sqlparser backtracks through a nested `CASE` for minutes, and
 /// reports runs of `NOT` as syntax errors.
-const PARSER_RECURSION_LIMIT: usize = 4 * MAX_NESTING;
+pub(super) const PARSER_RECURSION_LIMIT: usize = 4 * MAX_NESTING;
 
 /// Levels an expression tree may have (after `AND`/`OR` chains are
 /// balanced). PostgreSQL, with its default 2 MB `max_stack_depth`, refuses
@@ -71,56 +68,6 @@ pub fn too_deep() -> SqlError {
     )
 }
 
-/// A parsed query string: its statements, and the notices PostgreSQL's
-/// lexer sends for it (identifiers cut to 63 bytes).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Parsed {
-    /// The statements, in order.
-    pub statements: Vec<Statement>,
-    /// Notices to send before the first statement's results.
-    pub notices: Vec<Notice>,
-}
-
-/// Parses a query string into statements, with the depth guards: the
-/// token nesting check, the parser's recursion limit, then [`prepare`].
-/// Short query strings seen before come from the statement cache.
-pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
-    parse_with_notices(sql).map(|parsed| parsed.statements)
-}
-
-/// [`parse`], with the notices of the lexer.
-pub fn parse_with_notices(sql: &str) -> Result<Parsed, SqlError> {
-    crate::parse_cache::get_or_parse(sql, parse_uncached)
-}
-
-/// [`parse_with_notices`] without the statement cache. Identifiers follow
-/// PostgreSQL's lexer ([`crate::ident::apply_lexer_rules`]) before the
-/// parser sees them.
-fn parse_uncached(sql: &str) -> Result<Parsed, SqlError> {
-    let dialect = PostgreSqlDialect {};
-    let syntax_error = |e: ParserError| SqlError::new(SqlState::SYNTAX_ERROR, e.to_string());
-    let mut tokens = Tokenizer::new(&dialect, sql)
-        .tokenize_with_location()
-        .map_err(|e| syntax_error(e.into()))?;
-    let notices = crate::ident::apply_lexer_rules(tokens.iter_mut().map(|t| &mut t.token))?;
-    crate::roles::normalize_role_syntax(&mut tokens);
-    check_nesting(&tokens)?;
-    let parsed = Parser::new(&dialect)
-        .with_recursion_limit(PARSER_RECURSION_LIMIT)
-        .with_tokens_with_locations(tokens)
-        .parse_statements();
-    let mut statements = match parsed {
-        Ok(statements) => statements,
-        Err(ParserError::RecursionLimitExceeded) => return Err(too_deep()),
-        Err(e) => return Err(syntax_error(e)),
-    };
-    prepare(&mut statements)?;
-    Ok(Parsed {
-        statements,
-        notices,
-    })
-}
-
 /// Refuses a statement whose tokens nest deeper than [`MAX_NESTING`].
 ///
 /// Brackets and `CASE ... END` nest. So does a prefix `NOT`: it binds
@@ -131,7 +78,7 @@ fn parse_uncached(sql: &str) -> Result<Parsed, SqlError> {
 /// ends); `IS NOT` is not counted. Deeper statements would make the parser
 /// hit its recursion limit deep inside a nesting, where its backtracking
 /// retries every level (exponential time), so they are refused first.
-fn check_nesting(tokens: &[TokenWithSpan]) -> Result<(), SqlError> {
+pub(super) fn check_nesting(tokens: &[TokenWithSpan]) -> Result<(), SqlError> {
     // Open prefix NOTs of each open bracket or CASE level, innermost last.
     let mut levels: Vec<usize> = vec![0];
     let mut open_nots = 0usize;
@@ -410,6 +357,8 @@ fn dismantle_statement(mut statement: Statement) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sqlparser::dialect::PostgreSqlDialect;
+    use sqlparser::parser::Parser;
 
     fn parse(sql: &str) -> Vec<Statement> {
         Parser::new(&PostgreSqlDialect {})
@@ -522,11 +471,11 @@ mod tests {
     #[test]
     fn nesting_postgres_accepts_parses() {
         for (what, sql) in nested(MAX_NESTING) {
-            let parsed = super::parse(&sql);
+            let parsed = crate::parse::parse(&sql);
             assert!(parsed.is_ok(), "{what}: {:?}", parsed.err());
         }
         let subqueries = format!("SELECT {}1{}", "(SELECT ".repeat(1000), ")".repeat(1000));
-        super::parse(&subqueries).unwrap();
+        crate::parse::parse(&subqueries).unwrap();
     }
 
     #[test]
@@ -534,7 +483,7 @@ mod tests {
         for n in [MAX_NESTING + 1, 100_000] {
             for (what, sql) in nested(n) {
                 let started = std::time::Instant::now();
-                let error = super::parse(&sql).unwrap_err();
+                let error = crate::parse::parse(&sql).unwrap_err();
                 assert_eq!(
                     error.code,
                     SqlState::STATEMENT_TOO_COMPLEX,
@@ -553,13 +502,13 @@ mod tests {
     #[test]
     fn quoted_words_and_strings_do_not_count() {
         let in_string = format!("SELECT '{}' AS \"case\"", "(".repeat(10_000));
-        super::parse(&in_string).unwrap();
+        crate::parse::parse(&in_string).unwrap();
         let quoted_not = format!("SELECT {}1", "\"not\" + ".repeat(5_000));
-        super::parse(&quoted_not).unwrap();
+        crate::parse::parse(&quoted_not).unwrap();
         // NOTs whose operands end (AND, OR, commas, IS NOT) do not add up.
         for separator in [" AND ", " OR ", ", "] {
             let flat = vec!["NOT a IS NOT NULL"; 5_000].join(separator);
-            super::parse(&format!("SELECT {flat}")).unwrap();
+            crate::parse::parse(&format!("SELECT {flat}")).unwrap();
         }
     }
 }

@@ -10,12 +10,13 @@ use sqlparser::ast::{
 };
 
 use crate::bind::expr::pg_type_of;
-use crate::bind::{fold, name_parts, Binder};
-use crate::dml::resolve_target;
+use crate::bind::Binder;
 use crate::exec::cast::assign;
 use crate::exec::eval::eval;
 use crate::exec::{ExecCtx, Scope, StmtEnv};
+use crate::ident::{fold, name_parts};
 use crate::storage::{RelationChange, RelationDef, ScanFilter, StorageTxn};
+use crate::write::dml::resolve_target;
 use rocklake_types::datum::{ColumnDef, Datum, PgType};
 use rocklake_types::output::{Notice, QueryOutput};
 use rocklake_types::value::text::format_text;

@@ -6,9 +6,9 @@ use sqlparser::ast::{
 };
 
 use crate::bind::expr::pg_type_of;
-use crate::bind::{fold, name_parts};
 use crate::exec::StmtEnv;
-use crate::storage::temp::TEMP_SCHEMA;
+use crate::ident::{fold, name_parts};
+use crate::storage::route::TEMP_SCHEMA;
 use crate::storage::{RelationDef, StorageTxn};
 use rocklake_types::output::{Notice, QueryOutput};
 use rocklake_types::{SqlError, SqlState};
@@ -105,7 +105,7 @@ fn column_defs(
                             def.name
                         )));
                     };
-                    let value = crate::alter::constant_default(env, expr, &def)?;
+                    let value = crate::write::alter::constant_default(env, expr, &def)?;
                     def.default = rocklake_types::value::text::format_text(&value);
                 }
                 other => {

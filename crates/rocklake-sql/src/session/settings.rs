@@ -11,7 +11,7 @@ use rocklake_types::settings::{self, SessionIdentity, SettingKind};
 use rocklake_types::{ColumnDef, Datum, PgType, QueryOutput, SqlError, SqlState};
 use sqlparser::ast::{Expr, Ident, Reset, Set};
 
-use crate::bind::fold;
+use crate::ident::fold;
 
 /// The settings of one session: the server's defaults, overridden by what
 /// the session set.

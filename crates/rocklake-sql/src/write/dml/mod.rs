@@ -13,7 +13,7 @@ use sqlparser::ast::{
     UpdateTableFromKind,
 };
 
-use crate::bind::{name_parts, Binder, Scope};
+use crate::bind::{Binder, Scope};
 use crate::catalog::{Catalog, VirtualTable};
 use crate::exec::cast::assign;
 use crate::exec::fetch::prefetch;
@@ -21,6 +21,7 @@ use crate::exec::select::{run_query, select_stream};
 use crate::exec::stream::collect;
 use crate::exec::ExecCtx;
 use crate::exec::StmtEnv;
+use crate::ident::name_parts;
 use crate::plan::{BExpr, FromPlan, JoinKind, SelectPlan};
 use rocklake_types::output::QueryOutput;
 use rocklake_types::rows::RowId;

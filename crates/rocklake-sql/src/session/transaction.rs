@@ -10,7 +10,7 @@
 //! calls REPEATABLE READ. READ COMMITTED and READ UNCOMMITTED are shown as
 //! set and run the same way (a transaction block does not see what others
 //! commit while it runs); SERIALIZABLE is refused with `0A000`
-//! ([`crate::settings::check_isolation`]).
+//! ([`crate::session::settings::check_isolation`]).
 
 use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{
@@ -18,7 +18,7 @@ use sqlparser::ast::{
     TransactionMode,
 };
 
-use crate::settings::{canonical_value, check_isolation};
+use crate::session::settings::{canonical_value, check_isolation};
 
 /// A transaction's isolation level (as `transaction_isolation` shows it)
 /// and whether it is read-only.
@@ -88,7 +88,7 @@ fn level_name(level: &TransactionIsolationLevel) -> Result<String, SqlError> {
 /// `SET transaction_isolation = ...` / `SET transaction_read_only = ...` as
 /// the `SET TRANSACTION` modes they stand for; `None` for other settings.
 pub(crate) fn transaction_setting(set: &Set) -> Result<Option<Vec<TransactionMode>>, SqlError> {
-    let Some((name, value)) = crate::settings::assignment(set) else {
+    let Some((name, value)) = crate::session::settings::assignment(set) else {
         return Ok(None);
     };
     let mode = match name.to_lowercase().as_str() {
@@ -189,7 +189,7 @@ mod tests {
     use super::*;
 
     fn parse(sql: &str) -> Statement {
-        crate::depth::parse(sql).unwrap().remove(0)
+        crate::parse::parse(sql).unwrap().remove(0)
     }
 
     #[test]

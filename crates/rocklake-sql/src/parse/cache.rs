@@ -18,7 +18,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use lru::LruCache;
 use rocklake_types::SqlError;
 
-use crate::depth::Parsed;
+use super::Parsed;
 
 /// The longest query string the cache keeps.
 pub(crate) const MAX_CACHED_SQL_BYTES: usize = 1024;
@@ -77,7 +77,7 @@ mod tests {
         let mut parsed = 0;
         let result = get_or_parse_in(cache, sql, |s| {
             parsed += 1;
-            crate::depth::parse_with_notices(s)
+            crate::parse::parse_with_notices(s)
         });
         (result, parsed)
     }

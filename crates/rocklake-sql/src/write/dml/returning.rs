@@ -14,9 +14,9 @@ use crate::bind::Binder;
 use crate::catalog::Catalog;
 use crate::exec::eval::eval;
 use crate::exec::fetch::prefetch;
-use crate::exec::quoting::quote_ident;
 use crate::exec::scan_data::ScanData;
 use crate::exec::{ExecCtx, Scope, StmtEnv};
+use crate::ident::quote_ident;
 use crate::plan::{BExpr, FromPlan, OutCol, ScanReq, SetPlan};
 use crate::query::out_columns;
 use crate::storage::{RelationDef, StorageTxn};
@@ -64,7 +64,7 @@ impl RowExpressions {
             .map(|(def, alias)| typed_source(def, alias))
             .collect();
         let sql = format!("SELECT {} FROM {}", items.join(", "), from.join(", "));
-        let statements = crate::depth::parse(&sql)?;
+        let statements = crate::parse::parse(&sql)?;
         let Some(Statement::Query(query)) = statements.first() else {
             return Err(SqlError::internal(format!("not a query: {sql}")));
         };
@@ -179,7 +179,7 @@ impl RowExpressions {
 
 /// The name a DML target goes by: its alias, else its table name.
 pub(crate) fn target_alias(def: &RelationDef, alias: Option<&sqlparser::ast::Ident>) -> String {
-    alias.map_or_else(|| def.name.clone(), crate::bind::fold)
+    alias.map_or_else(|| def.name.clone(), crate::ident::fold)
 }
 
 /// The command tag and, with RETURNING, the rows of a DML statement.

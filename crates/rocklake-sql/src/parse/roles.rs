@@ -97,7 +97,7 @@ mod tests {
     use sqlparser::ast::Statement;
 
     fn parsed(sql: &str) -> Statement {
-        crate::depth::parse(sql).unwrap().remove(0)
+        crate::parse::parse(sql).unwrap().remove(0)
     }
 
     #[test]

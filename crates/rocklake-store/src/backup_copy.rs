@@ -19,10 +19,11 @@ use std::sync::Arc;
 use slatedb::config::{DbReaderOptions, ScanOptions};
 use slatedb::{Db, DbReader, DbReaderMode, WriteBatch};
 
-use crate::encryption::{self, CatalogKeys, Opening};
+use crate::encryption::{CatalogKeys, Opening};
 use crate::error::{StoreError, StoreResult};
 use crate::journal::PendingCommits;
 use crate::location::StoreLocation;
+use crate::opening::CatalogDb;
 
 /// Bytes of keys and values per write batch of the copy.
 const BATCH_BYTES: usize = 4 << 20;
@@ -56,31 +57,23 @@ pub async fn copy_catalog(
         Some(name) => DbReaderMode::Checkpoint(crate::checkpoints::find(source, name).await?.id),
         None => DbReaderMode::ManagedCheckpoint,
     };
-    let source_cipher = encryption::prepare(source, keys, Opening::Reader).await?;
+    let source_db = CatalogDb::prepare(source, keys, Opening::Reader).await?;
     // The latest state includes what the writer acknowledged from its
     // journal: read before the reader opens (see PendingCommits).
     let pending = match checkpoint {
         Some(_) => None,
-        None => Some(PendingCommits::read(source, source_cipher.as_ref()).await?),
+        None => Some(PendingCommits::read(source, source_db.cipher.as_ref()).await?),
     };
-    let (objects, path) = source.open_object_store()?;
-    let mut reader = DbReader::builder(path, objects)
+    let reader = source_db
+        .reader()
         .with_options(DbReaderOptions::default())
-        .with_reader_mode(mode);
-    if let Some(cipher) = source_cipher {
-        reader = reader.with_block_transformer(cipher);
-    }
-    let reader = reader
+        .with_reader_mode(mode)
         .build()
         .await
         .map_err(|e| StoreError::storage(format!("opening {source} to copy it"), e, 0))?;
-    let target_cipher = encryption::prepare(target, keys, Opening::Writer).await?;
-    let (objects, path) = target.open_object_store()?;
-    let mut writer = Db::builder(path, objects);
-    if let Some(cipher) = target_cipher {
-        writer = writer.with_block_transformer(cipher);
-    }
-    let writer = writer
+    let writer = CatalogDb::prepare(target, keys, Opening::Writer)
+        .await?
+        .writer()
         .build()
         .await
         .map_err(|e| StoreError::storage(format!("creating the copy at {target}"), e, 0))?;

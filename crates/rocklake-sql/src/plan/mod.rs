@@ -752,6 +752,6 @@ pub struct QueryPlan {
 pub struct ConstantSet {
     /// The constants, in list order.
     pub values: Vec<Datum>,
-    /// Their [`crate::exec::select::hash_key`]s.
+    /// Their [`rocklake_types::value::equality::hash_key`]s.
     pub keys: std::collections::HashSet<String>,
 }

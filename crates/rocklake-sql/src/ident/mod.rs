@@ -1,7 +1,13 @@
-//! Identifiers as PostgreSQL reads them, in one place: the lexer's rules
-//! (an empty quoted identifier is a syntax error, a longer one than 63
-//! bytes is cut with NOTICE 42622), case folding, the parts of a dotted
-//! name and what a database qualifier may be.
+//! Identifiers as PostgreSQL reads and writes them, in one place: the
+//! lexer's rules (an empty quoted identifier is a syntax error, a longer one
+//! than 63 bytes is cut with NOTICE 42622), case folding, the parts of a
+//! dotted name, what a database qualifier may be, and quoting
+//! (`quote_ident`, `quote_literal`). A leaf: it imports nothing of the
+//! engine.
+
+mod quoting;
+
+pub use quoting::{quote_ident, quote_literal};
 
 use rocklake_types::ident::{truncate_name, truncation_notice, MAX_NAME_BYTES};
 use rocklake_types::output::Notice;
