@@ -21,6 +21,12 @@ cargo fmt --all -- --check
 step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 
+# The docs of every item, private ones too (the crates are read by their
+# developers more than called by others): a dead intra-doc link fails.
+step "cargo doc"
+RUSTDOCFLAGS="-D warnings -A rustdoc::private_intra_doc_links" \
+    cargo doc --workspace --no-deps --document-private-items
+
 step "cargo test"
 cargo test --workspace
 

@@ -48,7 +48,6 @@ mod write;
 pub use databases::Databases;
 pub use query::shared_results::CatalogResults;
 pub use roles::{MemoryRoles, Roles};
-pub use session::settings::{format_milliseconds, parse_duration};
 pub use session::Session;
 pub use storage::memory::MemoryStorage;
 pub use storage::route::{Database, SchemaLakes};

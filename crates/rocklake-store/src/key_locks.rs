@@ -46,7 +46,7 @@ pub(crate) struct Holder {
     ended: watch::Sender<bool>,
 }
 
-/// What [`KeyLocks::claim`] found.
+/// What [`Claims::claim`] found.
 pub(crate) enum Claim {
     /// The key is this transaction's now (or already was).
     Claimed,

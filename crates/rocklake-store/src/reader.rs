@@ -1,8 +1,10 @@
 //! Reads shared by read-only and write transactions: point gets, prefix scans,
 //! the relation and namespace registries, and MVCC-filtered catalog scans.
 
+use std::time::Duration;
+
 use bytes::Bytes;
-use rocklake_codec::keys::{encode_key, field_at, hex_key};
+use rocklake_codec::keys::{encode_key, field_at, hex_key, SystemKey};
 use rocklake_codec::relations::Relation;
 use rocklake_codec::tables::CatalogTable;
 use rocklake_codec::tags::Tag;
@@ -12,6 +14,7 @@ use slatedb::config::ScanOptions;
 use slatedb::{DbReadOps, IterationOrder};
 
 use crate::error::{ObjectKind, StoreError, StoreResult};
+use crate::location::StoreLocation;
 
 /// A row read from the store, with the key it lives under and its identity.
 #[derive(Debug, Clone, PartialEq)]
@@ -271,3 +274,26 @@ pub fn catalog_relation(table: &'static CatalogTable) -> Relation {
         table.primary_key.to_vec(),
     )
 }
+/// A catalog's readiness (for `/readyz`): not closed (or fenced), and a
+/// read of it answers within [`READY_READ_TIMEOUT`].
+pub(crate) async fn ready<R: slatedb::DbReadOps + Sync>(
+    location: &StoreLocation,
+    close_reason: Option<slatedb::CloseReason>,
+    reads: Reads<'_, R>,
+) -> Result<(), String> {
+    if let Some(reason) = close_reason {
+        return Err(format!("{location}: closed ({reason:?})"));
+    }
+    let key = SystemKey::FormatVersion.key();
+    match tokio::time::timeout(READY_READ_TIMEOUT, reads.get_u64(&key)).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(error)) => Err(format!("{location}: {error}")),
+        Err(_) => Err(format!(
+            "{location}: a read did not answer within {} s",
+            READY_READ_TIMEOUT.as_secs()
+        )),
+    }
+}
+
+/// How long a readiness probe's read may take.
+const READY_READ_TIMEOUT: Duration = Duration::from_secs(5);

@@ -163,7 +163,7 @@ impl CatalogReplica {
             source: self.reader.as_ref(),
             epoch: 0,
         };
-        ready(&self.location, self.reader.status().close_reason, reads).await
+        crate::reader::ready(&self.location, self.reader.status().close_reason, reads).await
     }
 
     /// Stops following the writer.
@@ -174,30 +174,6 @@ impl CatalogReplica {
             .map_err(|e| StoreError::storage("closing the replica", e, 0))
     }
 }
-
-/// A catalog's readiness (for `/readyz`): not closed (or fenced), and a
-/// read of it answers within [`READY_READ_TIMEOUT`].
-pub(crate) async fn ready<R: slatedb::DbReadOps + Sync>(
-    location: &StoreLocation,
-    close_reason: Option<slatedb::CloseReason>,
-    reads: Reads<'_, R>,
-) -> Result<(), String> {
-    if let Some(reason) = close_reason {
-        return Err(format!("{location}: closed ({reason:?})"));
-    }
-    let key = SystemKey::FormatVersion.key();
-    match tokio::time::timeout(READY_READ_TIMEOUT, reads.get_u64(&key)).await {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(error)) => Err(format!("{location}: {error}")),
-        Err(_) => Err(format!(
-            "{location}: a read did not answer within {} s",
-            READY_READ_TIMEOUT.as_secs()
-        )),
-    }
-}
-
-/// How long a readiness probe's read may take.
-const READY_READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub(crate) fn no_catalog(location: &StoreLocation) -> StoreError {
     StoreError::Location {

@@ -9,15 +9,15 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use rocklake_sql::storage::{Storage, StorageResult};
 use rocklake_sql::{Database, SchemaLakes};
-use rocklake_types::{Interrupt, SqlError, SqlState, StopReason};
+use rocklake_types::{Interrupt, SqlError, StopReason};
 
 use crate::engine::to_sql;
+use crate::engine::SqlCatalog;
 use crate::error::StoreResult;
 use crate::location::StoreLocation;
 use crate::replica::{CatalogReplica, ReplicaOptions};
 use crate::root::{LakeRoot, Work};
 use crate::store::{CatalogStore, StoreOptions};
-use crate::SqlCatalog;
 
 /// How a server opens its catalogs.
 #[derive(Debug, Clone)]
@@ -30,7 +30,7 @@ pub enum Role {
 
 impl Role {
     /// The catalog keys of this role's catalogs.
-    fn keys(&self) -> Option<&Arc<crate::CatalogKeys>> {
+    fn keys(&self) -> Option<&Arc<crate::encryption::CatalogKeys>> {
         match self {
             Role::Writer(options) => options.keys.as_ref(),
             Role::Replica(options) => options.keys.as_ref(),
@@ -150,10 +150,7 @@ impl SchemaLakes for DatabaseLakes {
 
     async fn create_lake(&self, schema: &str) -> StorageResult<Arc<dyn Storage>> {
         if matches!(self.role, Role::Replica(_)) {
-            return Err(SqlError::new(
-                SqlState::READ_ONLY_SQL_TRANSACTION,
-                "cannot execute CREATE SCHEMA in a read-only transaction",
-            ));
+            return Err(SqlError::read_only("CREATE SCHEMA"));
         }
         let _changing = self.changing.lock().await;
         if let Some(opened) = self.open_lakes().get(schema) {
@@ -299,7 +296,7 @@ pub enum DropRefused {
     /// Sessions are connected (and were not to be ended, or did not end).
     InUse(usize),
     /// Storage failed.
-    Store(crate::StoreError),
+    Store(crate::error::StoreError),
 }
 
 /// Every database under one root, open (see the module docs).
@@ -327,7 +324,7 @@ impl ServedRoot {
     ) -> StoreResult<ServedRoot> {
         if root.has_single_catalog().await? {
             let Role::Writer(_) = role else {
-                return Err(crate::StoreError::Location {
+                return Err(crate::error::StoreError::Location {
                     location: root.location().to_string(),
                     reason: "it holds a single catalog of an earlier release: start the writer \
                              once (rocklake serve without --read-only) to upgrade it"
@@ -451,7 +448,7 @@ impl ServedRoot {
                 },
             };
             if let Err(error) = outcome {
-                if matches!(error, crate::StoreError::CatalogKey { .. }) {
+                if matches!(error, crate::error::StoreError::CatalogKey { .. }) {
                     // Keys that do not fit are the operator's mistake: stop
                     // at once, before anything is written.
                     return Err(error);
@@ -468,7 +465,7 @@ impl ServedRoot {
     /// Opens database `name`, unless a command writing it was interrupted.
     async fn open_database(&self, name: &str) -> StoreResult<ServedDatabase> {
         if let Some(command) = self.root.unfinished_work(Work::Database(name)).await? {
-            return Err(crate::StoreError::Unfinished {
+            return Err(crate::error::StoreError::Unfinished {
                 what: format!("database {name:?}"),
                 command,
             });

@@ -346,7 +346,7 @@ impl CatalogStore {
             source: &self.inner.db,
             epoch: self.inner.epoch,
         };
-        crate::replica::ready(&self.location, self.inner.db.status().close_reason, reads).await
+        crate::reader::ready(&self.location, self.inner.db.status().close_reason, reads).await
     }
 
     /// Flushes and closes the database (after which the commit journal

@@ -339,3 +339,44 @@ async fn over_sql_concurrent_inserts_of_one_key_fail_with_23505() {
         ]
     );
 }
+
+/// Regression: a table a user names `ducklake_...` is not one of DuckLake's
+/// (the store keeps it in insertion order), so its primary key is checked
+/// against the rows the transaction sees like any user table's. The engine
+/// once skipped the check for every `ducklake_` name and kept both rows.
+#[tokio::test]
+async fn a_user_table_named_like_ducklakes_checks_its_key() {
+    use rocklake_sql::Session;
+    use rocklake_store::SqlCatalog;
+    use rocklake_types::SqlState;
+
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path()).await;
+    let mut session = Session::new(std::sync::Arc::new(SqlCatalog::new(store.clone())));
+    common::query(
+        &mut session,
+        "CREATE TABLE ducklake_notes (id bigint PRIMARY KEY, note text); \
+         INSERT INTO ducklake_notes VALUES (1, 'first'); SELECT 1",
+    )
+    .await;
+    for duplicate in [
+        "INSERT INTO ducklake_notes VALUES (1, 'again')",
+        "INSERT INTO ducklake_notes VALUES (2, 'a'), (2, 'b')",
+    ] {
+        let error = session
+            .execute(duplicate)
+            .await
+            .pop()
+            .unwrap()
+            .expect_err(duplicate);
+        assert_eq!(
+            error.code,
+            SqlState::UNIQUE_VIOLATION,
+            "{duplicate}: {error:?}"
+        );
+    }
+    assert_eq!(
+        common::query(&mut session, "SELECT count(*) FROM ducklake_notes").await,
+        vec![vec![Datum::Int8(1)]]
+    );
+}

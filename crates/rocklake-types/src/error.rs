@@ -1,8 +1,19 @@
-//! SQL errors carrying a PostgreSQL SQLSTATE and the fields of an ErrorResponse.
+//! What a statement tells the client besides its result: SQL errors carrying
+//! a PostgreSQL SQLSTATE and the fields of an ErrorResponse, and notices
+//! (NoticeResponse).
 
 use std::fmt;
 
 use crate::sqlstate::SqlState;
+
+/// A non-error message to send before a statement's result (`NoticeResponse`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// SQLSTATE of the notice, e.g. `42P07` for "relation already exists, skipping".
+    pub code: SqlState,
+    /// Notice text.
+    pub message: String,
+}
 
 /// An error raised while parsing, planning or executing a statement, shaped like
 /// a PostgreSQL `ErrorResponse`.
@@ -48,6 +59,15 @@ impl SqlError {
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
+    }
+
+    /// `25006 read_only_sql_transaction`: a read-only transaction refuses
+    /// `command` (`CREATE TABLE`, `INSERT`, ...).
+    pub fn read_only(command: &str) -> Self {
+        SqlError::new(
+            SqlState::READ_ONLY_SQL_TRANSACTION,
+            format!("cannot execute {command} in a read-only transaction"),
+        )
     }
 
     /// `0A000 feature_not_supported`.

@@ -8,7 +8,8 @@
 //! and the cut name is the object's name. A name is never empty: an empty
 //! quoted identifier is a syntax error.
 
-use crate::{SqlError, SqlState};
+use crate::error::SqlError;
+use crate::sqlstate::SqlState;
 
 /// The most bytes a name may hold (PostgreSQL's `NAMEDATALEN - 1`).
 pub const MAX_NAME_BYTES: usize = 63;
@@ -27,8 +28,8 @@ pub fn truncate_name(name: &str) -> &str {
 }
 
 /// PostgreSQL's notice for an identifier its lexer cuts (SQLSTATE 42622).
-pub fn truncation_notice(name: &str) -> crate::Notice {
-    crate::Notice {
+pub fn truncation_notice(name: &str) -> crate::error::Notice {
+    crate::error::Notice {
         code: SqlState::NAME_TOO_LONG,
         message: format!(
             "identifier \"{name}\" will be truncated to \"{}\"",

@@ -13,14 +13,7 @@ use crate::error::SqlError;
 use crate::rows::ResultRows;
 use crate::sqlstate::SqlState;
 
-/// A non-error message to send before a statement's result (`NoticeResponse`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Notice {
-    /// SQLSTATE of the notice, e.g. `42P07` for "relation already exists, skipping".
-    pub code: SqlState,
-    /// Notice text.
-    pub message: String,
-}
+pub use crate::error::Notice;
 
 /// The result of one successfully executed statement.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,7 @@
 //! protocol (multi-statement batches, COPY in both directions) and the
 //! extended protocol (Parse / Bind / Describe / Execute / Close / Sync).
 //!
-//! The session sends each statement's results to a [`ClientSink`] as they
+//! The session sends each statement's results to a `ClientSink` as they
 //! are produced, which encodes them straight into the connection's output
 //! buffer and writes it out whenever it fills: a result streams to the
 //! client, and a client that stops reading stops the statement producing.

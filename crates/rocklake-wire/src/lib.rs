@@ -1,10 +1,9 @@
 //! PostgreSQL wire protocol for RockLake: the server DuckDB's postgres_scanner
-//! talks to, and the value codecs it needs (binary COPY, binary and text value
-//! formats).
+//! and every other PostgreSQL client talks to.
 //!
 //! Entry point: [`server::serve`] with a [`session::SessionFactory`] that opens
-//! one [`session::SqlSession`] per connection; [`engine::EngineSessions`] is
-//! the factory for RockLake's SQL engine.
+//! one [`session::SqlSession`] per connection (the `rocklake` binary's
+//! engine adapter plugs RockLake's SQL engine in; this crate knows no engine).
 //!
 //! Modules, from the socket inwards:
 //! - [`server`]: accept loop, session cap, per-connection task;
@@ -14,11 +13,12 @@
 //! - [`scram`]: SCRAM-SHA-256 verifiers and message exchange;
 //! - [`transport`]: buffered message I/O over any async stream;
 //! - [`frontend`] / [`backend`]: decoding client messages, encoding server ones;
-//! - [`connection`]: simple and extended query protocol, COPY in and out;
-//! - [`session`] / [`engine`]: the SQL-side contract and its engine adapter;
-//! - value codecs: [`copy_binary`] (binary COPY streams), [`binary_value`]
-//!   (per-type binary form), [`numeric`] (binary `numeric`), [`text_format`]
-//!   (text output).
+//! - [`connection`]: simple and extended query protocol, COPY in and out,
+//!   with `client_sink` encoding results into the output buffer as they come;
+//! - [`session`]: the SQL-side contract.
+//!
+//! Value formats (text and binary values, the COPY codecs) live in
+//! `rocklake-types`, shared with the engine.
 
 // `SqlError` (from the shared rocklake-sql contract) is 144 bytes; it is only
 // built on cold error paths, so boxing it everywhere would buy nothing.

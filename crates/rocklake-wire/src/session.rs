@@ -2,7 +2,7 @@
 //! connection, created by a [`SessionFactory`].
 //!
 //! A session sends what its statements produce to a
-//! [`ResultSink`](rocklake_types::ResultSink) (the connection, which encodes
+//! [`rocklake_types::ResultSink`] (the connection, which encodes
 //! it for the client as it arrives) and stops its running statement when
 //! its [`Interrupt`] says so. Keeping the contract here lets the server be
 //! tested with fake sessions and keeps the engine free of wire concerns.

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rocklake_sql::{format_milliseconds, CatalogResults, Databases, Roles, Session, Storage};
+use rocklake_sql::{CatalogResults, Databases, Roles, Session, Storage};
 use rocklake_store::{DropRefused, ServedDatabase, ServedRoles, ServedRoot, SessionGuard};
+use rocklake_types::settings::format_milliseconds;
 use rocklake_types::{
     BindParam, Deallocate, Described, ResultSink, SinkError, SqlError, SqlState, TxStatus,
 };
@@ -252,10 +253,7 @@ impl Databases for RootDatabases {
 
     async fn create(&self, name: &str) -> Result<(), SqlError> {
         if self.replica {
-            return Err(SqlError::new(
-                SqlState::READ_ONLY_SQL_TRANSACTION,
-                "cannot execute CREATE DATABASE in a read-only transaction",
-            ));
+            return Err(SqlError::read_only("CREATE DATABASE"));
         }
         let created = self
             .root
@@ -273,10 +271,7 @@ impl Databases for RootDatabases {
 
     async fn drop(&self, name: &str, if_exists: bool, force: bool) -> Result<bool, SqlError> {
         if self.replica {
-            return Err(SqlError::new(
-                SqlState::READ_ONLY_SQL_TRANSACTION,
-                "cannot execute DROP DATABASE in a read-only transaction",
-            ));
+            return Err(SqlError::read_only("DROP DATABASE"));
         }
         match self.root.drop_database(name, force).await {
             Ok(()) => Ok(true),

@@ -96,7 +96,7 @@ pub struct ServeArgs {
 /// A duration as `rocklake serve` takes it: a number with an optional unit
 /// (`ms`, `s`, `min`, `h`, `d`; milliseconds without one).
 fn parse_duration(text: &str) -> Result<Duration, String> {
-    rocklake_sql::parse_duration(text)
+    rocklake_types::settings::parse_duration(text)
         .ok_or_else(|| format!("{text:?} is not a duration (e.g. 500ms, 30s, 5min)"))
 }
 

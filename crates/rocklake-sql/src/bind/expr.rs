@@ -107,12 +107,12 @@ impl Binder<'_> {
     /// `$n` of a statement being prepared: of its declared type, else of
     /// unknown type until a context coerces it (see [`crate::session::params`]).
     fn bind_parameter(&mut self, text: &str) -> Result<(BExpr, Ty), SqlError> {
-        let n = crate::session::params::placeholder_index(text)?;
+        let n = crate::plan::params::placeholder_index(text)?;
         let params = self
             .params
             .as_ref()
             .filter(|p| n <= p.declared.len())
-            .ok_or_else(|| crate::session::params::no_parameter(n))?;
+            .ok_or_else(|| crate::plan::params::no_parameter(n))?;
         Ok((BExpr::Param(n), params.declared[n - 1].clone()))
     }
 

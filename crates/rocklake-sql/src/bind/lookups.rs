@@ -5,7 +5,7 @@
 //! - the WHERE clause's simple conditions on the first FROM item become its
 //!   scan's bounds, so a virtual table keyed by the bounded column builds
 //!   only the rows with those values (`relname = 'x'`);
-//! - a virtual table joined on a keyed column ([`VirtualTable::is_keyed`]:
+//! - a virtual table joined on a keyed column ([`crate::catalog::VirtualTable::is_keyed`]:
 //!   `pg_attribute.attrelid`, `pg_type.oid`, ...) is looked up per left
 //!   row ([`FromPlan::Lookup`]) instead of built whole and hashed.
 

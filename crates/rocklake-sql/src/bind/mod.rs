@@ -160,7 +160,7 @@ pub struct Binder<'c> {
     pub reads_time: bool,
     /// The parameters of a statement being prepared (`None` when running a
     /// statement, whose parameters are already values).
-    pub params: Option<crate::session::params::ParamTypes>,
+    pub params: Option<crate::plan::params::ParamTypes>,
     /// Window calls of the SELECT whose select list and ORDER BY are being
     /// bound (`None` where window functions are not allowed), and the width
     /// of its rows before them.

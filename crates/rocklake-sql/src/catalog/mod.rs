@@ -65,7 +65,7 @@ pub struct Catalog {
     /// Every database of the server (`pg_database`).
     pub databases: Vec<String>,
     /// Session settings (name, value).
-    pub settings: crate::session::settings::SettingValues,
+    pub settings: rocklake_types::settings::SettingValues,
     /// Settings a statement changed with `set_config()` (name, value), which
     /// the session applies when the statement succeeds.
     pub setting_changes: Arc<std::sync::Mutex<Vec<(String, String)>>>,
@@ -263,12 +263,7 @@ mod tests {
 
     #[test]
     fn a_relations_oids_are_those_of_its_qualified_name() {
-        let def = RelationDef {
-            schema: "lake".into(),
-            name: "ducklake_snapshot".into(),
-            columns: Vec::new(),
-            primary_key: Vec::new(),
-        };
+        let def = RelationDef::new("lake", "ducklake_snapshot", Vec::new(), Vec::new());
         assert_eq!(
             Catalog::rel_oid(&def),
             stable_oid("class", "lake.ducklake_snapshot")

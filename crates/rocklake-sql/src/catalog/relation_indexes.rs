@@ -212,12 +212,12 @@ mod tests {
     use super::*;
 
     fn relation(schema: &str, name: &str, key: bool) -> Arc<RelationDef> {
-        Arc::new(RelationDef {
-            schema: schema.into(),
-            name: name.into(),
-            columns: vec![ColumnDef::new("id", PgType::Int8)],
-            primary_key: if key { vec![0] } else { Vec::new() },
-        })
+        Arc::new(RelationDef::new(
+            schema,
+            name,
+            vec![ColumnDef::new("id", PgType::Int8)],
+            if key { vec![0] } else { Vec::new() },
+        ))
     }
 
     fn catalog(relations: Vec<Arc<RelationDef>>, indexes: RelationIndexes) -> Catalog {

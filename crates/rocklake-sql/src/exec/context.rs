@@ -1,10 +1,12 @@
 //! What an operator runs in: the statement's environment ([`StmtEnv`]),
 //! its bounds ([`Limits`]), the context of one execution ([`ExecCtx`]:
 //! prefetched scans, the catalog, kept subquery results) and the rows an
-//! expression reads ([`Scope`]). Operators import this, never the pipeline
-//! builder ([`super::select`]): subqueries run through the runner the
-//! builder installs in [`ExecCtx`].
+//! expression reads ([`Scope`]), and the stage every operator is
+//! ([`RowStream`]). Operators import this, never the pipeline builder
+//! ([`super::select`]): nested queries (subqueries, LATERAL, recursive CTE
+//! steps) run through the [`Pipelines`] the builder installs in [`ExecCtx`].
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -14,7 +16,7 @@ use rocklake_types::{Datum, Interrupt, Row, SqlError};
 use super::memory::MemoryBudget;
 use super::scan_data::ScanData;
 use crate::catalog::Catalog;
-use crate::plan::SubPlan;
+use crate::plan::{QueryPlan, SetPlan, SubPlan};
 
 /// Statement context: the transaction's catalog snapshot, NOW(), the
 /// session's pid, and what bounds the statement.
@@ -82,22 +84,56 @@ pub struct ExecCtx<'a> {
     /// The rows each recursive CTE's last iteration produced, by CTE id.
     work_tables: Mutex<HashMap<usize, Arc<Vec<Row>>>>,
     ticks: AtomicU32,
-    /// Runs a subquery (installed by the pipeline builder).
-    subqueries: SubqueryRunner,
+    /// Builds nested pipelines (installed by the pipeline builder).
+    pipelines: Pipelines,
 }
 
-/// Runs a subquery with the rows of its enclosing query levels.
-pub type SubqueryRunner =
-    fn(&SubPlan, &ExecCtx<'_>, &[&[Datum]]) -> Result<Arc<Vec<Row>>, SqlError>;
+/// One row flowing through a pipeline.
+pub(crate) type RowCow<'a> = Cow<'a, [Datum]>;
+
+/// A stage of a query pipeline.
+pub(crate) trait RowStream<'a>: Send {
+    /// The next row, or `None` when there are no more.
+    fn next(&mut self) -> Result<Option<RowCow<'a>>, SqlError>;
+}
+
+/// A boxed stage.
+pub(crate) type Stream<'a> = Box<dyn RowStream<'a> + 'a>;
+
+/// The rows of the enclosing query levels, outermost first.
+pub type OuterRows<'s> = [&'s [Datum]];
+
+/// Runs a subquery of an expression.
+pub type SubqueryFn = fn(&SubPlan, &ExecCtx<'_>, &OuterRows<'_>) -> Result<Arc<Vec<Row>>, SqlError>;
+
+/// Runs a query to the end.
+pub type QueryFn = fn(&QueryPlan, &ExecCtx<'_>, &OuterRows<'_>) -> Result<Vec<Row>, SqlError>;
+
+/// Builds the pipeline of a set expression.
+pub(crate) type SetStreamFn =
+    for<'p> fn(&'p SetPlan, &'p ExecCtx<'p>, Vec<&'p [Datum]>) -> Result<Stream<'p>, SqlError>;
+
+/// The pipeline builder's entry points, through which operators run the
+/// queries nested in them; each takes the rows of the enclosing query
+/// levels.
+#[derive(Clone, Copy)]
+pub struct Pipelines {
+    /// Runs a subquery of an expression (kept when uncorrelated).
+    pub subquery: SubqueryFn,
+    /// Runs a query to the end (a LATERAL subquery for one left row).
+    pub query: QueryFn,
+    /// Builds the pipeline of a set expression (a recursive CTE's step).
+    pub(crate) set: SetStreamFn,
+}
 
 impl<'a> ExecCtx<'a> {
-    /// A context over prefetched scan data whose subqueries run through
-    /// `subqueries`.
-    pub fn with_runner(
+    /// A context over prefetched scan data whose nested queries run
+    /// through `pipelines`.
+    pub fn with_pipelines(
         data: &'a [ScanData],
         catalog: &'a Catalog,
         limits: Limits<'a>,
-        subqueries: SubqueryRunner,
+        pipelines: Pipelines,
     ) -> Self {
         ExecCtx {
             data,
@@ -106,7 +142,7 @@ impl<'a> ExecCtx<'a> {
             cache: Mutex::new(HashMap::new()),
             work_tables: Mutex::new(HashMap::new()),
             ticks: AtomicU32::new(0),
-            subqueries,
+            pipelines,
         }
     }
 
@@ -117,7 +153,22 @@ impl<'a> ExecCtx<'a> {
         sub: &SubPlan,
         outer: &[&[Datum]],
     ) -> Result<Arc<Vec<Row>>, SqlError> {
-        (self.subqueries)(sub, self, outer)
+        (self.pipelines.subquery)(sub, self, outer)
+    }
+
+    /// Runs `plan` to the end with `outer` as the rows of its enclosing
+    /// query levels.
+    pub fn run_query(&self, plan: &QueryPlan, outer: &[&[Datum]]) -> Result<Vec<Row>, SqlError> {
+        (self.pipelines.query)(plan, self, outer)
+    }
+
+    /// The pipeline of set expression `plan`.
+    pub(crate) fn set_stream(
+        &'a self,
+        plan: &'a SetPlan,
+        outer: Vec<&'a [Datum]>,
+    ) -> Result<Stream<'a>, SqlError> {
+        (self.pipelines.set)(plan, self, outer)
     }
 
     /// The owned rows prefetched for scan `index` (the size scans).

@@ -85,7 +85,7 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlErro
     crate::parse::check_stack()?;
     Ok(match e {
         BExpr::Const(_) | BExpr::Col { .. } => eval_ref(e, ctx, scope)?.into_owned(),
-        BExpr::Param(n) => return Err(crate::session::params::no_parameter(*n)),
+        BExpr::Param(n) => return Err(crate::plan::params::no_parameter(*n)),
         BExpr::Cast(inner, to) => cast_datum(eval(inner, ctx, scope)?, to)?,
         BExpr::Neg(inner) => negate(eval(inner, ctx, scope)?)?,
         BExpr::Arith(op, l, r) => arith(*op, &eval(l, ctx, scope)?, &eval(r, ctx, scope)?)?,

@@ -13,7 +13,7 @@ use rocklake_types::datum::Datum;
 use rocklake_types::{SqlError, SqlState};
 
 use crate::exec::aggregate::Accumulator;
-use crate::exec::ExecCtx;
+use crate::exec::context::ExecCtx;
 use crate::plan::{AggFunc, BExpr, FrameBound, FrameUnits, WindowFrame};
 
 /// The peer groups of a sorted partition (rows equal in the window's ORDER

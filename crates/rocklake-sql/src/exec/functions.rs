@@ -9,8 +9,8 @@ use rocklake_types::{SqlError, SqlState};
 use crate::catalog::{Catalog, RegKind};
 use crate::exec::cast::text_of;
 use crate::exec::compare::compare;
+use crate::exec::context::ExecCtx;
 use crate::exec::operators::negate;
-use crate::exec::ExecCtx;
 use crate::plan::Func;
 
 pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, SqlError> {

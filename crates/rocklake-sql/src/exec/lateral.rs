@@ -10,10 +10,9 @@ use std::sync::Arc;
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::SqlError;
 
+use crate::exec::context::ExecCtx;
 use crate::exec::memory::{row_bytes, Reservation};
 use crate::exec::nested_join::RightRows;
-use crate::exec::select::run_query;
-use crate::exec::ExecCtx;
 use crate::plan::QueryPlan;
 
 /// A LATERAL subquery as the right side of a nested join.
@@ -40,7 +39,7 @@ impl RightRows for LateralRows<'_> {
     fn rows_for(&mut self, left: &[Datum]) -> Result<Arc<Vec<Row>>, SqlError> {
         let mut levels = self.outer.clone();
         levels.push(left);
-        let rows = run_query(self.query, self.ctx, &levels)?;
+        let rows = self.ctx.run_query(self.query, &levels)?;
         self.held.shrink(usize::MAX);
         self.held
             .grow(rows.iter().map(|row| row_bytes(row)).sum())?;

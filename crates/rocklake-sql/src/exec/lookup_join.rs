@@ -1,7 +1,7 @@
 //! The right rows of joins of a virtual catalog table looked up by key
 //! ([`crate::plan::FromPlan::Lookup`]): for each left row, the table's rows
 //! whose keyed column equals the left row's join column are built
-//! ([`VirtualTable::rows_where`]); the nested join
+//! ([`crate::catalog::VirtualTable::wanted_rows_where`]); the nested join
 //! ([`crate::exec::nested_join`]) checks the whole join condition on them.
 //! Rows built for a key are kept for the next left rows with that key
 //! (charged to the statement's budget, dropped past a bound).
@@ -14,9 +14,9 @@ use rocklake_types::value::equality::equality_key;
 use rocklake_types::SqlError;
 
 use crate::catalog::{VirtualTable, Wanted};
+use crate::exec::context::ExecCtx;
 use crate::exec::memory::{row_bytes, Reservation};
 use crate::exec::nested_join::RightRows;
-use crate::exec::ExecCtx;
 
 /// Bytes of looked-up rows kept for reuse before they are dropped.
 const KEPT_BYTES: usize = 4 << 20;

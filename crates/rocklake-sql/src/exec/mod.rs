@@ -10,7 +10,7 @@
 //!
 //! Every operator that keeps rows charges them to the statement's
 //! [`memory::MemoryBudget`], and every loop over rows checks the session's
-//! [`Interrupt`] (cancel, statement timeout, shutdown, client gone).
+//! [`rocklake_types::Interrupt`] (cancel, statement timeout, shutdown, client gone).
 
 pub(crate) mod aggregate;
 pub(crate) mod arrays;
@@ -44,9 +44,14 @@ use crate::catalog::Catalog;
 use scan_data::ScanData;
 
 impl<'a> ExecCtx<'a> {
-    /// A context over prefetched scan data, whose subqueries run through
-    /// the pipeline builder ([`select::run_subquery`]).
+    /// A context over prefetched scan data, whose nested queries run
+    /// through the pipeline builder ([`select`]).
     pub fn new(data: &'a [ScanData], catalog: &'a Catalog, limits: Limits<'a>) -> Self {
-        ExecCtx::with_runner(data, catalog, limits, select::run_subquery)
+        let pipelines = context::Pipelines {
+            subquery: select::run_subquery,
+            query: select::run_query,
+            set: select::set_stream,
+        };
+        ExecCtx::with_pipelines(data, catalog, limits, pipelines)
     }
 }

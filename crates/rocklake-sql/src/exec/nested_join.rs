@@ -10,9 +10,9 @@ use std::sync::Arc;
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::SqlError;
 
+use crate::exec::context::ExecCtx;
 use crate::exec::join::{combined, null_extended, JoinCondition};
 use crate::exec::stream::{RowCow, RowStream, Stream};
-use crate::exec::ExecCtx;
 use crate::plan::{BExpr, JoinKind};
 
 /// Where a nested join's right rows come from.

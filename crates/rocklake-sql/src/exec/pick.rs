@@ -42,7 +42,7 @@ pub(crate) fn take_columns(mut row: Row, columns: &[usize]) -> Result<Row, SqlEr
 /// or such a list over a derived table that is one (DuckDB's catalog reads):
 /// no ordering, limit, grouping or DISTINCT, and every result column of the
 /// type its table column has (so the values need no conversion). `None` when
-/// the query has another shape; [`run_query`] computes it then.
+/// the query has another shape; [`crate::exec::select::run_query`] computes it then.
 pub fn pick(
     plan: &QueryPlan,
     scans: &[ScanReq],

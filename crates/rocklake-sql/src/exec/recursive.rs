@@ -13,10 +13,9 @@ use rocklake_types::datum::{Datum, PgType};
 use rocklake_types::{Row, SqlError};
 
 use crate::exec::cast::cast_datum;
+use crate::exec::context::ExecCtx;
 use crate::exec::memory::{row_bytes, Reservation};
-use crate::exec::select::set_stream;
 use crate::exec::stream::{collect, RowCow, RowStream, Stream};
-use crate::exec::ExecCtx;
 use crate::plan::SetPlan;
 use rocklake_types::value::equality::row_key;
 
@@ -68,7 +67,7 @@ impl<'a> RecursiveUnion<'a> {
     /// Runs `plan` to the end and keeps its new rows as the current
     /// iteration (cast to the CTE's types when `casts` says so).
     fn run(&mut self, plan: &'a SetPlan, casts: &[Option<PgType>]) -> Result<(), SqlError> {
-        let stream: Stream<'a> = set_stream(plan, self.ctx, self.outer.clone())?;
+        let stream: Stream<'a> = self.ctx.set_stream(plan, self.outer.clone())?;
         let (rows, _held) = collect(stream, self.ctx)?;
         for mut row in rows {
             for (value, cast) in row.iter_mut().zip(casts) {

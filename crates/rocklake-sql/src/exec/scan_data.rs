@@ -17,7 +17,7 @@ pub enum ScanData {
     /// Rows of a stored relation shared with storage. They have no `ctid`
     /// column: the binder asks for owned rows when a statement reads `ctid`
     /// from them in place ([`crate::plan::ScanReq::reads_ctid`]), and
-    /// [`ScanData::to_rows`] appends it when a join needs owned rows.
+    /// a join that needs owned rows appends it.
     Shared(Arc<dyn SharedRows>),
 }
 

@@ -11,9 +11,9 @@ use std::collections::HashMap;
 
 use rocklake_types::SqlError;
 
+use crate::exec::context::ExecCtx;
 use crate::exec::memory::{Reservation, ALLOCATION_OVERHEAD};
 use crate::exec::stream::{RowCow, RowStream, Stream};
-use crate::exec::ExecCtx;
 use crate::plan::SetOperation;
 use rocklake_types::value::equality::row_key;
 

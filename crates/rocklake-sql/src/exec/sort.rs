@@ -7,9 +7,9 @@ use std::cmp::Ordering;
 use rocklake_types::{Datum, SqlError};
 
 use crate::exec::compare::compare;
+use crate::exec::context::ExecCtx;
 use crate::exec::memory::{owned_bytes, HeldRows};
 use crate::exec::stream::{Buffered, RowCow, RowStream, Stream};
-use crate::exec::ExecCtx;
 use crate::plan::SortKey;
 
 /// The order of two rows under `keys`.

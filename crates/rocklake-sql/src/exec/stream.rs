@@ -20,17 +20,7 @@ use crate::exec::scan_data::{with_ctid, ScanData};
 use crate::plan::BExpr;
 use rocklake_types::value::equality::{hash_key, row_key};
 
-/// One row flowing through a pipeline.
-pub(crate) type RowCow<'a> = Cow<'a, [Datum]>;
-
-/// A stage of a query pipeline.
-pub(crate) trait RowStream<'a>: Send {
-    /// The next row, or `None` when there are no more.
-    fn next(&mut self) -> Result<Option<RowCow<'a>>, SqlError>;
-}
-
-/// A boxed stage.
-pub(crate) type Stream<'a> = Box<dyn RowStream<'a> + 'a>;
+pub(crate) use crate::exec::context::{RowCow, RowStream, Stream};
 
 /// Drains `stream` into owned rows, charging them to the statement's budget
 /// (the reservation holds them until it is dropped).

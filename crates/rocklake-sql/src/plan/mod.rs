@@ -1,5 +1,5 @@
 //! The bound (planned) form of statements: typed expressions over flat rows,
-//! and query plans the executor in [`crate::select`] runs.
+//! and query plans the executor ([`crate::exec`]) runs.
 
 use std::sync::Arc;
 
@@ -8,6 +8,7 @@ use rocklake_types::datum::{Datum, PgType};
 use crate::catalog::VirtualTable;
 use crate::storage::{RelationDef, ScanFilter};
 
+pub(crate) mod params;
 mod types;
 pub use types::{common_type, comparable};
 

@@ -22,7 +22,6 @@ use crate::exec::select::{row_count, set_stream};
 use crate::exec::sort::Sort;
 use crate::exec::{ExecCtx, StmtEnv};
 use crate::plan::{QueryPlan, ScanReq};
-use crate::session::transaction::read_only_error;
 use crate::storage::StorageTxn;
 
 /// Runs `plan` (bound with `scans`), locking the rows `locking` asks for
@@ -38,7 +37,7 @@ pub(crate) async fn run_locking(
 ) -> Result<(), Failure> {
     if env.read_only && locking.any_table {
         let command = format!("SELECT {}", locking.strength.clause());
-        return Err(read_only_error(&command).into());
+        return Err(SqlError::read_only(&command).into());
     }
     let columns = out_columns(&plan.columns);
     let (candidates, offset, limit) = {

@@ -126,12 +126,12 @@ mod tests {
     fn only_catalog_derived_statements_are_kept() {
         let class = scan(ScanSource::Virtual(VirtualTable::Class));
         let settings = scan(ScanSource::Virtual(VirtualTable::Settings));
-        let table = scan(ScanSource::Table(RelationDef {
-            schema: "public".into(),
-            name: "t".into(),
-            columns: Vec::new(),
-            primary_key: Vec::new(),
-        }));
+        let table = scan(ScanSource::Table(RelationDef::new(
+            "public",
+            "t",
+            Vec::new(),
+            Vec::new(),
+        )));
         assert!(derives_from_catalog(std::slice::from_ref(&class), false));
         assert!(!derives_from_catalog(std::slice::from_ref(&class), true));
         assert!(!derives_from_catalog(&[], false));

@@ -408,7 +408,7 @@ fn setting_value(setting: &str, expr: &Expr) -> Result<String, SqlError> {
         Expr::Identifier(id) => id.value.clone(),
         other => other.to_string(),
     };
-    crate::session::settings::canonical_value(setting, &text)
+    rocklake_types::settings::canonical_value(setting, &text)
 }
 
 /// `ALTER ROLE ... [IN DATABASE d] SET name = value` (`value` `Some`),

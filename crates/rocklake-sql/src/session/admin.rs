@@ -22,8 +22,7 @@ use super::{aborted, Session, TxState};
 use crate::databases::{self, DatabaseContext, ParsedDatabaseStatement};
 use crate::ident::fold;
 use crate::roles::{self, RoleView};
-use crate::session::settings::on_off;
-use crate::session::transaction::read_only_error;
+use rocklake_types::settings::on_off;
 
 impl Session {
     /// What statements see of roles now (kept while neither the roles nor
@@ -70,7 +69,7 @@ impl Session {
             _ => return Err(databases::outside_block(command)),
         }
         if self.default_mode().read_only {
-            return Err(read_only_error(command));
+            return Err(SqlError::read_only(command));
         }
         Ok(())
     }

@@ -6,7 +6,6 @@ use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{DiscardObject, Statement, TransactionMode};
 
 use super::{aborted, no_transaction, Session, TxState};
-use crate::session::settings;
 use crate::session::transaction;
 
 impl Session {
@@ -86,7 +85,7 @@ impl Session {
             .set("default_transaction_isolation", mode.isolation)?;
         self.settings.set(
             "default_transaction_read_only",
-            settings::on_off(mode.read_only),
+            rocklake_types::settings::on_off(mode.read_only),
         )?;
         Ok(QueryOutput::command("SET"))
     }

@@ -9,7 +9,7 @@ use sqlparser::ast::Statement;
 
 use super::{aborted, Session, TxState};
 use crate::parse;
-use crate::session::params::ParamTypes;
+use crate::plan::params::ParamTypes;
 use crate::session::settings;
 use crate::session::transaction::TxnMode;
 

@@ -631,7 +631,7 @@ impl Session {
             .ok_or_else(|| SqlError::internal("no transaction"))?;
         if ctx.mode.read_only {
             if let Some(command) = transaction::write_command(stmt) {
-                return Err(transaction::read_only_error(&command).into());
+                return Err(SqlError::read_only(&command).into());
             }
         }
         ctx.queried = true;

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rocklake_types::settings::{self, SessionIdentity, SettingKind};
+use rocklake_types::settings::{
+    self, canonical_value, on_off, parse_duration, SessionIdentity, SettingValues,
+};
 use rocklake_types::{ColumnDef, Datum, PgType, QueryOutput, SqlError, SqlState};
 use sqlparser::ast::{Expr, Ident, Reset, Set};
 
@@ -15,10 +17,6 @@ use crate::ident::fold;
 
 /// The settings of one session: the server's defaults, overridden by what
 /// the session set.
-/// Every setting's (name, value), in name order, shared by the statements
-/// that read them.
-pub type SettingValues = Arc<Vec<(String, String)>>;
-
 #[derive(Debug, Clone, Default)]
 pub struct SessionSettings {
     identity: SessionIdentity,
@@ -50,11 +48,6 @@ const TRANSACTION_DEFAULTS: [(&str, &str); 2] = [
     ("transaction_isolation", "default_transaction_isolation"),
     ("transaction_read_only", "default_transaction_read_only"),
 ];
-
-/// `on` or `off`, as PostgreSQL shows a Boolean setting.
-pub fn on_off(value: bool) -> String {
-    if value { "on" } else { "off" }.to_string()
-}
 
 impl SessionSettings {
     /// Sets who the session belongs to (defaults of `session_authorization`
@@ -238,96 +231,6 @@ fn check_settable(name: &str) -> Result<(), SqlError> {
     }
 }
 
-/// `value` as the setting `name` shows it, or PostgreSQL's error for a
-/// value it cannot take.
-pub(crate) fn canonical_value(name: &str, value: &str) -> Result<String, SqlError> {
-    match settings::find(name).map(|s| s.kind) {
-        Some(SettingKind::Milliseconds) => match parse_duration(value) {
-            Some(duration) => Ok(format_milliseconds(duration)),
-            None => Err(SqlError::new(
-                SqlState::INVALID_PARAMETER_VALUE,
-                format!("invalid value for parameter \"{name}\": \"{value}\""),
-            )
-            .with_hint(
-                "Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".",
-            )),
-        },
-        Some(SettingKind::Bool) => parse_bool(value).map(on_off).ok_or_else(|| {
-            SqlError::new(
-                SqlState::INVALID_PARAMETER_VALUE,
-                format!("parameter \"{name}\" requires a Boolean value"),
-            )
-        }),
-        Some(SettingKind::Enum(values)) => {
-            let wanted = value.trim();
-            let Some(found) = values.iter().find(|v| v.eq_ignore_ascii_case(wanted)) else {
-                return Err(SqlError::new(
-                    SqlState::INVALID_PARAMETER_VALUE,
-                    format!("invalid value for parameter \"{name}\": \"{value}\""),
-                )
-                .with_hint(format!("Available values: {}.", values.join(", "))));
-            };
-            if values == settings::ISOLATION_LEVELS {
-                check_isolation(found)?;
-            }
-            Ok(found.to_string())
-        }
-        _ => Ok(value.to_string()),
-    }
-}
-
-/// Fails for the isolation levels RockLake cannot give: its transactions
-/// read one snapshot and fail on write conflicts (snapshot isolation, what
-/// PostgreSQL calls REPEATABLE READ), which does not prevent every
-/// serialization anomaly (write skew), so SERIALIZABLE is `0A000` rather
-/// than a weaker level under its name.
-pub fn check_isolation(level: &str) -> Result<(), SqlError> {
-    if level == "serializable" {
-        return Err(SqlError::unsupported(
-            "SERIALIZABLE isolation is not supported by RockLake: its transactions are snapshot \
-             isolation (REPEATABLE READ), which does not prevent all serialization anomalies",
-        )
-        .with_hint("Use REPEATABLE READ."));
-    }
-    Ok(())
-}
-
-/// A Boolean as PostgreSQL reads one (`parse_bool`): `true`, `false`,
-/// `yes`, `no` and their unique prefixes, `on`, `off`, `1`, `0`, any case.
-pub fn parse_bool(value: &str) -> Option<bool> {
-    let text = value.trim().to_ascii_lowercase();
-    let prefix_of = |word: &str| !text.is_empty() && word.starts_with(text.as_str());
-    match text.as_str() {
-        "1" | "on" => Some(true),
-        "0" | "of" | "off" => Some(false),
-        _ if prefix_of("true") || prefix_of("yes") => Some(true),
-        _ if prefix_of("false") || prefix_of("no") => Some(false),
-        _ => None,
-    }
-}
-
-/// A time setting as PostgreSQL shows it: whole milliseconds in the
-/// largest unit that divides them (`1min`, `90s`, `1500ms`), `0` for none.
-pub fn format_milliseconds(duration: Duration) -> String {
-    let millis = duration.as_secs_f64() * 1000.0;
-    let millis = millis.round() as u128;
-    if millis == 0 {
-        return "0".into();
-    }
-    const UNITS: [(u128, &str); 4] = [
-        (86_400_000, "d"),
-        (3_600_000, "h"),
-        (60_000, "min"),
-        (1_000, "s"),
-    ];
-    for (size, unit) in UNITS {
-        if millis.is_multiple_of(size) {
-            return format!("{}{unit}", millis / size);
-        }
-    }
-    format!("{millis}ms")
-}
-
 /// `SET name = value` / `SET name TO value` (other forms are accepted and
 /// ignored, as before).
 pub fn set(settings: &mut SessionSettings, statement: &Set) -> Result<QueryOutput, SqlError> {
@@ -418,27 +321,6 @@ pub fn show(settings: &SessionSettings, variable: &[Ident]) -> Result<QueryOutpu
         rows: vec![vec![Datum::text(value)]].into(),
         tag: "SHOW".into(),
     })
-}
-
-/// A PostgreSQL time setting's value: a number with an optional unit (`us`,
-/// `ms`, `s`, `min`, `h`, `d`); milliseconds without one.
-pub fn parse_duration(value: &str) -> Option<Duration> {
-    let text = value.trim().trim_matches('\'').trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let number: f64 = number.parse().ok()?;
-    let millis = match unit.trim() {
-        "" | "ms" => number,
-        "us" => number / 1000.0,
-        "s" => number * 1000.0,
-        "min" => number * 60_000.0,
-        "h" => number * 3_600_000.0,
-        "d" => number * 86_400_000.0,
-        _ => return None,
-    };
-    (millis.is_finite() && millis >= 0.0).then(|| Duration::from_micros((millis * 1000.0) as u64))
 }
 
 #[cfg(test)]

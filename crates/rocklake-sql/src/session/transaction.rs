@@ -10,7 +10,7 @@
 //! calls REPEATABLE READ. READ COMMITTED and READ UNCOMMITTED are shown as
 //! set and run the same way (a transaction block does not see what others
 //! commit while it runs); SERIALIZABLE is refused with `0A000`
-//! ([`crate::session::settings::check_isolation`]).
+//! ([`rocklake_types::settings::check_isolation`]).
 
 use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{
@@ -18,7 +18,7 @@ use sqlparser::ast::{
     TransactionMode,
 };
 
-use crate::session::settings::{canonical_value, check_isolation};
+use rocklake_types::settings::{canonical_value, check_isolation};
 
 /// A transaction's isolation level (as `transaction_isolation` shows it)
 /// and whether it is read-only.
@@ -119,14 +119,6 @@ pub(crate) fn outside_block_warning() -> rocklake_types::output::Notice {
         code: SqlState::NO_ACTIVE_SQL_TRANSACTION,
         message: "SET TRANSACTION can only be used in transaction blocks".into(),
     }
-}
-
-/// The error of a statement that writes, in a read-only transaction.
-pub(crate) fn read_only_error(command: &str) -> SqlError {
-    SqlError::new(
-        SqlState::READ_ONLY_SQL_TRANSACTION,
-        format!("cannot execute {command} in a read-only transaction"),
-    )
 }
 
 /// The command a read-only transaction refuses `stmt` as (PostgreSQL's

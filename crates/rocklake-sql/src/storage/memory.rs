@@ -4,7 +4,10 @@
 //! Each transaction works on a copy-on-write clone of the committed state taken
 //! at `begin` and logs its writes. Commit replays the log onto the latest
 //! committed state, re-checking primary keys (23505) and write-write conflicts
-//! on rows changed since `begin` (40001).
+//! on rows changed since `begin` (40001). Its relations keep the engine's
+//! [`KeyChecks::Engine`](crate::storage::KeyChecks): its own row-by-row
+//! check backs the engine's statement-level one up, as the store's
+//! concurrent check does.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -174,10 +177,7 @@ fn key(def: &RelationDef) -> RelKey {
 impl MemoryTxn {
     fn check_write(&self, what: &str) -> StorageResult<()> {
         if self.read_only {
-            return Err(SqlError::new(
-                SqlState::READ_ONLY_SQL_TRANSACTION,
-                format!("cannot execute {what} in a read-only transaction"),
-            ));
+            return Err(SqlError::read_only(what));
         }
         Ok(())
     }
@@ -471,15 +471,15 @@ mod tests {
     use rocklake_types::datum::{ColumnDef, Datum, PgType};
 
     fn rel() -> RelationDef {
-        RelationDef {
-            schema: "public".into(),
-            name: "ducklake_snapshot".into(),
-            columns: vec![
+        RelationDef::new(
+            "public",
+            "ducklake_snapshot",
+            vec![
                 ColumnDef::new("snapshot_id", PgType::Int8),
                 ColumnDef::new("v", PgType::Text),
             ],
-            primary_key: vec![0],
-        }
+            vec![0],
+        )
     }
 
     fn row(id: i64, v: &str) -> Row {

@@ -30,12 +30,48 @@ pub struct RelationDef {
     /// Columns in declaration order.
     pub columns: Vec<ColumnDef>,
     /// Columns (by index) that form the relation's primary key, empty if none.
-    /// The storage enforces uniqueness on them and reports violations as
-    /// SQLSTATE 23505.
+    /// Violations are SQLSTATE 23505; [`RelationDef::key_checks`] says who
+    /// finds them.
     pub primary_key: Vec<usize>,
+    /// Who refuses a primary key that a row the transaction sees already
+    /// holds. (Keys of concurrent transactions are always the storage's to
+    /// check.)
+    pub key_checks: KeyChecks,
+    /// The storage's own id of the relation, set by the storage that lists
+    /// it so that it finds the relation again without its name (`None` for
+    /// a definition the engine built, as for CREATE TABLE).
+    pub storage_id: Option<u64>,
+}
+
+/// Who checks a relation's primary key against the rows a transaction sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyChecks {
+    /// The engine, before it writes (the storage keeps rows in insertion
+    /// order and would not see the duplicate).
+    Engine,
+    /// The storage, which keys the relation's rows by their primary key.
+    Storage,
 }
 
 impl RelationDef {
+    /// A relation whose primary key the engine checks and that no storage
+    /// has listed yet.
+    pub fn new(
+        schema: impl Into<String>,
+        name: impl Into<String>,
+        columns: Vec<ColumnDef>,
+        primary_key: Vec<usize>,
+    ) -> Self {
+        RelationDef {
+            schema: schema.into(),
+            name: name.into(),
+            columns,
+            primary_key,
+            key_checks: KeyChecks::Engine,
+            storage_id: None,
+        }
+    }
+
     /// Index of the column with this (already case-folded) name.
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
@@ -285,12 +321,15 @@ pub trait StorageTxn: Send {
         Ok(ScanRows::Owned(self.scan(relation, filter).await?))
     }
 
-    /// Inserts rows. A primary-key duplicate (against committed rows, this
-    /// transaction's rows, or rows committed concurrently, detected at the latest
-    /// at commit) fails with SQLSTATE 23505.
+    /// Inserts rows. A primary-key duplicate of a row committed concurrently
+    /// fails with SQLSTATE 23505 (at the latest at commit); so does one of a
+    /// row this transaction sees when the relation's
+    /// [`RelationDef::key_checks`] is [`KeyChecks::Storage`] (the engine
+    /// checks those otherwise).
     async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()>;
 
-    /// Replaces the row `id` with `new_row`.
+    /// Replaces the row `id` with `new_row`. `id` comes from a scan of this
+    /// transaction (storage may refuse a row it has not read).
     async fn update(
         &mut self,
         relation: &RelationDef,
@@ -298,7 +337,7 @@ pub trait StorageTxn: Send {
         new_row: Row,
     ) -> StorageResult<()>;
 
-    /// Deletes the row `id`.
+    /// Deletes the row `id` (read in this transaction, as for `update`).
     async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()>;
 
     /// Locks row `id` of `relation` (read in this transaction, with its

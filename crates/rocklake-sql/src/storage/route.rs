@@ -492,10 +492,7 @@ impl StorageTxn for RoutedTxn {
             ));
         }
         if self.read_only {
-            return Err(SqlError::new(
-                SqlState::READ_ONLY_SQL_TRANSACTION,
-                "cannot execute CREATE SCHEMA in a read-only transaction",
-            ));
+            return Err(SqlError::read_only("CREATE SCHEMA"));
         }
         self.pending.push(name.to_string());
         Ok(true)
@@ -544,10 +541,7 @@ impl StorageTxn for RoutedTxn {
             .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
         }
         if self.read_only {
-            return Err(SqlError::new(
-                SqlState::READ_ONLY_SQL_TRANSACTION,
-                "cannot execute DROP SCHEMA in a read-only transaction",
-            ));
+            return Err(SqlError::read_only("DROP SCHEMA"));
         }
         if let Some(slot) = self.lakes.get_mut(name) {
             slot.dropped = true;
@@ -705,12 +699,12 @@ mod tests {
     }
 
     fn table(schema: &str, name: &str) -> RelationDef {
-        RelationDef {
-            schema: schema.into(),
-            name: name.into(),
-            columns: vec![ColumnDef::new("id", PgType::Int8)],
-            primary_key: vec![0],
-        }
+        RelationDef::new(
+            schema,
+            name,
+            vec![ColumnDef::new("id", PgType::Int8)],
+            vec![0],
+        )
     }
 
     async fn database() -> (Database, Arc<MemoryLakes>) {

@@ -31,12 +31,7 @@ pub fn relation_def(ct: &CreateTable, env: Option<&StmtEnv<'_>>) -> Result<Relat
     let (schema, name) = table_name(ct, database)?;
     let (mut columns, mut primary_key) = column_defs(ct, env)?;
     apply_constraints(ct, &name, &mut columns, &mut primary_key)?;
-    Ok(RelationDef {
-        schema,
-        name,
-        columns,
-        primary_key,
-    })
+    Ok(RelationDef::new(schema, name, columns, primary_key))
 }
 
 /// Rejects the CREATE TABLE forms RockLake does not implement.

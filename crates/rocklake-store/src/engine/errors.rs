@@ -32,10 +32,7 @@ pub fn to_sql(error: StoreError) -> SqlError {
             SqlError::new(SqlState::LOCK_NOT_AVAILABLE, error.to_string())
         }
         StoreError::Fenced { .. } => SqlError::new(SqlState::ADMIN_SHUTDOWN, error.to_string()),
-        StoreError::ReadOnly => SqlError::new(
-            SqlState::READ_ONLY_SQL_TRANSACTION,
-            "cannot execute this statement in a read-only transaction",
-        ),
+        StoreError::ReadOnly => SqlError::read_only("this statement"),
         StoreError::AlreadyExists {
             kind: ObjectKind::Schema,
             name,

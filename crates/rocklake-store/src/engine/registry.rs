@@ -10,8 +10,8 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rocklake_codec::relations::Relation;
-use rocklake_sql::storage::{RelationDef, RelationList};
+use rocklake_codec::relations::{Relation, RowLayout};
+use rocklake_sql::storage::{KeyChecks, RelationDef, RelationList};
 
 use crate::txn::RelationMap;
 
@@ -20,6 +20,8 @@ use crate::txn::RelationMap;
 pub(super) struct Registry {
     /// Relations by (schema, name).
     by_name: RelationMap,
+    /// Relations by relation id (the engine's definitions carry it).
+    by_id: imbl::OrdMap<u64, Arc<Relation>>,
     /// The engine's definition of each relation, by relation id.
     definitions: imbl::OrdMap<u64, Arc<RelationDef>>,
 }
@@ -44,17 +46,25 @@ impl Registry {
         self.by_name.get(schema, name)
     }
 
+    /// The relation with id `relation_id`.
+    pub(super) fn by_id(&self, relation_id: u64) -> Option<&Arc<Relation>> {
+        self.by_id.get(&relation_id)
+    }
+
     /// Adds (or replaces) `relation`.
     pub(super) fn insert(&mut self, relation: Relation) {
+        let relation = Arc::new(relation);
         self.definitions
             .insert(relation.relation_id, Arc::new(definition(&relation)));
-        self.by_name.insert(Arc::new(relation));
+        self.by_id.insert(relation.relation_id, relation.clone());
+        self.by_name.insert(relation);
     }
 
     /// Removes the relation `schema.name`, returning it.
     pub(super) fn remove(&mut self, schema: &str, name: &str) -> Option<Arc<Relation>> {
         let removed = self.by_name.remove(schema, name)?;
         self.definitions.remove(&removed.relation_id);
+        self.by_id.remove(&removed.relation_id);
         Some(removed)
     }
 
@@ -65,14 +75,23 @@ impl Registry {
     }
 }
 
-/// The engine's definition of a stored relation.
+/// The engine's definition of a stored relation. DuckLake's tables are
+/// keyed by their primary key (see docs/key-layout.md), so a duplicate is
+/// the store's to refuse; a generic table's rows are kept in insertion
+/// order, so the engine checks its key against the rows it sees.
 pub(super) fn definition(relation: &Relation) -> RelationDef {
-    RelationDef {
-        schema: relation.schema.clone(),
-        name: relation.name.clone(),
-        columns: relation.columns.clone(),
-        primary_key: relation.primary_key.clone(),
-    }
+    let mut def = RelationDef::new(
+        relation.schema.clone(),
+        relation.name.clone(),
+        relation.columns.clone(),
+        relation.primary_key.clone(),
+    );
+    def.key_checks = match relation.layout() {
+        RowLayout::Generic { .. } => KeyChecks::Engine,
+        _ => KeyChecks::Storage,
+    };
+    def.storage_id = Some(relation.relation_id);
+    def
 }
 
 /// The engine's list of a registry version's relations, built once for

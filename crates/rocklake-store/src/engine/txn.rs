@@ -199,10 +199,16 @@ impl StoreTxn {
         Ok((version, registry, definitions))
     }
 
+    /// The stored relation `def` names: by the id this store gave it when
+    /// it listed it (checked against its name), else by name.
     async fn resolve(&mut self, def: &RelationDef) -> StorageResult<Arc<Relation>> {
-        self.registry()
-            .await?
-            .get(&def.schema, &def.name)
+        let registry = self.registry().await?;
+        let by_id = def
+            .storage_id
+            .and_then(|id| registry.by_id(id))
+            .filter(|found| found.name == def.name && found.schema == def.schema);
+        by_id
+            .or_else(|| registry.get(&def.schema, &def.name))
             .cloned()
             .ok_or_else(|| {
                 SqlError::new(

@@ -57,7 +57,7 @@ pub fn put_field(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
 
 /// Appends one tuple (field count and fields) of a row whose columns have the
 /// types `types`; the row is any exact-size sequence of values (a slice, or a
-/// [`rocklake_sql::result_rows::RowRef`]'s values read in place).
+/// [`crate::rows::RowRef`]'s values read in place).
 pub fn put_tuple<'a, R>(buf: &mut BytesMut, types: &[PgType], row: R) -> Result<(), SqlError>
 where
     R: IntoIterator<Item = &'a Datum>,

@@ -5,7 +5,8 @@
 
 use serde_json::value::RawValue;
 
-use crate::{SqlError, SqlState};
+use crate::error::SqlError;
+use crate::sqlstate::SqlState;
 
 /// Fails unless `s` is one JSON document (surrounding whitespace allowed).
 pub fn check(s: &str) -> Result<(), SqlError> {

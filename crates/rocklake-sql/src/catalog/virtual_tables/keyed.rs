@@ -169,15 +169,15 @@ mod tests {
     use crate::storage::RelationDef;
 
     fn relation(schema: &str, name: &str, key: bool) -> RelationDef {
-        RelationDef {
-            schema: schema.into(),
-            name: name.into(),
-            columns: vec![
+        RelationDef::new(
+            schema,
+            name,
+            vec![
                 ColumnDef::new("id", PgType::Int8),
                 ColumnDef::new("label", PgType::Text),
             ],
-            primary_key: if key { vec![0] } else { Vec::new() },
-        }
+            if key { vec![0] } else { Vec::new() },
+        )
     }
 
     impl VirtualTable {

@@ -1,12 +1,14 @@
-//! Primary keys the engine enforces itself. The catalog store keys
-//! DuckLake's catalog tables by their primary key and refuses a duplicate
-//! there (a concurrent commit's too, see [`StorageTxn::insert`]); other
-//! tables (those psql, JDBC or ORM users create) it keeps in insertion order,
-//! so INSERT, COPY and UPDATE check their keys here, against the rows the
-//! transaction sees, and fail with PostgreSQL's 23505 as its unique index
-//! would. Keys of transactions in flight or committed after this one's
-//! snapshot are the store's to check (it makes a second inserter of one key
-//! wait for the first and fail, as PostgreSQL does; see docs/key-layout.md).
+//! Primary keys the engine enforces itself: those of relations whose
+//! [`RelationDef::key_checks`] is [`KeyChecks::Engine`]. The catalog store
+//! keys DuckLake's catalog tables by their primary key and refuses a
+//! duplicate there itself (a concurrent commit's too, see
+//! [`StorageTxn::insert`]); other tables (those psql, JDBC or ORM users
+//! create) it keeps in insertion order, so INSERT, COPY and UPDATE check
+//! their keys here, against the rows the transaction sees, and fail with
+//! PostgreSQL's 23505 as its unique index would. Keys of transactions in
+//! flight or committed after this one's snapshot are the store's to check
+//! (it makes a second inserter of one key wait for the first and fail, as
+//! PostgreSQL does; see docs/key-layout.md).
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -17,12 +19,12 @@ use rocklake_types::value::text::format_text;
 use rocklake_types::SqlError;
 
 use crate::exec::compare::compare;
-use crate::storage::{ColumnBound, RelationDef, ScanFilter, StorageTxn};
+use crate::storage::{ColumnBound, KeyChecks, RelationDef, ScanFilter, StorageTxn};
 use rocklake_types::value::equality::row_key;
 
 /// Whether the engine checks the primary key of `def` (the storage does not).
 pub(crate) fn engine_checks(def: &RelationDef) -> bool {
-    !def.primary_key.is_empty() && !def.name.starts_with("ducklake_")
+    !def.primary_key.is_empty() && def.key_checks == KeyChecks::Engine
 }
 
 /// The primary-key values of `row`.

@@ -296,7 +296,7 @@ async fn target_rows(
     Ok(rows)
 }
 
-/// Executes UPDATE [FROM], optionally under a WITH clause (`with_query`).
+/// Executes UPDATE \[FROM\], optionally under a WITH clause (`with_query`).
 pub async fn update(
     txn: &mut dyn StorageTxn,
     env: &StmtEnv<'_>,
