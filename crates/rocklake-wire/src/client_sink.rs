@@ -16,7 +16,6 @@ use rocklake_types::{SinkError, SqlError, SqlState};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::backend::{self, Severity, FORMAT_BINARY, FORMAT_TEXT};
-use crate::connection::message_name;
 use crate::frontend::FrontendMessage;
 use crate::transport::Transport;
 use pgwire::messages::copy::{CopyDone, CopyInResponse, CopyOutResponse};
@@ -208,7 +207,7 @@ impl<'c, S: AsyncRead + AsyncWrite + Unpin + Send> ClientSink<'c, S> {
                         SqlState::PROTOCOL_VIOLATION,
                         format!(
                             "unexpected message during COPY from stdin: {}",
-                            message_name(&other)
+                            other.name()
                         ),
                     )))
                 }

@@ -606,21 +606,3 @@ fn is_empty_query(sql: &str) -> bool {
     sql.trim_matches(|c: char| c.is_whitespace() || c == ';')
         .is_empty()
 }
-
-pub(crate) fn message_name(message: &FrontendMessage) -> &'static str {
-    match message {
-        FrontendMessage::Query(_) => "Query",
-        FrontendMessage::Parse { .. } => "Parse",
-        FrontendMessage::Bind { .. } => "Bind",
-        FrontendMessage::Describe { .. } => "Describe",
-        FrontendMessage::Execute { .. } => "Execute",
-        FrontendMessage::Close { .. } => "Close",
-        FrontendMessage::Sync => "Sync",
-        FrontendMessage::Flush => "Flush",
-        FrontendMessage::Terminate => "Terminate",
-        FrontendMessage::CopyData(_) => "CopyData",
-        FrontendMessage::CopyDone => "CopyDone",
-        FrontendMessage::CopyFail(_) => "CopyFail",
-        FrontendMessage::Password(_) => "PasswordMessage",
-    }
-}

@@ -122,6 +122,27 @@ pub enum FrontendMessage {
     Password(Bytes),
 }
 
+impl FrontendMessage {
+    /// The message's name in the protocol documentation (`Query`, `Parse`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            FrontendMessage::Query(_) => "Query",
+            FrontendMessage::Parse { .. } => "Parse",
+            FrontendMessage::Bind { .. } => "Bind",
+            FrontendMessage::Describe { .. } => "Describe",
+            FrontendMessage::Execute { .. } => "Execute",
+            FrontendMessage::Close { .. } => "Close",
+            FrontendMessage::Sync => "Sync",
+            FrontendMessage::Flush => "Flush",
+            FrontendMessage::Terminate => "Terminate",
+            FrontendMessage::CopyData(_) => "CopyData",
+            FrontendMessage::CopyDone => "CopyDone",
+            FrontendMessage::CopyFail(_) => "CopyFail",
+            FrontendMessage::Password(_) => "PasswordMessage",
+        }
+    }
+}
+
 fn violation(message: impl Into<String>) -> ProtocolViolation {
     ProtocolViolation(message.into())
 }
