@@ -35,6 +35,7 @@ mod catalog;
 mod copy;
 pub mod databases;
 mod exec;
+mod functions;
 mod ident;
 mod maintenance;
 pub mod parse;

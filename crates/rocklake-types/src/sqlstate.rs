@@ -53,6 +53,8 @@ sqlstates! {
     INVALID_DATETIME_FORMAT = "22007";
     /// `22008 datetime_field_overflow`.
     DATETIME_FIELD_OVERFLOW = "22008";
+    /// `22009 invalid_time_zone_displacement_value`.
+    INVALID_TIME_ZONE_DISPLACEMENT_VALUE = "22009";
     /// `22011 substring_error`.
     SUBSTRING_ERROR = "22011";
     /// `22012 division_by_zero`.
@@ -62,6 +64,12 @@ sqlstates! {
     INVALID_PRECEDING_OR_FOLLOWING_SIZE = "22013";
     /// `22021 character_not_in_repertoire` (bytes that are not UTF-8).
     CHARACTER_NOT_IN_REPERTOIRE = "22021";
+    /// `2201F invalid_argument_for_power_function`.
+    INVALID_ARGUMENT_FOR_POWER_FUNCTION = "2201F";
+    /// `2201E invalid_argument_for_logarithm`.
+    INVALID_ARGUMENT_FOR_LOGARITHM = "2201E";
+    /// `22015 interval_field_overflow`.
+    INTERVAL_FIELD_OVERFLOW = "22015";
     /// `22023 invalid_parameter_value`.
     INVALID_PARAMETER_VALUE = "22023";
     /// `2201W invalid_row_count_in_limit_clause`.

@@ -313,67 +313,6 @@ impl Binder<'_> {
         })
     }
 
-    pub(super) fn bind_arith(
-        &mut self,
-        op: char,
-        l: &Expr,
-        r: &Expr,
-    ) -> Result<(BExpr, Ty), SqlError> {
-        let (lb, lt) = self.bind_expr(l)?;
-        let (rb, rt) = self.bind_expr(r)?;
-        let (lb, rb, lt, rt) = match (&lt, &rt) {
-            (None, Some(t)) => (
-                self.coerce(lb, &lt, t, "arithmetic")?,
-                rb,
-                rt.clone(),
-                rt.clone(),
-            ),
-            (Some(t), None) => (
-                lb,
-                self.coerce(rb, &rt, t, "arithmetic")?,
-                lt.clone(),
-                lt.clone(),
-            ),
-            _ => (lb, rb, lt, rt),
-        };
-        let ty = match (&lt, &rt) {
-            (Some(a), Some(b)) if a.is_numeric() && b.is_numeric() => {
-                common_type(&lt, &rt, "arithmetic")?
-            }
-            _ => {
-                return Err(SqlError::new(
-                    SqlState::UNDEFINED_FUNCTION,
-                    format!(
-                        "operator does not exist: {} {op} {}",
-                        lt.as_ref().map(PgType::display_name).unwrap_or("unknown"),
-                        rt.as_ref().map(PgType::display_name).unwrap_or("unknown")
-                    ),
-                ))
-            }
-        };
-        Ok((BExpr::Arith(op, Box::new(lb), Box::new(rb)), ty))
-    }
-
-    /// `a & b`, `a | b`, `a # b` (bitwise AND, OR, XOR) of integers.
-    pub(super) fn bind_bitwise(
-        &mut self,
-        op: char,
-        l: &Expr,
-        r: &Expr,
-    ) -> Result<(BExpr, Ty), SqlError> {
-        let (b, ty) = self.bind_arith(op, l, r)?;
-        match ty {
-            Some(PgType::Int2 | PgType::Int4 | PgType::Int8) => Ok((b, ty)),
-            other => Err(SqlError::new(
-                SqlState::UNDEFINED_FUNCTION,
-                format!(
-                    "operator does not exist: {0} {op} {0}",
-                    other.as_ref().map_or("unknown", PgType::display_name)
-                ),
-            )),
-        }
-    }
-
     /// Binds an expression, returning it with its type.
     /// Binds an expression: resolves names, types literals and checks
     /// operand types; one arm per expression family.
@@ -399,6 +338,13 @@ impl Binder<'_> {
                 let t = pg_type_of(&ts.data_type)?;
                 let s = ts.value.value.clone().into_string().unwrap_or_default();
                 Ok((BExpr::Const(parse_text(&s, &t)?), Some(t)))
+            }
+            Expr::Interval(interval) => self.bind_interval_literal(interval),
+            Expr::Extract { field, expr, .. } => {
+                let name = field.to_string().trim_matches('\'').to_lowercase();
+                let operand = self.bind_expr(expr)?;
+                let unit = (BExpr::Const(Datum::text(name)), Some(PgType::Text));
+                self.bind_library_call("extract", vec![unit, operand])
             }
             Expr::UnaryOp { op, expr } => self.bind_unary(op, expr),
             Expr::BinaryOp { left, op, right } => self.bind_binary(left, op, right),

@@ -80,7 +80,10 @@ impl Binder<'_> {
                 ))
             }
             None if super::arrays::is_set_function(&name) => self.bind_set_call(&name, &args),
-            None => self.bind_scalar_function(&name, &args),
+            None => match self.bind_library_function(&name, &args) {
+                Some(bound) => bound,
+                None => self.bind_scalar_function(&name, &args),
+            },
         }
     }
 

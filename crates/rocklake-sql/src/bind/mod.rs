@@ -3,6 +3,7 @@
 //! relations resolve in `public`, then `pg_catalog`).
 
 mod arrays;
+mod calls;
 mod colname;
 mod comma;
 mod distinct_on;

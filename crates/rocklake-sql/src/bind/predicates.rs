@@ -10,7 +10,7 @@ use sqlparser::ast::{BinaryOperator, Expr, Query, UnaryOperator, Value};
 
 use super::expr::{datum_type, int_literal};
 use crate::bind::Binder;
-use crate::plan::{common_type, BExpr, CmpOp, ConstantSet, Ty};
+use crate::plan::{common_type, BExpr, CmpOp, ConstantSet, Form, Ty};
 use rocklake_types::value::equality::hash_key;
 
 impl Binder<'_> {
@@ -29,11 +29,13 @@ impl Binder<'_> {
                         return Ok((BExpr::Const(d), t));
                     }
                 }
-                let (b, t) = self.bind_expr(expr)?;
-                let t = t.or(Some(PgType::Numeric(None)));
-                Ok((BExpr::Neg(Box::new(b)), t))
+                self.bind_prefix("-", expr)
             }
-            UnaryOperator::Plus => self.bind_expr(expr),
+            UnaryOperator::Plus => self.bind_prefix("+", expr),
+            UnaryOperator::PGSquareRoot => self.bind_prefix("|/", expr),
+            UnaryOperator::PGCubeRoot => self.bind_prefix("||/", expr),
+            UnaryOperator::PGAbs => self.bind_prefix("@", expr),
+            UnaryOperator::BitwiseNot => self.bind_prefix("~", expr),
             UnaryOperator::Not => Ok((
                 BExpr::Not(Box::new(self.bind_bool(expr, "NOT")?)),
                 Some(PgType::Bool),
@@ -83,14 +85,17 @@ impl Binder<'_> {
         }
         match op {
             BinaryOperator::And | BinaryOperator::Or => self.bind_connective(left, op, right),
-            BinaryOperator::Plus => self.bind_arith('+', left, right),
-            BinaryOperator::Minus => self.bind_arith('-', left, right),
-            BinaryOperator::Multiply => self.bind_arith('*', left, right),
-            BinaryOperator::Divide => self.bind_arith('/', left, right),
-            BinaryOperator::Modulo => self.bind_arith('%', left, right),
-            BinaryOperator::BitwiseAnd => self.bind_bitwise('&', left, right),
-            BinaryOperator::BitwiseOr => self.bind_bitwise('|', left, right),
-            BinaryOperator::PGBitwiseXor => self.bind_bitwise('#', left, right),
+            BinaryOperator::Plus => self.bind_infix("+", left, right),
+            BinaryOperator::Minus => self.bind_infix("-", left, right),
+            BinaryOperator::Multiply => self.bind_infix("*", left, right),
+            BinaryOperator::Divide => self.bind_infix("/", left, right),
+            BinaryOperator::Modulo => self.bind_infix("%", left, right),
+            BinaryOperator::BitwiseAnd => self.bind_infix("&", left, right),
+            BinaryOperator::BitwiseOr => self.bind_infix("|", left, right),
+            BinaryOperator::PGBitwiseXor => self.bind_infix("#", left, right),
+            BinaryOperator::PGBitwiseShiftLeft => self.bind_infix("<<", left, right),
+            BinaryOperator::PGBitwiseShiftRight => self.bind_infix(">>", left, right),
+            BinaryOperator::PGExp => self.bind_infix("^", left, right),
             BinaryOperator::StringConcat => {
                 let (l, lt) = self.bind_expr(left)?;
                 let (r, rt) = self.bind_expr(right)?;
@@ -120,15 +125,36 @@ impl Binder<'_> {
                     "!~*" => self.bind_regex(left, right, true, true),
                     "=" => self.bind_cmp(CmpOp::Eq, left, right),
                     "<>" => self.bind_cmp(CmpOp::Ne, left, right),
-                    _ => Err(SqlError::unsupported(format!(
-                        "operator {op} is not supported"
-                    ))),
+                    symbol => self.bind_infix(symbol, left, right),
                 }
             }
+            BinaryOperator::Custom(symbol) => self.bind_infix(symbol, left, right),
             other => Err(SqlError::unsupported(format!(
                 "operator {other} is not supported"
             ))),
         }
+    }
+
+    /// `left symbol right` through the library of operators.
+    fn bind_infix(
+        &mut self,
+        symbol: &str,
+        left: &Expr,
+        right: &Expr,
+    ) -> Result<(BExpr, Ty), SqlError> {
+        let l = self.bind_expr(left)?;
+        let r = self.bind_expr(right)?;
+        let inputs = [l.1.clone(), r.1.clone()];
+        self.bind_operator(symbol, Form::Infix, vec![l, r])
+            .unwrap_or_else(|| Err(no_operator(symbol, Form::Infix, &inputs)))
+    }
+
+    /// `symbol operand` through the library of operators.
+    fn bind_prefix(&mut self, symbol: &str, operand: &Expr) -> Result<(BExpr, Ty), SqlError> {
+        let x = self.bind_expr(operand)?;
+        let inputs = [x.1.clone()];
+        self.bind_operator(symbol, Form::Prefix, vec![x])
+            .unwrap_or_else(|| Err(no_operator(symbol, Form::Prefix, &inputs)))
     }
 
     /// A chain of `AND` (or of `OR`): every operand of the tree of that
@@ -393,4 +419,14 @@ fn in_list(x: BExpr, list: Vec<BExpr>, negated: bool) -> BExpr {
 fn in_set(x: BExpr, values: Vec<Datum>, negated: bool) -> BExpr {
     let keys = values.iter().map(hash_key).collect();
     BExpr::InSet(Box::new(x), Arc::new(ConstantSet { values, keys }), negated)
+}
+
+/// PostgreSQL's error for an operator symbol the library does not have.
+fn no_operator(symbol: &str, form: Form, inputs: &[Ty]) -> SqlError {
+    crate::functions::resolve::unresolved_error(
+        crate::functions::resolve::Unresolved::NoMatch,
+        symbol,
+        form,
+        inputs,
+    )
 }

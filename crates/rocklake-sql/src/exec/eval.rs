@@ -11,8 +11,7 @@ use crate::exec::cast::{cast_datum, text_of};
 use crate::exec::compare::{cmp_holds, compare};
 use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::functions::{call, like};
-use crate::exec::operators::{arith, negate};
-use crate::plan::{BExpr, SubPlan};
+use crate::plan::{BExpr, CallEnv, SubPlan};
 use rocklake_types::value::equality::hash_key;
 
 fn truth(d: &Datum) -> Option<bool> {
@@ -87,8 +86,6 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlErro
         BExpr::Const(_) | BExpr::Col { .. } => eval_ref(e, ctx, scope)?.into_owned(),
         BExpr::Param(n) => return Err(crate::plan::params::no_parameter(*n)),
         BExpr::Cast(inner, to) => cast_datum(eval(inner, ctx, scope)?, to)?,
-        BExpr::Neg(inner) => negate(eval(inner, ctx, scope)?)?,
-        BExpr::Arith(op, l, r) => arith(*op, &eval(l, ctx, scope)?, &eval(r, ctx, scope)?)?,
         BExpr::Concat(l, r) => match (
             text_of(&eval(l, ctx, scope)?),
             text_of(&eval(r, ctx, scope)?),
@@ -189,6 +186,20 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlErro
         }
         BExpr::Subscript(array, index) => {
             subscript(&eval(array, ctx, scope)?, &eval(index, ctx, scope)?)
+        }
+        BExpr::Call(call) => {
+            let mut values = Vec::with_capacity(call.args.len());
+            for arg in &call.args {
+                let value = eval(arg, ctx, scope)?;
+                if call.builtin.strict && value.is_null() {
+                    return Ok(Datum::Null);
+                }
+                values.push(value);
+            }
+            let env = CallEnv {
+                catalog: ctx.catalog,
+            };
+            (call.builtin.eval)(&values, &call.info, &env)?
         }
         BExpr::Func(f, args) => {
             let mut vals = Vec::with_capacity(args.len());

@@ -8,8 +8,13 @@ use rocklake_types::datum::{Datum, PgType};
 use crate::catalog::VirtualTable;
 use crate::storage::{RelationDef, ScanFilter};
 
+mod builtin;
+pub(crate) mod coercion;
 pub(crate) mod params;
 mod types;
+pub use builtin::{
+    Builtin, Call, CallEnv, CallInfo, Form, Param, Reads, Returns, ScalarFn, Volatility,
+};
 pub use types::{common_type, comparable};
 
 /// A bound expression's type; `None` is PostgreSQL's `unknown` (an untyped
@@ -342,12 +347,8 @@ pub enum BExpr {
     },
     /// Explicit or implicit cast.
     Cast(Box<BExpr>, PgType),
-    /// Arithmetic negation.
-    Neg(Box<BExpr>),
     /// Boolean NOT.
     Not(Box<BExpr>),
-    /// `+ - * / %`.
-    Arith(char, Box<BExpr>, Box<BExpr>),
     /// `||`.
     Concat(Box<BExpr>, Box<BExpr>),
     /// Comparison.
@@ -388,6 +389,8 @@ pub enum BExpr {
     },
     /// Scalar function call.
     Func(Func, Vec<BExpr>),
+    /// A call of the built-in library (a function or an operator).
+    Call(Box<Call>),
     /// `ARRAY[...]`.
     Array(Vec<BExpr>),
     /// `ARRAY(subquery)`.
@@ -411,14 +414,12 @@ macro_rules! for_each_child {
             | BExpr::Scalar(_)
             | BExpr::ArraySub(_) => {}
             BExpr::Cast(a, _)
-            | BExpr::Neg(a)
             | BExpr::Not(a)
             | BExpr::IsNull(a, _)
             | BExpr::IsBool(a, ..)
             | BExpr::InSet(a, ..)
             | BExpr::InSub(a, ..) => $f(a),
-            BExpr::Arith(_, a, b)
-            | BExpr::Concat(a, b)
+            BExpr::Concat(a, b)
             | BExpr::Cmp(_, a, b)
             | BExpr::IsDistinct(a, b, _)
             | BExpr::Like(a, b, ..)
@@ -434,6 +435,7 @@ macro_rules! for_each_child {
             BExpr::And(items) | BExpr::Or(items) | BExpr::Func(_, items) | BExpr::Array(items) => {
                 items.$($ref)+().for_each(|x| $f(x))
             }
+            BExpr::Call(call) => call.args.$($ref)+().for_each(|x| $f(x)),
             BExpr::Case {
                 operand,
                 whens,

@@ -6,15 +6,19 @@
 
 use std::fmt::Write as _;
 
-pub(crate) const MICROS_PER_SECOND: i64 = 1_000_000;
-const MICROS_PER_MINUTE: i64 = 60 * MICROS_PER_SECOND;
-pub(crate) const MICROS_PER_HOUR: i64 = 60 * MICROS_PER_MINUTE;
-pub(crate) const MICROS_PER_DAY: i64 = 24 * MICROS_PER_HOUR;
+/// Microseconds in a second.
+pub const MICROS_PER_SECOND: i64 = 1_000_000;
+/// Microseconds in a minute.
+pub const MICROS_PER_MINUTE: i64 = 60 * MICROS_PER_SECOND;
+/// Microseconds in an hour.
+pub const MICROS_PER_HOUR: i64 = 60 * MICROS_PER_MINUTE;
+/// Microseconds in a day.
+pub const MICROS_PER_DAY: i64 = 24 * MICROS_PER_HOUR;
 /// Days from 1970-01-01 to 2000-01-01.
-pub(crate) const UNIX_TO_PG_EPOCH_DAYS: i64 = 10_957;
+pub const UNIX_TO_PG_EPOCH_DAYS: i64 = 10_957;
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (year 0 is 1 BC).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -26,7 +30,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// Proleptic Gregorian (year, month, day) of a day count since 1970-01-01
 /// (year 0 is 1 BC).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -296,88 +300,6 @@ pub fn parse_timestamp(s: &str, with_tz: bool) -> Option<i64> {
     Some(us)
 }
 
-/// Parses interval input (`14 months 3 days 14706789000 microseconds`,
-/// `1 day 02:03:04`, `@ 2 hours ago`, `-00:00:01`) into (months, days, micros).
-pub fn parse_interval(s: &str) -> Option<(i32, i32, i64)> {
-    let t = s.trim().trim_start_matches('@').trim();
-    let mut months: i64 = 0;
-    let mut days: i64 = 0;
-    let mut micros: i128 = 0;
-    let toks: Vec<&str> = t.split_whitespace().collect();
-    let mut i = 0;
-    let mut ago = false;
-    if toks.is_empty() {
-        return None;
-    }
-    while i < toks.len() {
-        let tok = toks[i];
-        if tok.eq_ignore_ascii_case("ago") {
-            ago = true;
-            i += 1;
-            continue;
-        }
-        if tok.contains(':') {
-            let (neg, body) = match tok.strip_prefix('-') {
-                Some(b) => (true, b),
-                None => (false, tok.strip_prefix('+').unwrap_or(tok)),
-            };
-            let (us, _) = parse_time_unbounded(body)?;
-            micros += if neg { -i128::from(us) } else { i128::from(us) };
-            i += 1;
-            continue;
-        }
-        let value: f64 = tok.parse().ok()?;
-        let unit = toks
-            .get(i + 1)
-            .map(|u| u.to_ascii_lowercase())
-            .unwrap_or_else(|| "seconds".into());
-        let unit = unit.trim_end_matches(',');
-        let unit = unit
-            .strip_suffix('s')
-            .filter(|u| !u.is_empty())
-            .unwrap_or(unit);
-        match unit {
-            "year" | "yr" | "y" => months += (value * 12.0) as i64,
-            "mon" | "month" => months += value as i64,
-            "week" | "w" => days += (value * 7.0) as i64,
-            "day" | "d" => days += value as i64,
-            "hour" | "h" | "hr" => micros += (value * 3_600_000_000.0) as i128,
-            "minute" | "min" | "m" => micros += (value * 60_000_000.0) as i128,
-            "second" | "sec" => micros += (value * 1_000_000.0).round() as i128,
-            "millisecond" | "msec" | "ms" => micros += (value * 1000.0).round() as i128,
-            "microsecond" | "usec" | "us" => {
-                micros += tok.parse::<i128>().ok().unwrap_or(value as i128)
-            }
-            _ => return None,
-        }
-        i += 2;
-    }
-    if ago {
-        months = -months;
-        days = -days;
-        micros = -micros;
-    }
-    Some((
-        i32::try_from(months).ok()?,
-        i32::try_from(days).ok()?,
-        i64::try_from(micros).ok()?,
-    ))
-}
-
-fn parse_time_unbounded(s: &str) -> Option<(i64, ())> {
-    let mut it = s.split(':');
-    let h = num(it.next()?)?;
-    let m = num(it.next()?)?;
-    let sec = match it.next() {
-        Some(sv) => sv.parse::<f64>().ok()?,
-        None => 0.0,
-    };
-    Some((
-        h * 3_600_000_000 + m * 60_000_000 + (sec * 1_000_000.0).round() as i64,
-        (),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,14 +340,6 @@ mod tests {
 
     #[test]
     fn intervals() {
-        assert_eq!(
-            parse_interval("14 months 3 days 14706789000 microseconds"),
-            Some((14, 3, 14_706_789_000))
-        );
-        assert_eq!(
-            parse_interval("1 day 02:03:04"),
-            Some((0, 1, 7_384_000_000))
-        );
         assert_eq!(
             format_interval(14, 3, 14_706_789_000),
             "1 year 2 mons 3 days 04:05:06.789"

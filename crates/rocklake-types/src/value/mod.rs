@@ -4,7 +4,8 @@
 //!
 //! - [`text`]: each type's `*in` / `*out` (`DateStyle=ISO, MDY`,
 //!   `TimeZone=UTC`, `IntervalStyle=postgres`, `extra_float_digits=1`);
-//! - [`datetime`]: the calendar and the date/time/interval text forms;
+//! - [`datetime`]: the calendar and the date/time/interval text forms,
+//!   with [`interval`] the input of intervals;
 //! - [`numeric`]: decimal values kept as canonical text, their arithmetic,
 //!   and PostgreSQL's base-10000 binary form;
 //! - [`binary`]: each type's `*send` / `*recv`.
@@ -13,6 +14,7 @@ pub mod array;
 pub mod binary;
 pub mod datetime;
 pub mod equality;
+pub mod interval;
 pub mod json;
 pub mod numeric;
 pub mod text;

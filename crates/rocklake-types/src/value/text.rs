@@ -314,8 +314,7 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
             super::datetime::parse_timestamp(s, true).ok_or_else(|| bad_input(name, s))?,
         ),
         PgType::Interval => {
-            let (months, days, micros) =
-                super::datetime::parse_interval(s).ok_or_else(|| bad_input(name, s))?;
+            let (months, days, micros) = super::interval::parse_interval_with(s, None)?;
             Datum::Interval {
                 months,
                 days,

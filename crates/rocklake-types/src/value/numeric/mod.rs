@@ -5,8 +5,13 @@
 //! [`Datum::Numeric`]: crate::datum::Datum::Numeric
 
 pub mod binary;
+pub mod math;
 
 use std::cmp::Ordering;
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{One, Pow, Signed, Zero};
 
 use crate::error::SqlError;
 use crate::sqlstate::SqlState;
@@ -143,6 +148,13 @@ pub fn apply_typmod(canonical: &str, typmod: Option<(u16, u16)>) -> Result<Strin
     Ok(compose(&r))
 }
 
+/// Whether the canonical numeric `s` is zero (of any scale).
+pub fn is_zero(s: &str) -> bool {
+    s.trim_start_matches('-')
+        .bytes()
+        .all(|b| b == b'0' || b == b'.')
+}
+
 /// Orders two canonical numerics (NaN above everything).
 pub fn compare(a: &str, b: &str) -> Ordering {
     match (a == "NaN", b == "NaN") {
@@ -183,94 +195,180 @@ pub fn compare(a: &str, b: &str) -> Ordering {
     }
 }
 
-/// A numeric as a scaled integer `(value, scale)` when it fits in an i128.
-fn to_scaled(s: &str) -> Result<(i128, u32), SqlError> {
-    let d = decompose(s).ok_or_else(|| SqlError::unsupported("arithmetic on numeric NaN"))?;
-    let digits = format!("{}{}", d.int, d.frac);
-    let v: i128 = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().map_err(|_| overflow())?
-    };
-    Ok((if d.neg { -v } else { v }, d.frac.len() as u32))
+/// A finite numeric as a scaled integer: `value / 10^scale`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Scaled {
+    pub(crate) value: BigInt,
+    pub(crate) scale: u32,
 }
 
-fn from_scaled(v: i128, scale: u32) -> String {
-    let neg = v < 0;
-    let digits = v.unsigned_abs().to_string();
-    let scale = scale as usize;
-    let padded = if digits.len() <= scale {
-        format!("{}{}", "0".repeat(scale + 1 - digits.len()), digits)
-    } else {
-        digits
-    };
-    let (i, f) = padded.split_at(padded.len() - scale);
-    compose(&Dec {
-        neg,
-        int: i.trim_start_matches('0').to_string(),
-        frac: f.to_string(),
-    })
+impl Scaled {
+    /// The finite numeric `s` (canonical or input text); `None` for NaN.
+    pub(crate) fn of(s: &str) -> Option<Scaled> {
+        let d = decompose(s)?;
+        let digits = format!("{}{}", d.int, d.frac);
+        let magnitude = if digits.is_empty() {
+            BigInt::zero()
+        } else {
+            digits.parse::<BigInt>().ok()?
+        };
+        Some(Scaled {
+            value: if d.neg { -magnitude } else { magnitude },
+            scale: d.frac.len() as u32,
+        })
+    }
+
+    /// Canonical text, or PostgreSQL's overflow error past its limits
+    /// (131072 digits before the point, 16383 after).
+    pub(crate) fn to_text(&self) -> Result<String, SqlError> {
+        let digits = self.value.magnitude().to_string();
+        let scale = self.scale as usize;
+        let padded = if digits.len() <= scale {
+            format!("{}{}", "0".repeat(scale + 1 - digits.len()), digits)
+        } else {
+            digits
+        };
+        let (int, frac) = padded.split_at(padded.len() - scale);
+        let int = int.trim_start_matches('0');
+        if int.len() > MAX_INTEGER_DIGITS || scale > MAX_SCALE {
+            return Err(overflow());
+        }
+        Ok(compose(&Dec {
+            neg: self.value.is_negative(),
+            int: int.to_string(),
+            frac: frac.to_string(),
+        }))
+    }
+
+    /// The value at scale `scale` (at least its own).
+    pub(crate) fn value_at(&self, scale: u32) -> BigInt {
+        &self.value * pow10(scale - self.scale)
+    }
 }
 
-fn overflow() -> SqlError {
+/// PostgreSQL's limits on a numeric's digits.
+const MAX_INTEGER_DIGITS: usize = 131_072;
+const MAX_SCALE: usize = 16_383;
+
+pub(crate) fn pow10(exponent: u32) -> BigInt {
+    BigInt::from(10u32).pow(exponent)
+}
+
+pub(crate) fn overflow() -> SqlError {
     SqlError::new(
         SqlState::NUMERIC_VALUE_OUT_OF_RANGE,
         "value overflows numeric format",
     )
 }
 
-fn align(a: (i128, u32), b: (i128, u32)) -> Result<(i128, i128, u32), SqlError> {
-    let s = a.1.max(b.1);
-    let up = |v: (i128, u32)| {
-        v.0.checked_mul(10i128.checked_pow(s - v.1).ok_or_else(overflow)?)
-            .ok_or_else(overflow)
-    };
-    Ok((up(a)?, up(b)?, s))
+fn division_by_zero() -> SqlError {
+    SqlError::new(SqlState::DIVISION_BY_ZERO, "division by zero")
 }
 
-/// Exact `a op b` for `op` in `+ - * / %` (division to at least 16 digits of scale).
-pub fn arith(a: &str, b: &str, op: char) -> Result<String, SqlError> {
-    let x = to_scaled(a)?;
-    let y = to_scaled(b)?;
-    match op {
-        '+' | '-' => {
-            let (p, q, s) = align(x, y)?;
-            let r = if op == '+' {
-                p.checked_add(q)
-            } else {
-                p.checked_sub(q)
-            };
-            Ok(from_scaled(r.ok_or_else(overflow)?, s))
-        }
-        '*' => Ok(from_scaled(
-            x.0.checked_mul(y.0).ok_or_else(overflow)?,
-            x.1 + y.1,
-        )),
-        '/' | '%' => {
-            if y.0 == 0 {
-                return Err(SqlError::new(
-                    SqlState::DIVISION_BY_ZERO,
-                    "division by zero",
-                ));
-            }
-            let (p, q, s) = align(x, y)?;
-            if op == '%' {
-                return Ok(from_scaled(p % q, s));
-            }
-            let scale = 16u32.max(x.1).max(y.1);
-            let num = p
-                .checked_mul(10i128.checked_pow(scale + 1).ok_or_else(overflow)?)
-                .ok_or_else(overflow)?;
-            let raw = num / q; // scale + 1 digits
-            let rounded = if raw >= 0 {
-                (raw + 5) / 10
-            } else {
-                (raw - 5) / 10
-            };
-            Ok(from_scaled(rounded, scale))
-        }
-        _ => Err(SqlError::internal(format!("unknown numeric operator {op}"))),
+/// `numerator / denominator` rounded half away from zero.
+pub(crate) fn div_round(numerator: &BigInt, denominator: &BigInt) -> BigInt {
+    let (quotient, remainder) = numerator.div_rem(denominator);
+    if (remainder.magnitude() * 2u32) >= *denominator.magnitude() {
+        let away = if numerator.is_negative() == denominator.is_negative() {
+            BigInt::one()
+        } else {
+            -BigInt::one()
+        };
+        quotient + away
+    } else {
+        quotient
     }
+}
+
+/// The weight (position of its first non-zero base-10000 digit, 0 for
+/// the units group) and that digit, as PostgreSQL's `select_div_scale`
+/// reads them; `(0, 0)` for zero.
+pub(crate) fn first_base_digit(s: &str) -> (i64, u32) {
+    let Some(d) = decompose(s) else { return (0, 0) };
+    if !d.int.is_empty() {
+        let lead = d.int.len() % 4;
+        let lead = if lead == 0 { 4 } else { lead };
+        let weight = (d.int.len() as i64 - 1) / 4;
+        return (weight, d.int[..lead].parse().unwrap_or(0));
+    }
+    match d.frac.bytes().position(|b| b != b'0') {
+        Some(p) => {
+            let group = p / 4;
+            let start = group * 4;
+            let digits: String = format!("{:0<4}", &d.frac[start..(start + 4).min(d.frac.len())]);
+            (-(group as i64) - 1, digits.parse().unwrap_or(0))
+        }
+        None => (0, 0),
+    }
+}
+
+/// The scale of `a / b` as PostgreSQL's `select_div_scale` picks it: at
+/// least 16 significant digits, and no less than either input's scale.
+fn division_scale(a: &str, b: &str, a_scale: u32, b_scale: u32) -> u32 {
+    const MIN_SIGNIFICANT_DIGITS: i64 = 16;
+    const MAX_DISPLAY_SCALE: i64 = 1000;
+    let (weight1, first1) = first_base_digit(a);
+    let (weight2, first2) = first_base_digit(b);
+    let mut quotient_weight = weight1 - weight2;
+    if first1 <= first2 {
+        quotient_weight -= 1;
+    }
+    let scale = (MIN_SIGNIFICANT_DIGITS - quotient_weight * 4)
+        .max(i64::from(a_scale))
+        .max(i64::from(b_scale))
+        .clamp(0, MAX_DISPLAY_SCALE);
+    scale as u32
+}
+
+/// Exact `a op b` for `op` in `+ - * / %`, with PostgreSQL's result scales:
+/// the larger input scale for `+ - %`, their sum for `*`, and for `/` at
+/// least 16 significant digits (`select_div_scale`). NaN in gives NaN out.
+pub fn arith(a: &str, b: &str, op: char) -> Result<String, SqlError> {
+    let (x, y) = match (Scaled::of(a), Scaled::of(b)) {
+        (Some(x), Some(y)) => (x, y),
+        // NaN: NaN / 0 is NaN, as every other operation on it.
+        _ => return Ok("NaN".into()),
+    };
+    let result = match op {
+        '+' | '-' => {
+            let scale = x.scale.max(y.scale);
+            let (p, q) = (x.value_at(scale), y.value_at(scale));
+            Scaled {
+                value: if op == '+' { p + q } else { p - q },
+                scale,
+            }
+        }
+        '*' => Scaled {
+            value: &x.value * &y.value,
+            scale: x.scale + y.scale,
+        },
+        '/' => {
+            if y.value.is_zero() {
+                return Err(division_by_zero());
+            }
+            let scale = division_scale(a, b, x.scale, y.scale);
+            // a/b * 10^scale = (X * 10^(sy + scale)) / (Y * 10^sx)
+            let numerator = &x.value * pow10(y.scale + scale);
+            let denominator = &y.value * pow10(x.scale);
+            Scaled {
+                value: div_round(&numerator, &denominator),
+                scale,
+            }
+        }
+        '%' => {
+            if y.value.is_zero() {
+                return Err(division_by_zero());
+            }
+            let scale = x.scale.max(y.scale);
+            let (p, q) = (x.value_at(scale), y.value_at(scale));
+            Scaled {
+                value: p % q,
+                scale,
+            }
+        }
+        _ => return Err(SqlError::internal(format!("unknown numeric operator {op}"))),
+    };
+    result.to_text()
 }
 
 /// Rounds a numeric to an integer (half away from zero) if it fits in i64.
@@ -321,7 +419,27 @@ mod tests {
         assert_eq!(compare("-2", "-10"), Ordering::Greater);
         assert_eq!(compare("1.50", "1.5"), Ordering::Equal);
         assert_eq!(arith("1.5", "2", '+').unwrap(), "3.5");
-        assert_eq!(arith("1", "3", '/').unwrap(), "0.3333333333333333");
+        assert_eq!(arith("1", "3", '/').unwrap(), "0.33333333333333333333");
+        assert_eq!(arith("3", "2", '/').unwrap(), "1.5000000000000000");
+        assert_eq!(arith("0", "3", '/').unwrap(), "0.00000000000000000000");
+        assert_eq!(arith("10", "4", '/').unwrap(), "2.5000000000000000");
+        assert_eq!(arith("1", "8", '/').unwrap(), "0.12500000000000000000");
+        assert_eq!(arith("-7", "2", '/').unwrap(), "-3.5000000000000000");
+        assert_eq!(arith("2", "3", '/').unwrap(), "0.66666666666666666667");
+        assert_eq!(
+            arith("12345678901234567890", "3", '/').unwrap(),
+            "4115226300411522630"
+        );
+        assert_eq!(arith("10000", "3", '/').unwrap(), "3333.3333333333333333");
+        assert_eq!(arith("99999", "3", '/').unwrap(), "33333.000000000000");
+        assert_eq!(arith("-7.5", "2", '%').unwrap(), "-1.5");
+        assert_eq!(arith("1.25", "0.5", '*').unwrap(), "0.625");
+        assert_eq!(arith("NaN", "0", '/').unwrap(), "NaN");
+        let big = format!("1{}", "0".repeat(60));
+        assert_eq!(
+            arith(&big, &big, '*').unwrap(),
+            format!("1{}", "0".repeat(120))
+        );
         assert_eq!(arith("1", "0", '/').unwrap_err().code, "22012");
         assert_eq!(to_i64_rounded("-2.5"), Some(-3));
     }
