@@ -48,6 +48,54 @@ impl Binder<'_> {
         Some(bound.and_then(|args| self.bind_resolved(name, Form::Function, candidates, args)))
     }
 
+    /// `name(positional, name => value, ...)` in named (or mixed) notation:
+    /// the arguments placed by the parameters' names, left-out ones given
+    /// their defaults; `None` when the library has no function of that
+    /// name.
+    pub(super) fn bind_named_call(
+        &mut self,
+        name: &str,
+        positional: &[&Expr],
+        named: &[(String, &Expr)],
+    ) -> Option<Result<(BExpr, Ty), SqlError>> {
+        let candidates = functions::functions(name);
+        if candidates.is_empty() {
+            return None;
+        }
+        let placed = candidates
+            .iter()
+            .find_map(|b| place_named(b, positional, named).map(|args| (*b, args)));
+        let Some((builtin, args)) = placed else {
+            let mut shown: Vec<String> = positional.iter().map(|e| e.to_string()).collect();
+            shown.extend(named.iter().map(|(n, e)| format!("{n} => {e}")));
+            return Some(Err(SqlError::new(
+                SqlState::UNDEFINED_FUNCTION,
+                format!("function {name}({}) does not exist", shown.join(", ")),
+            )
+            .with_hint(
+                "No function matches the given name and argument types. You might need to add \
+                 explicit type casts.",
+            )));
+        };
+        let mut bound = Vec::with_capacity(args.len());
+        for (i, arg) in args.into_iter().enumerate() {
+            bound.push(match arg {
+                Placed::Given(e) => match self.bind_expr(e) {
+                    Ok(b) => b,
+                    Err(e) => return Some(Err(e)),
+                },
+                Placed::Default(value) => {
+                    let t = match &builtin.params[i] {
+                        Param::Ty(t) => Some(t.clone()),
+                        _ => None,
+                    };
+                    (BExpr::Const(value), t)
+                }
+            });
+        }
+        Some(self.bind_resolved(name, Form::Function, &[builtin], bound))
+    }
+
     /// `name(args)` of bound arguments, through the library (which has it).
     pub(super) fn bind_library_call(
         &mut self,
@@ -109,7 +157,7 @@ impl Binder<'_> {
         &mut self,
         name: &str,
         form: Form,
-        candidates: &'static [&'static Builtin],
+        candidates: &[&'static Builtin],
         args: Vec<(BExpr, Ty)>,
     ) -> Result<(BExpr, Ty), SqlError> {
         let inputs: Vec<Ty> = args.iter().map(|(_, t)| t.clone()).collect();
@@ -154,7 +202,11 @@ impl Binder<'_> {
         if call.builtin.strict && values.iter().any(Datum::is_null) {
             return Ok(Some(Datum::Null));
         }
-        let env = CallEnv { catalog: self.cat };
+        let memory = crate::exec::memory::MemoryBudget::default();
+        let env = CallEnv {
+            catalog: self.cat,
+            memory: &memory,
+        };
         (call.builtin.eval)(&values, &call.info, &env).map(Some)
     }
 }
@@ -163,4 +215,47 @@ impl Binder<'_> {
 /// included).
 fn builtin_param(builtin: &Builtin, i: usize) -> Option<&Param> {
     builtin.params.get(i).or(builtin.variadic.as_ref())
+}
+
+/// An argument of a call in named notation, placed at its parameter.
+enum Placed<'e> {
+    /// Written in the call.
+    Given(&'e Expr),
+    /// Left out: the parameter's default.
+    Default(Datum),
+}
+
+/// The arguments of `b` for a call with `positional` then `named`
+/// arguments, or `None` when `b` has no such parameters.
+fn place_named<'e>(
+    b: &Builtin,
+    positional: &[&'e Expr],
+    named: &[(String, &'e Expr)],
+) -> Option<Vec<Placed<'e>>> {
+    if b.names.is_empty() || positional.len() > b.params.len() {
+        return None;
+    }
+    let mut slots: Vec<Option<&'e Expr>> = vec![None; b.params.len()];
+    for (i, e) in positional.iter().enumerate() {
+        slots[i] = Some(e);
+    }
+    for (name, e) in named {
+        let i = b.names.iter().position(|n| n == name)?;
+        if slots[i].is_some() {
+            return None;
+        }
+        slots[i] = Some(e);
+    }
+    let first_default = b.params.len() - b.defaults.len();
+    slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, slot)| match slot {
+            Some(e) => Some(Placed::Given(e)),
+            None if i >= first_default => {
+                Some(Placed::Default(b.defaults[i - first_default].clone()))
+            }
+            None => None,
+        })
+        .collect()
 }

@@ -340,6 +340,33 @@ impl Binder<'_> {
                 Ok((BExpr::Const(parse_text(&s, &t)?), Some(t)))
             }
             Expr::Interval(interval) => self.bind_interval_literal(interval),
+            Expr::Ceil { expr, field } | Expr::Floor { expr, field } => {
+                let name = if matches!(e, Expr::Ceil { .. }) {
+                    "ceil"
+                } else {
+                    "floor"
+                };
+                match field {
+                    sqlparser::ast::CeilFloorKind::DateTimeField(
+                        sqlparser::ast::DateTimeField::NoDateTime,
+                    ) => {
+                        let operand = self.bind_expr(expr)?;
+                        self.bind_library_call(name, vec![operand])
+                    }
+                    _ => Err(SqlError::new(
+                        SqlState::UNDEFINED_FUNCTION,
+                        format!("function {name} with a second argument does not exist"),
+                    )),
+                }
+            }
+            Expr::AtTimeZone {
+                timestamp,
+                time_zone,
+            } => {
+                let zone = self.bind_expr(time_zone)?;
+                let value = self.bind_expr(timestamp)?;
+                self.bind_library_call("timezone", vec![zone, value])
+            }
             Expr::Extract { field, expr, .. } => {
                 let name = field.to_string().trim_matches('\'').to_lowercase();
                 let operand = self.bind_expr(expr)?;

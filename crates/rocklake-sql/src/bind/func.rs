@@ -41,10 +41,20 @@ impl Binder<'_> {
         }
         let CallArguments {
             args,
+            named,
             distinct,
             star,
             order_by,
         } = call_arguments(f)?;
+        if !named.is_empty() {
+            return self
+                .bind_named_call(&name, &args, &named)
+                .unwrap_or_else(|| {
+                    Err(SqlError::unsupported(format!(
+                        "named arguments are not supported by {name}()"
+                    )))
+                });
+        }
         if f.over.is_some() {
             if !order_by.is_empty() {
                 return Err(SqlError::unsupported(format!(
@@ -129,6 +139,33 @@ impl Binder<'_> {
             ("now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp", 0) => {
                 self.reads_time = true;
                 konst(Datum::TimestampTz(self.now), PgType::TimestampTz)
+            }
+            ("current_date", 0) => {
+                self.reads_time = true;
+                let days = self.now.div_euclid(86_400_000_000);
+                konst(Datum::Date(days as i32), PgType::Date)
+            }
+            ("localtimestamp", 0) => {
+                self.reads_time = true;
+                konst(Datum::Timestamp(self.now), PgType::Timestamp)
+            }
+            ("localtime", 0) => {
+                self.reads_time = true;
+                konst(
+                    Datum::Time(self.now.rem_euclid(86_400_000_000)),
+                    PgType::Time,
+                )
+            }
+            ("current_time", 0) => {
+                self.reads_time = true;
+                let micros = self.now.rem_euclid(86_400_000_000);
+                konst(
+                    Datum::TimeTz {
+                        micros,
+                        offset_west_secs: 0,
+                    },
+                    PgType::TimeTz,
+                )
             }
             ("version", 0) => konst(Datum::text(version_string()), PgType::Text),
             ("current_schema", 0) => konst(Datum::Text("public".into()), PgType::Name),
@@ -292,13 +329,6 @@ impl Binder<'_> {
                 ];
                 Ok((BExpr::Func(Func::SetConfig, bound), Some(PgType::Text)))
             }
-            ("pg_type_is_visible", 1) => {
-                let a = self.bind_typed_arg(args[0], &PgType::Oid)?;
-                Ok((
-                    BExpr::Func(Func::TypeIsVisible, vec![a]),
-                    Some(PgType::Bool),
-                ))
-            }
             ("pg_relation_is_publishable", 1) => {
                 let a = self.bind_regclass_arg(args[0])?;
                 Ok((
@@ -366,10 +396,6 @@ impl Binder<'_> {
                 self.bind_text_arg(args[1])?;
                 konst(Datum::Null, PgType::Text)
             }
-            ("pg_get_userbyid", 1) => {
-                let a = self.bind_typed_arg(args[0], &PgType::Oid)?;
-                Ok((BExpr::Func(Func::UserById, vec![a]), Some(PgType::Name)))
-            }
             ("pg_encoding_to_char", 1) => {
                 let a = self.bind_typed_arg(args[0], &PgType::Int4)?;
                 Ok((
@@ -388,21 +414,6 @@ impl Binder<'_> {
                         otherwise: Some(Box::new(BExpr::Const(Datum::text("")))),
                     },
                     Some(PgType::Name),
-                ))
-            }
-            ("pg_table_is_visible", 1) => {
-                let a = self.bind_typed_arg(args[0], &PgType::Oid)?;
-                Ok((
-                    BExpr::Func(Func::TableIsVisible, vec![a]),
-                    Some(PgType::Bool),
-                ))
-            }
-            ("format_type", 2) => {
-                let oid = self.bind_typed_arg(args[0], &PgType::Oid)?;
-                let typmod = self.bind_typed_arg(args[1], &PgType::Int4)?;
-                Ok((
-                    BExpr::Func(Func::FormatType, vec![oid, typmod]),
-                    Some(PgType::Text),
                 ))
             }
             // `pg_attrdef.adbin` (the only expressions kept) already holds
@@ -438,17 +449,6 @@ impl Binder<'_> {
                 Ok((
                     BExpr::Func(Func::ConstraintDef, vec![oid]),
                     Some(PgType::Text),
-                ))
-            }
-            ("to_regtype", 1) => {
-                let a = self.bind_text_arg(args[0])?;
-                Ok((BExpr::Func(Func::ToRegtype, vec![a]), Some(PgType::RegType)))
-            }
-            ("to_regclass", 1) => {
-                let a = self.bind_text_arg(args[0])?;
-                Ok((
-                    BExpr::Func(Func::ToRegclass, vec![a]),
-                    Some(PgType::RegClass),
                 ))
             }
             ("btrim" | "ltrim" | "rtrim", 1 | 2) => {
@@ -711,6 +711,8 @@ fn function_name(f: &Function) -> Result<String, SqlError> {
 struct CallArguments<'a> {
     /// Positional argument expressions.
     args: Vec<&'a Expr>,
+    /// Arguments in named notation (`days => 3`), by folded name.
+    named: Vec<(String, &'a Expr)>,
     /// `DISTINCT` before the arguments.
     distinct: bool,
     /// A `*` argument (`count(*)`).
@@ -724,6 +726,7 @@ fn call_arguments(f: &Function) -> Result<CallArguments<'_>, SqlError> {
         FunctionArguments::None => {
             return Ok(CallArguments {
                 args: Vec::new(),
+                named: Vec::new(),
                 distinct: false,
                 star: false,
                 order_by: Vec::new(),
@@ -746,11 +749,22 @@ fn call_arguments(f: &Function) -> Result<CallArguments<'_>, SqlError> {
         Some(sqlparser::ast::DuplicateTreatment::Distinct)
     );
     let mut args = Vec::new();
+    let mut named = Vec::new();
     let mut star = false;
     for a in &list.args {
         match a {
             FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => args.push(x),
             FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => star = true,
+            FunctionArg::Named {
+                name,
+                arg: FunctionArgExpr::Expr(x),
+                ..
+            } => named.push((fold(name), x)),
+            FunctionArg::ExprNamed {
+                name: Expr::Identifier(name),
+                arg: FunctionArgExpr::Expr(x),
+                ..
+            } => named.push((fold(name), x)),
             other => {
                 return Err(SqlError::unsupported(format!(
                     "unsupported argument {other}"
@@ -760,6 +774,7 @@ fn call_arguments(f: &Function) -> Result<CallArguments<'_>, SqlError> {
     }
     Ok(CallArguments {
         args,
+        named,
         distinct,
         star,
         order_by,

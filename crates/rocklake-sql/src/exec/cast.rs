@@ -106,8 +106,8 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
         }
         (D::Numeric(s), _) => match to {
             PgType::Numeric(tm) => Ok(D::Numeric(numeric::apply_typmod(s, *tm)?)),
-            PgType::Float4 => Ok(D::Float4(to_f64(&d).unwrap_or(f64::NAN) as f32)),
-            PgType::Float8 => Ok(D::Float8(to_f64(&d).unwrap_or(f64::NAN))),
+            // Through the float's input, which checks its range.
+            PgType::Float4 | PgType::Float8 => parse_text(s, to),
             PgType::Int2 | PgType::Int4 | PgType::Int8 => {
                 int_to(numeric::to_i64_rounded(s).ok_or_else(|| range_err(to))?, to)
             }
@@ -115,11 +115,41 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
         },
         (D::TimestampTz(v) | D::Timestamp(v), PgType::TimestampTz) => Ok(D::TimestampTz(*v)),
         (D::TimestampTz(v) | D::Timestamp(v), PgType::Timestamp) => Ok(D::Timestamp(*v)),
-        (D::TimestampTz(v) | D::Timestamp(v), PgType::Date) => {
-            Ok(D::Date(v.div_euclid(86_400_000_000) as i32))
+        (D::TimestampTz(v) | D::Timestamp(v), PgType::Date) => Ok(D::Date(match *v {
+            i64::MAX => i32::MAX,
+            i64::MIN => i32::MIN,
+            v => v.div_euclid(DAY) as i32,
+        })),
+        (D::Date(v), PgType::Timestamp | PgType::TimestampTz) => {
+            let micros = match *v {
+                i32::MAX => i64::MAX,
+                i32::MIN => i64::MIN,
+                v => i64::from(v) * DAY,
+            };
+            Ok(if *to == PgType::Timestamp {
+                D::Timestamp(micros)
+            } else {
+                D::TimestampTz(micros)
+            })
         }
-        (D::Date(v), PgType::Timestamp) => Ok(D::Timestamp(i64::from(*v) * 86_400_000_000)),
-        (D::Date(v), PgType::TimestampTz) => Ok(D::TimestampTz(i64::from(*v) * 86_400_000_000)),
+        (D::TimestampTz(v) | D::Timestamp(v), PgType::Time) if !infinite(*v) => {
+            Ok(D::Time(v.rem_euclid(DAY)))
+        }
+        (D::TimestampTz(v), PgType::TimeTz) if !infinite(*v) => Ok(D::TimeTz {
+            micros: v.rem_euclid(DAY),
+            offset_west_secs: 0,
+        }),
+        (D::Time(v), PgType::TimeTz) => Ok(D::TimeTz {
+            micros: *v,
+            offset_west_secs: 0,
+        }),
+        (D::Time(v), PgType::Interval) => Ok(D::Interval {
+            months: 0,
+            days: 0,
+            micros: *v,
+        }),
+        (D::TimeTz { micros, .. }, PgType::Time) => Ok(D::Time(*micros)),
+        (D::Interval { micros, .. }, PgType::Time) => Ok(D::Time(micros.rem_euclid(DAY))),
         (D::Bool(b), PgType::Int4) => Ok(D::Int4(i32::from(*b))),
         _ => {
             let same = matches!(
@@ -181,4 +211,12 @@ pub fn already_typed(d: &Datum, t: &PgType) -> bool {
                 PgType::RegProc | PgType::RegClass | PgType::RegType | PgType::RegNamespace
             )
     )
+}
+
+/// Microseconds in a day.
+const DAY: i64 = 86_400_000_000;
+
+/// Whether a timestamp is `infinity` or `-infinity`.
+fn infinite(micros: i64) -> bool {
+    micros == i64::MAX || micros == i64::MIN
 }

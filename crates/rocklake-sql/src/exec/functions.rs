@@ -2,11 +2,11 @@
 
 use std::cmp::Ordering;
 
-use rocklake_types::datum::{Datum, PgType};
+use rocklake_types::datum::Datum;
 use rocklake_types::value::text::format_text;
 use rocklake_types::{SqlError, SqlState};
 
-use crate::catalog::{Catalog, RegKind};
+use crate::catalog::Catalog;
 use crate::exec::cast::text_of;
 use crate::exec::compare::compare;
 use crate::exec::context::ExecCtx;
@@ -88,13 +88,6 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
         Func::QuoteLiteral => {
             Datum::text(crate::ident::quote_literal(&text(0).unwrap_or_default()))
         }
-        Func::TypeIsVisible => match vals[0].as_i64().and_then(|oid| u32::try_from(oid).ok()) {
-            Some(oid) => match PgType::from_oid(oid) {
-                Some(_) => Datum::Bool(true),
-                None => Datum::Null,
-            },
-            None => Datum::Null,
-        },
         Func::Lower => Datum::text(text(0).unwrap_or_default().to_lowercase()),
         Func::Upper => Datum::text(text(0).unwrap_or_default().to_uppercase()),
         Func::Length => Datum::Int4(text(0).unwrap_or_default().chars().count() as i32),
@@ -138,10 +131,6 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             Datum::Float8(v) => Datum::Float8(v.abs()),
             d if d.as_i64().is_some_and(|v| v < 0) => negate(d.clone())?,
             d => d.clone(),
-        },
-        Func::ToRegclass => match ctx.catalog.regclass(&text(0).unwrap_or_default()) {
-            Some(oid) => ctx.catalog.reg_from_oid(RegKind::Class, oid),
-            None => Datum::Null,
         },
         Func::ToReg(kind) => match &vals[0] {
             Datum::Text(name) => ctx.catalog.reg_from_name(kind, name)?,
@@ -209,16 +198,6 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
                 ))
             }
         },
-        Func::UserById => match vals[0].as_i64() {
-            Some(oid) => match u32::try_from(oid)
-                .ok()
-                .and_then(|oid| crate::catalog::role_name(ctx.catalog, oid))
-            {
-                Some(name) => Datum::text(name),
-                None => Datum::text(format!("unknown (OID={oid})")),
-            },
-            None => Datum::Null,
-        },
         Func::SizePretty => match vals[0].as_i64() {
             Some(bytes) => Datum::text(size_pretty(bytes)),
             None => Datum::Null,
@@ -271,17 +250,6 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
                 .map_or(Datum::Null, Datum::Bool),
             None => Datum::Null,
         },
-        Func::TableIsVisible => match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
-            Some(oid) => ctx
-                .catalog
-                .table_is_visible(oid)
-                .map_or(Datum::Null, Datum::Bool),
-            None => Datum::Null,
-        },
-        Func::ToRegtype => match text(0).as_deref().and_then(PgType::from_sql_name) {
-            Some(t) => ctx.catalog.reg_from_oid(RegKind::Type, t.oid()),
-            None => Datum::Null,
-        },
         Func::IndexDef | Func::ConstraintDef => {
             match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
                 Some(oid) if f == Func::IndexDef => {
@@ -298,24 +266,9 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
                 None => Datum::Null,
             }
         }
-        Func::FormatType => match vals[0].as_i64().and_then(|v| u32::try_from(v).ok()) {
-            Some(oid) => Datum::text(format_type(oid, vals[1].as_i64())),
-            None => Datum::Null,
-        },
     })
 }
 
-/// `format_type(oid, typmod)` as PostgreSQL writes it (`???` for a type it
-/// does not know).
-fn format_type(oid: u32, typmod: Option<i64>) -> String {
-    let modifier = typmod.filter(|m| *m >= 4).map(|m| m - 4);
-    match (PgType::from_oid(oid), modifier) {
-        (Some(PgType::Numeric(_)), Some(m)) => format!("numeric({},{})", m >> 16, m & 0xffff),
-        (Some(PgType::Varchar), Some(n)) => format!("character varying({n})"),
-        (Some(t), _) => t.display_name().to_string(),
-        (None, _) => "???".to_string(),
-    }
-}
 /// Whether `value` matches the POSIX regular expression `pattern` (the
 /// compiled patterns of a thread are kept: catalog queries match many rows
 /// against one pattern).

@@ -74,6 +74,14 @@ impl MemoryBudget {
     }
 }
 
+impl crate::plan::ValueMemory for MemoryBudget {
+    fn check(&self, bytes: usize) -> Result<(), SqlError> {
+        self.charge(bytes)?;
+        self.release(bytes);
+        Ok(())
+    }
+}
+
 /// Bytes of a budget held by one operator, given back when it is dropped.
 pub(crate) struct Reservation<'a> {
     budget: &'a MemoryBudget,

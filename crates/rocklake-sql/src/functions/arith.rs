@@ -157,14 +157,14 @@ fn int_xor(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError>
     int_datum(Some(int(&a[0]) ^ int(&a[1])), &call.result)
 }
 
-/// `x << n` as PostgreSQL computes it: in the type's width, bits shifted
-/// out lost (the shift count taken modulo the width, as C does on x86).
+/// `x << n` as PostgreSQL computes it in C: `smallint` and `integer` in
+/// 32 bits (a `smallint` result truncated to 16), `bigint` in 64, the
+/// shift count taken modulo that width as x86 does.
 fn int_shl(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
-    let bits = u32::from(width(&call.result)) * 8;
-    let shift = (int(&a[1]) as u32) % bits;
     let value = int(&a[0]);
+    let shift = int(&a[1]) as u32;
     let shifted = match call.result {
-        PgType::Int2 => i64::from((value as i16).wrapping_shl(shift)),
+        PgType::Int2 => i64::from((value as i32).wrapping_shl(shift) as i16),
         PgType::Int4 => i64::from((value as i32).wrapping_shl(shift)),
         _ => value.wrapping_shl(shift),
     };
@@ -172,11 +172,10 @@ fn int_shl(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError>
 }
 
 fn int_shr(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
-    let bits = u32::from(width(&call.result)) * 8;
-    let shift = (int(&a[1]) as u32) % bits;
     let value = int(&a[0]);
+    let shift = int(&a[1]) as u32;
     let shifted = match call.result {
-        PgType::Int2 => i64::from((value as i16).wrapping_shr(shift)),
+        PgType::Int2 => i64::from((value as i32).wrapping_shr(shift) as i16),
         PgType::Int4 => i64::from((value as i32).wrapping_shr(shift)),
         _ => value.wrapping_shr(shift),
     };
@@ -184,7 +183,7 @@ fn int_shr(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError>
 }
 
 fn int_neg(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
-    int_datum(int(&a[0]).checked_neg(), &call.result).and_then(|d| fits(d, &call.result))
+    int_datum(int(&a[0]).checked_neg(), &call.result)
 }
 
 fn int_abs(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
@@ -193,11 +192,6 @@ fn int_abs(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError>
 
 fn int_not(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
     int_datum(Some(!int(&a[0])), &call.result)
-}
-
-/// Re-checks a negated value against its type (`-(-32768)::int2`).
-fn fits(d: Datum, t: &PgType) -> Result<Datum, SqlError> {
-    int_datum(d.as_i64(), t)
 }
 
 /// A floating-point argument.
@@ -209,13 +203,13 @@ fn float(d: &Datum) -> f64 {
     }
 }
 
-/// `value` as the float type of `call`, with PostgreSQL's overflow and
-/// underflow checks (`inputs_zero`: whether an input was zero, so a zero
-/// result is no underflow).
+/// `value` as the float type of `call`, with PostgreSQL's checks: an
+/// infinite result of finite inputs overflowed; a zero result is an
+/// underflow when `underflowed` says it should not be zero.
 fn float_result(
     value: f64,
     inputs: &[f64],
-    inputs_zero: bool,
+    underflowed: bool,
     call: &CallInfo,
 ) -> Result<Datum, SqlError> {
     let single = call.result == PgType::Float4;
@@ -230,7 +224,7 @@ fn float_result(
             "value out of range: overflow",
         ));
     }
-    if out == 0.0 && value != 0.0 && !inputs_zero {
+    if out == 0.0 && underflowed {
         return Err(SqlError::new(
             SqlState::NUMERIC_VALUE_OUT_OF_RANGE,
             "value out of range: underflow",
@@ -245,19 +239,17 @@ fn float_result(
 
 fn float_add(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
     let (x, y) = (float(&a[0]), float(&a[1]));
-    float_result(x + y, &[x, y], true, call)
+    float_result(x + y, &[x, y], false, call)
 }
 
 fn float_sub(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
     let (x, y) = (float(&a[0]), float(&a[1]));
-    float_result(x - y, &[x, y], true, call)
+    float_result(x - y, &[x, y], false, call)
 }
 
 fn float_mul(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
     let (x, y) = (float(&a[0]), float(&a[1]));
-    let product = x * y;
-    let underflow_possible = x != 0.0 && y != 0.0;
-    float_result(product, &[x, y], !underflow_possible, call)
+    float_result(x * y, &[x, y], x != 0.0 && y != 0.0, call)
 }
 
 fn float_div(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
@@ -265,7 +257,7 @@ fn float_div(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlErro
     if y == 0.0 && !x.is_nan() {
         return Err(division_by_zero());
     }
-    float_result(x / y, &[x, y], x == 0.0 || y.is_infinite(), call)
+    float_result(x / y, &[x, y], x != 0.0 && !y.is_infinite(), call)
 }
 
 fn float_neg(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {

@@ -41,6 +41,12 @@ pub(super) fn register(lib: &mut Library) {
             _ => Datum::Null,
         })
     });
+    lib.function(
+        "array_fill",
+        [Param::AnyElement, Param::Ty(PgType::array_of(INT4))],
+        Returns::ArrayOfElement,
+        array_fill,
+    );
     let array = || Param::AnyCompatibleArray;
     let element = || Param::AnyCompatible;
     lib.function(
@@ -196,4 +202,29 @@ fn replace(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
             .map(|x| if same(&x, &a[1]) { a[2].clone() } else { x })
             .collect::<Vec<_>>(),
     ))
+}
+
+/// `array_fill(value, ARRAY[length])`: `length` copies (one dimension).
+fn array_fill(a: &[Datum], _: &CallInfo, env: &CallEnv) -> Result<Datum, SqlError> {
+    const MAX_ELEMENTS: usize = 134_217_727;
+    let dimensions = items(&a[1]);
+    match dimensions.as_slice() {
+        [length] => {
+            let length = length.as_i64().unwrap_or(0);
+            let length = usize::try_from(length).unwrap_or(usize::MAX);
+            if length > MAX_ELEMENTS {
+                return Err(SqlError::new(
+                    rocklake_types::SqlState::PROGRAM_LIMIT_EXCEEDED,
+                    format!("array size exceeds the maximum allowed ({MAX_ELEMENTS})"),
+                ));
+            }
+            env.memory
+                .check(length.saturating_mul(std::mem::size_of::<Datum>()))?;
+            Ok(Datum::array(vec![a[0].clone(); length]))
+        }
+        [] => Ok(Datum::array(Vec::<Datum>::new())),
+        _ => Err(SqlError::unsupported(
+            "multidimensional arrays are not supported",
+        )),
+    }
 }

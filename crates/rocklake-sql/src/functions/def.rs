@@ -66,6 +66,8 @@ impl Library {
                 params,
                 variadic: None,
                 optional: 0,
+                defaults: Vec::new(),
+                names: &[],
                 returns,
                 volatility: Volatility::Immutable,
                 reads: Reads::Arguments,
@@ -126,6 +128,20 @@ impl Entry<'_> {
     /// The last `count` parameters may be left out.
     pub(super) fn optional(mut self, count: usize) -> Self {
         self.builtin().optional = count;
+        self
+    }
+
+    /// The last parameters may be left out, these values standing for
+    /// them.
+    pub(super) fn defaults(mut self, values: Vec<rocklake_types::datum::Datum>) -> Self {
+        self.builtin().optional = values.len();
+        self.builtin().defaults = values;
+        self
+    }
+
+    /// The parameters' names, for calls in named notation.
+    pub(super) fn names(mut self, names: &'static [&'static str]) -> Self {
+        self.builtin().names = names;
         self
     }
 }

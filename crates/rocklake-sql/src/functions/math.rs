@@ -4,18 +4,16 @@
 //! `power`, `mod`, `div`, `gcd`, `lcm`, `factorial`, `pi`, `degrees`,
 //! `radians`, `random` and the trigonometric functions, on `double
 //! precision` and, exactly, on `numeric`.
-//!
-//! The numeric forms of `exp`, `ln`, `log` and `power` need PostgreSQL's
-//! arbitrary-precision algorithms and result scales; until they are here
-//! they fail with 0A000 rather than answer a `double precision` value.
 
 use rocklake_types::datum::Datum;
 use rocklake_types::value::numeric::math::{self as numeric, Rounding};
+use rocklake_types::value::numeric::transcendental;
 use rocklake_types::{SqlError, SqlState};
 
 use super::arith::{division_by_zero, int_datum, numeric_text};
 use super::def::types::*;
 use super::def::Library;
+use super::{degrees, libm};
 use crate::plan::{CallEnv, CallInfo};
 
 /// Registers the mathematical functions and operators.
@@ -28,7 +26,7 @@ pub(super) fn register(lib: &mut Library) {
 
 fn operators(lib: &mut Library) {
     lib.infix("^", FLOAT8, FLOAT8, FLOAT8, dpow);
-    lib.infix("^", NUMERIC, NUMERIC, NUMERIC, numeric_not_yet);
+    lib.infix("^", NUMERIC, NUMERIC, NUMERIC, numeric_power);
     lib.prefix("|/", FLOAT8, FLOAT8, dsqrt);
     lib.prefix("||/", FLOAT8, FLOAT8, dcbrt);
 }
@@ -55,8 +53,8 @@ fn rounding(lib: &mut Library) {
 }
 
 fn float_functions(lib: &mut Library) {
-    for (name, eval) in [
-        ("abs", float_abs as crate::plan::ScalarFn),
+    let unary: [(&'static str, crate::plan::ScalarFn); 30] = [
+        ("abs", float_abs),
         ("sign", float_sign),
         ("sqrt", dsqrt),
         ("cbrt", dcbrt),
@@ -66,39 +64,37 @@ fn float_functions(lib: &mut Library) {
         ("log10", dlog10),
         ("degrees", degrees),
         ("radians", radians),
-        ("sin", |a, _, _| trig(a, f64::sin)),
-        ("cos", |a, _, _| trig(a, f64::cos)),
-        ("tan", |a, _, _| trig(a, f64::tan)),
-        ("cot", |a, _, _| trig(a, |x| 1.0 / x.tan())),
-        ("asin", |a, _, _| inverse_trig(a, f64::asin)),
-        ("acos", |a, _, _| inverse_trig(a, f64::acos)),
-        ("atan", |a, _, _| trig(a, f64::atan)),
-        ("sind", |a, _, _| trig(a, |x| degree_trig(x, f64::sin))),
-        ("cosd", |a, _, _| trig(a, |x| degree_trig(x, f64::cos))),
-        ("tand", |a, _, _| trig(a, |x| degree_trig(x, f64::tan))),
-        ("asind", |a, _, _| {
-            inverse_trig(a, |x| x.asin().to_degrees())
-        }),
-        ("acosd", |a, _, _| {
-            inverse_trig(a, |x| x.acos().to_degrees())
-        }),
-        ("atand", |a, _, _| trig(a, |x| x.atan().to_degrees())),
-        ("sinh", |a, _, _| trig(a, f64::sinh)),
-        ("cosh", |a, _, _| trig(a, f64::cosh)),
-        ("tanh", |a, _, _| trig(a, f64::tanh)),
-        ("asinh", |a, _, _| trig(a, f64::asinh)),
-        ("acosh", |a, _, _| inverse_trig(a, f64::acosh)),
-        ("atanh", |a, _, _| inverse_trig(a, f64::atanh)),
-    ] {
+        ("sin", |a, _, _| trig(a, libm::sin)),
+        ("cos", |a, _, _| trig(a, libm::cos)),
+        ("tan", |a, _, _| trig(a, libm::tan)),
+        ("cot", |a, _, _| trig(a, |x| 1.0 / libm::tan(x))),
+        ("asin", |a, _, _| trig(a, libm::asin)),
+        ("acos", |a, _, _| trig(a, libm::acos)),
+        ("atan", |a, _, _| trig(a, libm::atan)),
+        ("sind", |a, _, _| trig(a, degrees::sind)),
+        ("cosd", |a, _, _| trig(a, degrees::cosd)),
+        ("tand", |a, _, _| trig(a, degrees::tand)),
+        ("cotd", |a, _, _| trig(a, degrees::cotd)),
+        ("asind", |a, _, _| trig(a, degrees::asind)),
+        ("acosd", |a, _, _| trig(a, degrees::acosd)),
+        ("atand", |a, _, _| trig(a, degrees::atand)),
+        ("sinh", |a, _, _| trig(a, libm::sinh)),
+        ("cosh", |a, _, _| trig(a, libm::cosh)),
+        ("tanh", |a, _, _| trig(a, libm::tanh)),
+        ("asinh", |a, _, _| trig(a, libm::asinh)),
+        ("acosh", |a, _, _| trig(a, libm::acosh)),
+        ("atanh", |a, _, _| trig(a, libm::atanh)),
+    ];
+    for (name, eval) in unary {
         lib.function(name, [FLOAT8], FLOAT8, eval);
     }
     lib.function("power", [FLOAT8, FLOAT8], FLOAT8, dpow);
     lib.function("pow", [FLOAT8, FLOAT8], FLOAT8, dpow);
     lib.function("atan2", [FLOAT8, FLOAT8], FLOAT8, |a, _, _| {
-        Ok(Datum::Float8(float(&a[0]).atan2(float(&a[1]))))
+        Ok(Datum::Float8(libm::atan2(float(&a[0]), float(&a[1]))))
     });
     lib.function("atan2d", [FLOAT8, FLOAT8], FLOAT8, |a, _, _| {
-        Ok(Datum::Float8(float(&a[0]).atan2(float(&a[1])).to_degrees()))
+        Ok(Datum::Float8(degrees::atan2d(float(&a[0]), float(&a[1]))))
     });
     lib.function("pi", [FLOAT8; 0], FLOAT8, |_, _, _| {
         Ok(Datum::Float8(std::f64::consts::PI))
@@ -118,11 +114,28 @@ fn numeric_functions(lib: &mut Library) {
     lib.function("sqrt", [NUMERIC], NUMERIC, |a, _, _| {
         Ok(Datum::Numeric(numeric::sqrt(&numeric_text(&a[0]))?))
     });
-    for name in ["exp", "ln", "log", "log10"] {
-        lib.function(name, [NUMERIC], NUMERIC, numeric_not_yet);
+    lib.function("exp", [NUMERIC], NUMERIC, |a, _, _| {
+        Ok(Datum::Numeric(transcendental::exp(&numeric_text(&a[0]))?))
+    });
+    lib.function("ln", [NUMERIC], NUMERIC, |a, _, _| {
+        Ok(Datum::Numeric(transcendental::ln(&numeric_text(&a[0]))?))
+    });
+    for name in ["log", "log10"] {
+        lib.function(name, [NUMERIC], NUMERIC, |a, _, _| {
+            Ok(Datum::Numeric(transcendental::log(
+                "10",
+                &numeric_text(&a[0]),
+            )?))
+        });
     }
-    for name in ["log", "power", "pow"] {
-        lib.function(name, [NUMERIC, NUMERIC], NUMERIC, numeric_not_yet);
+    lib.function("log", [NUMERIC, NUMERIC], NUMERIC, |a, _, _| {
+        Ok(Datum::Numeric(transcendental::log(
+            &numeric_text(&a[0]),
+            &numeric_text(&a[1]),
+        )?))
+    });
+    for name in ["power", "pow"] {
+        lib.function(name, [NUMERIC, NUMERIC], NUMERIC, numeric_power);
     }
     lib.function("mod", [NUMERIC, NUMERIC], NUMERIC, |a, _, _| {
         Ok(Datum::Numeric(rocklake_types::value::numeric::arith(
@@ -196,7 +209,7 @@ fn dpow(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
             "a negative number raised to a non-integer power yields a complex result",
         ));
     }
-    let result = x.powf(y);
+    let result = libm::pow(x, y);
     if result.is_infinite() && x.is_finite() && y.is_finite() {
         return Err(out_of_range("overflow"));
     }
@@ -218,12 +231,12 @@ fn dsqrt(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
 }
 
 fn dcbrt(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
-    Ok(Datum::Float8(float(&a[0]).cbrt()))
+    Ok(Datum::Float8(libm::cbrt(float(&a[0]))))
 }
 
 fn dexp(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
     let x = float(&a[0]);
-    let result = x.exp();
+    let result = libm::exp(x);
     if result == 0.0 && x.is_finite() {
         return Err(out_of_range("underflow"));
     }
@@ -249,13 +262,13 @@ fn logarithm_domain(x: f64) -> Result<(), SqlError> {
 fn dln(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
     let x = float(&a[0]);
     logarithm_domain(x)?;
-    Ok(Datum::Float8(x.ln()))
+    Ok(Datum::Float8(libm::ln(x)))
 }
 
 fn dlog10(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
     let x = float(&a[0]);
     logarithm_domain(x)?;
-    Ok(Datum::Float8(x.log10()))
+    Ok(Datum::Float8(libm::log10(x)))
 }
 
 fn degrees(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
@@ -268,8 +281,8 @@ fn radians(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
     checked(x.to_radians(), x)
 }
 
-/// A trigonometric function, with PostgreSQL's error for an infinite
-/// argument.
+/// A trigonometric function, with PostgreSQL's error for an argument
+/// outside its domain (an infinity, or beyond ±1 for the inverses).
 fn trig(a: &[Datum], f: impl Fn(f64) -> f64) -> Result<Datum, SqlError> {
     let x = float(&a[0]);
     let result = f(x);
@@ -280,29 +293,6 @@ fn trig(a: &[Datum], f: impl Fn(f64) -> f64) -> Result<Datum, SqlError> {
         ));
     }
     Ok(Datum::Float8(result))
-}
-
-/// An inverse function defined on part of the line: "input is out of
-/// range" outside it.
-fn inverse_trig(a: &[Datum], f: impl Fn(f64) -> f64) -> Result<Datum, SqlError> {
-    trig(a, f)
-}
-
-/// `sind`, `cosd`, `tand`: exact at the multiples of 30 and 45 degrees
-/// where PostgreSQL's are.
-fn degree_trig(x: f64, f: fn(f64) -> f64) -> f64 {
-    if !x.is_finite() {
-        return f64::NAN;
-    }
-    let reduced = x.rem_euclid(360.0);
-    let exact = |v: f64| if v.abs() < 1e-15 { 0.0 } else { v };
-    let value = f(reduced.to_radians());
-    let rounded = (value * 1e12).round() / 1e12;
-    if (rounded * 2.0).fract() == 0.0 {
-        exact(rounded)
-    } else {
-        exact(value)
-    }
 }
 
 fn float_abs(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
@@ -427,11 +417,11 @@ fn int_lcm(a: &[Datum], call: &CallInfo, env: &CallEnv) -> Result<Datum, SqlErro
     int_datum(i64::try_from((x / gcd * y).abs()).ok(), &call.result)
 }
 
-fn numeric_not_yet(_: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
-    Err(SqlError::unsupported(
-        "exp, ln, log and power of numeric values are not supported yet; cast the arguments \
-         to double precision",
-    ))
+fn numeric_power(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
+    Ok(Datum::Numeric(transcendental::power(
+        &numeric_text(&a[0]),
+        &numeric_text(&a[1]),
+    )?))
 }
 
 /// A uniformly distributed value in [0, 1).

@@ -8,7 +8,7 @@
 //! Families: [`arith`] (the number operators), [`math`] (mathematical
 //! functions), [`datetime`] (date and time operators and functions),
 //! [`arrays`] (array functions), [`system`] (information about values
-//! and the session).
+//! and the session), [`catalog_info`] (what the catalog says of objects).
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -17,8 +17,11 @@ use crate::plan::{Builtin, Form};
 
 mod arith;
 mod arrays;
+mod catalog_info;
 mod datetime;
 mod def;
+mod degrees;
+mod libm;
 mod math;
 pub(crate) mod resolve;
 mod system;
@@ -38,6 +41,7 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     math::register(&mut library);
     arrays::register(&mut library);
     system::register(&mut library);
+    catalog_info::register(&mut library);
     datetime::register(&mut library);
     let mut registry = Registry {
         functions: HashMap::new(),

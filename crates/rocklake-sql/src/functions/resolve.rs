@@ -73,11 +73,12 @@ pub(crate) fn resolve(
 fn expand(b: &Builtin, count: usize) -> Option<Vec<Param>> {
     let fixed = b.params.len();
     match &b.variadic {
-        Some(repeated) if count >= fixed => {
+        // A variadic parameter takes at least one argument.
+        Some(repeated) => (count > fixed).then(|| {
             let mut params = b.params.clone();
             params.resize(count, repeated.clone());
-            Some(params)
-        }
+            params
+        }),
         _ if count <= fixed && count + b.optional >= fixed => Some(b.params[..count].to_vec()),
         _ => None,
     }
@@ -92,7 +93,7 @@ fn fit(b: &'static Builtin, params: &[Param], inputs: &[Ty]) -> Option<Fit> {
         let target = match param {
             Param::Ty(t) => Some(t.clone()),
             Param::Any => Some(input.clone().unwrap_or(PgType::Text)),
-            Param::AnyElement | Param::AnyNonArray => poly.element.clone(),
+            Param::AnyElement => poly.element.clone(),
             // An array (or vector) is taken as it is.
             Param::AnyArray => input
                 .clone()
@@ -130,8 +131,6 @@ fn polymorphic_types(params: &[Param], inputs: &[Ty]) -> Option<Polymorphic> {
         let Some(input) = input else { continue };
         let element = match param {
             Param::AnyElement => Some(input.clone()),
-            Param::AnyNonArray if input.is_array() => return None,
-            Param::AnyNonArray => Some(input.clone()),
             Param::AnyArray => Some(input.element_type()?),
             Param::AnyCompatible => {
                 compatible = common_type(&compatible, &Some(input.clone()), "").ok()?;
@@ -181,14 +180,12 @@ fn exact_match<'f>(fits: &'f [Fit], inputs: &[Ty], form: Form) -> Option<&'f Fit
 }
 
 /// PostgreSQL's best-candidate selection among fits (steps 3c to 3f).
-fn select<'f>(mut fits: Vec<Fit>, inputs: &[Ty]) -> Result<Fit, Unresolved> {
+fn select(mut fits: Vec<Fit>, inputs: &[Ty]) -> Result<Fit, Unresolved> {
     if fits.len() <= 1 {
         return fits.pop().ok_or(Unresolved::NoMatch);
     }
     // The most exact matches.
-    keep_best(&mut fits, |f| {
-        count(f, inputs, |target, input| same_type(target, input))
-    });
+    keep_best(&mut fits, |f| count(f, inputs, same_type));
     if fits.len() == 1 {
         return Ok(fits.remove(0));
     }
@@ -317,7 +314,7 @@ fn finish(f: &Fit, inputs: &[Ty]) -> Result<Resolved, Unresolved> {
         .iter()
         .zip(&f.targets)
         .find_map(|(p, t)| match p {
-            Param::AnyElement | Param::AnyNonArray | Param::AnyCompatible => t.clone(),
+            Param::AnyElement | Param::AnyCompatible => t.clone(),
             Param::AnyArray | Param::AnyCompatibleArray => {
                 t.as_ref().and_then(PgType::element_type)
             }
@@ -343,7 +340,6 @@ fn finish(f: &Fit, inputs: &[Ty]) -> Result<Resolved, Unresolved> {
     }
     let result = match &b.returns {
         Returns::Ty(t) => t.clone(),
-        Returns::Element => element.clone().ok_or_else(undetermined)?,
         Returns::ArrayOfElement => PgType::array_of(element.ok_or_else(undetermined)?),
     };
     Ok(Resolved {

@@ -43,8 +43,6 @@ pub enum Param {
     Ty(PgType),
     /// `anyelement`: any type, the same at every polymorphic position.
     AnyElement,
-    /// `anynonarray`: like `anyelement`, but not an array.
-    AnyNonArray,
     /// `anyarray`: an array of the polymorphic element type.
     AnyArray,
     /// `anycompatible`: the common type of every `anycompatible` argument.
@@ -60,8 +58,6 @@ pub enum Param {
 pub enum Returns {
     /// This type.
     Ty(PgType),
-    /// The resolved polymorphic element type.
-    Element,
     /// An array of the resolved polymorphic element type.
     ArrayOfElement,
 }
@@ -77,8 +73,13 @@ pub struct Builtin {
     /// A last parameter that takes any number of further arguments
     /// (`VARIADIC`), repeated after `params`.
     pub variadic: Option<Param>,
-    /// How many of the trailing `params` may be left out (defaults).
+    /// How many of the trailing `params` may be left out.
     pub optional: usize,
+    /// The values of the last parameters when a call in named notation
+    /// leaves them out (PostgreSQL's defaults).
+    pub defaults: Vec<Datum>,
+    /// The parameters' names, for calls in named notation (`days => 3`).
+    pub names: &'static [&'static str],
     /// The result type.
     pub returns: Returns,
     /// See [`Volatility`].
@@ -129,6 +130,16 @@ pub struct CallInfo {
 pub struct CallEnv<'a> {
     /// The statement's catalog snapshot (settings, relations, roles).
     pub catalog: &'a Catalog,
+    /// What a built-in that makes a large value (an array, a long string)
+    /// checks its size against.
+    pub memory: &'a dyn ValueMemory,
+}
+
+/// The statement's memory, as a built-in making a large value sees it.
+pub trait ValueMemory {
+    /// Fails with the statement's out-of-memory error (53200) when
+    /// `bytes` more would not fit.
+    fn check(&self, bytes: usize) -> Result<(), SqlError>;
 }
 
 /// A bound call of a built-in.

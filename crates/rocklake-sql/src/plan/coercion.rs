@@ -107,7 +107,7 @@ pub fn coerces_implicitly(from: &PgType, to: &PgType) -> bool {
         (T::Timestamp, T::TimestampTz) => true,
         (T::Time, T::Interval | T::TimeTz) => true,
         // Arrays of types that coerce.
-        (T::Array(a), T::Array(b)) => same_type(a, b),
+        (T::Array(a), T::Array(b)) => coerces_implicitly(a, b),
         (T::Int2Vector, T::Array(e)) => **e == T::Int2,
         (T::OidVector, T::Array(e)) => **e == T::Oid,
         _ => false,

@@ -13,7 +13,8 @@ pub(crate) mod coercion;
 pub(crate) mod params;
 mod types;
 pub use builtin::{
-    Builtin, Call, CallEnv, CallInfo, Form, Param, Reads, Returns, ScalarFn, Volatility,
+    Builtin, Call, CallEnv, CallInfo, Form, Param, Reads, Returns, ScalarFn, ValueMemory,
+    Volatility,
 };
 pub use types::{common_type, comparable};
 
@@ -73,10 +74,6 @@ pub enum Func {
     Concat,
     /// `abs(x)`
     Abs,
-    /// `to_regclass(text)`
-    ToRegclass,
-    /// `pg_table_is_visible(oid)`.
-    TableIsVisible,
     /// `pg_database_size(name | oid)`, over the scan at this index.
     DatabaseSize(usize),
     /// `pg_relation_size(regclass)` (also `pg_table_size`,
@@ -91,18 +88,11 @@ pub enum Func {
         /// `!~`, `!~*`.
         negated: bool,
     },
-    /// `pg_get_userbyid(oid)`: the role's name.
-    UserById,
     /// `array_to_string(array, delimiter)`.
     ArrayToString,
-    /// `to_regtype(text)`: the type's oid, NULL if there is no such type.
-    ToRegtype,
     /// A cast to `regclass`, `regtype` or `regnamespace`: the object of
     /// that oid or name.
     ToReg(crate::catalog::RegKind),
-    /// `format_type(type oid, typmod)`: the type's SQL name with its
-    /// modifier, e.g. `numeric(10,2)`.
-    FormatType,
     /// `pg_get_indexdef(index oid [, column, pretty])`.
     IndexDef,
     /// `pg_get_constraintdef(constraint oid [, pretty])`.
@@ -135,8 +125,6 @@ pub enum Func {
         /// `->>`.
         as_text: bool,
     },
-    /// `pg_type_is_visible(oid)`.
-    TypeIsVisible,
     /// `pg_relation_is_publishable(regclass)`: whether the relation is a
     /// permanent table.
     RelationIsPublishable,

@@ -153,6 +153,15 @@ fn out_of_range(s: &str, ty: &str) -> SqlError {
     )
 }
 
+/// PostgreSQL's error for float input out of range (no "value" before it,
+/// unlike the integers').
+fn float_out_of_range(s: &str, ty: &str) -> SqlError {
+    SqlError::new(
+        SqlState::NUMERIC_VALUE_OUT_OF_RANGE,
+        format!("\"{s}\" is out of range for type {ty}"),
+    )
+}
+
 fn parse_int(s: &str, ty: &PgType) -> Result<i64, SqlError> {
     let t = s.trim();
     let name = ty.display_name();
@@ -280,8 +289,21 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
             let v = parse_int(s, &PgType::Int8).map_err(|_| bad_input(name, s))?;
             Datum::Oid(u32::try_from(v).map_err(|_| out_of_range(s, name))?)
         }
-        PgType::Float4 => Datum::Float4(parse_float(s).ok_or_else(|| bad_input(name, s))? as f32),
-        PgType::Float8 => Datum::Float8(parse_float(s).ok_or_else(|| bad_input(name, s))?),
+        PgType::Float4 => {
+            let value = parse_float(s).ok_or_else(|| bad_input(name, s))?;
+            let single = value as f32;
+            if out_of_float_range(s, f64::from(single)) {
+                return Err(float_out_of_range(s, name));
+            }
+            Datum::Float4(single)
+        }
+        PgType::Float8 => {
+            let value = parse_float(s).ok_or_else(|| bad_input(name, s))?;
+            if out_of_float_range(s, value) {
+                return Err(float_out_of_range(s, name));
+            }
+            Datum::Float8(value)
+        }
         PgType::Numeric(tm) => {
             let n = super::numeric::parse(s).ok_or_else(|| bad_input(name, s))?;
             Datum::Numeric(super::numeric::apply_typmod(&n, *tm)?)
@@ -341,6 +363,18 @@ fn parse_float(s: &str) -> Option<f64> {
         "-inf" | "-infinity" => Some(f64::NEG_INFINITY),
         _ => t.parse::<f64>().ok(),
     }
+}
+
+/// Whether decimal input `text` gave `value` by going out of the type's
+/// range: infinite though not written as infinity, or zero though some
+/// digit of its mantissa is not (PostgreSQL's `ERANGE` check).
+fn out_of_float_range(text: &str, value: f64) -> bool {
+    let t = text.trim().to_ascii_lowercase();
+    if t.contains("inf") || t == "nan" {
+        return false;
+    }
+    let mantissa = t.split('e').next().unwrap_or_default();
+    value.is_infinite() || (value == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)))
 }
 
 fn parse_bytea(s: &str) -> Option<Vec<u8>> {

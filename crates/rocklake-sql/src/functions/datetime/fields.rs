@@ -417,6 +417,28 @@ fn date_trunc(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlErr
     })
 }
 
+/// `date_trunc(unit, timestamptz, zone)`: truncated on the zone's clock.
+pub(super) fn date_trunc_in_zone(
+    a: &[Datum],
+    call: &CallInfo,
+    _: &CallEnv,
+) -> Result<Datum, SqlError> {
+    let name = a[0].as_str().unwrap_or_default();
+    let t = &call.arg_types[1];
+    let unit = unit(name).ok_or_else(|| not_recognized(name, t))?;
+    let micros = match &a[1] {
+        Datum::TimestampTz(us) => *us,
+        _ => 0,
+    };
+    if is_infinite_timestamp(micros) {
+        return Ok(Datum::TimestampTz(micros));
+    }
+    let zone = super::zones::zone(a[2].as_str().unwrap_or_default())?;
+    let local = zone.local(micros)?;
+    let truncated = truncate_stamp(local, unit).ok_or_else(|| not_recognized(name, t))??;
+    Ok(Datum::TimestampTz(zone.utc(truncated)?))
+}
+
 fn truncate_stamp(micros: i64, unit: Unit) -> Option<Result<i64, SqlError>> {
     let ((year, month, day), time) = split(micros);
     let start_of = |date: (i64, u32, u32)| Some(join(date, 0));

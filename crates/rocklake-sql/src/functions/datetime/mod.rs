@@ -1,11 +1,15 @@
 //! Date and time: PostgreSQL's operator table among `date`, `time`,
-//! `timetz`, `timestamp`, `timestamptz` and `interval` ([`arith`]), and the
-//! calendar they share ([`calendar`]). Time zones are the session's
-//! (`TimeZone`, UTC on this server).
+//! `timetz`, `timestamp`, `timestamptz` and `interval` ([`arith`]), their
+//! fields ([`fields`]: `extract`, `date_part`, `date_trunc`), the other
+//! functions ([`functions`]), time zones ([`zones`]) and the calendar they
+//! share ([`calendar`]). The session's time zone is UTC.
 
+mod abbreviations;
 mod arith;
 pub(crate) mod calendar;
 mod fields;
+mod functions;
+mod zones;
 
 use super::def::Library;
 
@@ -13,4 +17,5 @@ use super::def::Library;
 pub(super) fn register(lib: &mut Library) {
     arith::register(lib);
     fields::register(lib);
+    functions::register(lib);
 }

@@ -48,13 +48,9 @@ pub fn round_to(text: &str, scale: i32, how: Rounding) -> Result<String, SqlErro
             Rounding::Up => remainder.is_positive(),
             Rounding::Down => remainder.is_negative(),
         };
-        let step = if x.value.is_negative() && how != Rounding::Up {
-            -BigInt::one()
-        } else if how == Rounding::Down {
-            -BigInt::one()
-        } else {
-            BigInt::one()
-        };
+        // Away from zero, except that ceil moves up and floor down.
+        let down = how == Rounding::Down || (x.value.is_negative() && how != Rounding::Up);
+        let step = if down { -BigInt::one() } else { BigInt::one() };
         let rounded = if adjust { quotient + step } else { quotient };
         // Back to `target` fraction digits (`scale` may be negative).
         if scale >= 0 {

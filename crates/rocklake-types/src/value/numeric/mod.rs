@@ -6,6 +6,7 @@
 
 pub mod binary;
 pub mod math;
+pub mod transcendental;
 
 use std::cmp::Ordering;
 
