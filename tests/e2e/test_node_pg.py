@@ -16,7 +16,10 @@ import pytest
 
 from conftest import PostgresBackend
 
-NODE_DIR = pathlib.Path(__file__).resolve().parent / "node"
+# ROCKLAKE_NODE_DIR: another copy with other node-postgres releases
+# (scripts/test-latest-clients.sh installs the newest there).
+NODE_DIR = pathlib.Path(os.environ.get("ROCKLAKE_NODE_DIR",
+                                       pathlib.Path(__file__).resolve().parent / "node"))
 
 
 def run_steps(host: str, port: int, database: str) -> list[str]:

@@ -15,7 +15,9 @@
 //!    prepared statements and statement dispatch; `databases/` and
 //!    [`roles`] are the server-wide statements it hands on;
 //! 3. `bind/`: names and types → typed plans (`plan/`), resolved against
-//!    `catalog/` (the DuckLake tables plus the virtual `pg_catalog` ones);
+//!    `catalog/` (the DuckLake tables plus the virtual `pg_catalog` ones)
+//!    and, for function calls and operators, the built-in library
+//!    (`functions/`: one registry, PostgreSQL's resolution rules);
 //! 4. `query/`: a query end to end (bind → shared results → fetch → run),
 //!    executed by `exec/` (operators, expressions, functions, memory limits);
 //! 5. `write/`: INSERT/UPDATE/DELETE (`write/dml/`), CREATE/DROP and ALTER;

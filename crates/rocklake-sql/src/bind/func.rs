@@ -369,10 +369,6 @@ impl Binder<'_> {
                 self.bind_typed_arg(args[0], &PgType::Oid)?;
                 konst(Datum::text(""), PgType::Text)
             }
-            ("pg_function_is_visible", 1) => {
-                self.bind_typed_arg(args[0], &PgType::Oid)?;
-                konst(Datum::Null, PgType::Bool)
-            }
             (
                 "has_database_privilege"
                 | "has_schema_privilege"

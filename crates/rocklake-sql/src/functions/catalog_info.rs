@@ -1,7 +1,8 @@
 //! System catalog information functions (PostgreSQL's "System Catalog
 //! Information Functions" and "Schema Visibility Inquiry Functions"):
 //! `to_regclass`, `to_regtype`, `format_type`, `pg_get_userbyid`,
-//! `pg_table_is_visible`, `pg_type_is_visible`. They read the statement's
+//! `pg_table_is_visible`, `pg_type_is_visible` and the other
+//! `pg_*_is_visible`. They read the statement's
 //! catalog snapshot.
 
 use rocklake_types::datum::{Datum, PgType};
