@@ -70,6 +70,22 @@ pub enum SettingKind {
     Bool,
     /// One of these values (any case on input).
     Enum(&'static [&'static str]),
+    /// A whole number.
+    Integer,
+}
+
+impl SettingKind {
+    /// `pg_settings.vartype` and `pg_settings.unit` of a setting of this
+    /// kind.
+    pub fn vartype_and_unit(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            SettingKind::Text => ("string", None),
+            SettingKind::Milliseconds => ("integer", Some("ms")),
+            SettingKind::Bool => ("bool", None),
+            SettingKind::Enum(_) => ("enum", None),
+            SettingKind::Integer => ("integer", None),
+        }
+    }
 }
 
 /// The isolation levels PostgreSQL names, in the order its error hint lists
@@ -118,6 +134,15 @@ const fn milliseconds(name: &'static str) -> Setting {
     }
 }
 
+const fn integer(name: &'static str, value: &'static str) -> Setting {
+    Setting {
+        name,
+        default: DefaultValue::Fixed(value),
+        reported: false,
+        kind: SettingKind::Integer,
+    }
+}
+
 /// Every setting RockLake knows, in name order (case-insensitive).
 pub const SETTINGS: &[Setting] = &[
     Setting {
@@ -126,8 +151,20 @@ pub const SETTINGS: &[Setting] = &[
         reported: true,
         kind: SettingKind::Text,
     },
+    boolean("array_nulls", "on", false),
+    integer("block_size", "8192"),
+    // Only PostgreSQL's default output format is produced.
+    Setting {
+        name: "bytea_output",
+        default: DefaultValue::Fixed("hex"),
+        reported: false,
+        kind: SettingKind::Enum(&["hex"]),
+    },
     fixed("client_encoding", "UTF8", true),
+    boolean("data_checksums", "off", false),
     fixed("DateStyle", "ISO, MDY", true),
+    // What clients read to tell a table's access method from the default.
+    fixed("default_table_access_method", "heap", false),
     isolation("default_transaction_isolation"),
     boolean("default_transaction_read_only", "off", true),
     milliseconds("idle_in_transaction_session_timeout"),
@@ -137,6 +174,15 @@ pub const SETTINGS: &[Setting] = &[
     fixed("is_superuser", "on", true),
     // Accepted and shown; RockLake has no JIT compiler to turn on or off.
     fixed("jit", "on", false),
+    // Sorting and comparing text is by bytes, PostgreSQL's "C" locale.
+    fixed("lc_collate", "C", false),
+    fixed("lc_ctype", "C", false),
+    fixed("lc_messages", "C", false),
+    fixed("lc_monetary", "C", false),
+    fixed("lc_numeric", "C", false),
+    fixed("lc_time", "C", false),
+    // The server's `--max-sessions` (the engine sets it per session).
+    integer("max_connections", "100"),
     fixed("max_identifier_length", "63", false),
     // PostgreSQL's compiled-in limit, which pgJDBC reads from pg_settings.
     fixed("max_index_keys", "32", false),
@@ -155,6 +201,7 @@ pub const SETTINGS: &[Setting] = &[
     fixed("standard_conforming_strings", "on", true),
     milliseconds("statement_timeout"),
     fixed("TimeZone", "Etc/UTC", true),
+    fixed("timezone_abbreviations", "Default", false),
     // The current transaction's (outside one: the defaults'); the session
     // answers these from its transaction.
     isolation("transaction_isolation"),

@@ -72,6 +72,8 @@ pub struct SessionLimits {
     pub statement_timeout: Option<Duration>,
     /// Default of `idle_in_transaction_session_timeout`.
     pub idle_in_transaction_timeout: Option<Duration>,
+    /// Most sessions the server serves at once (`max_connections`).
+    pub max_connections: Option<usize>,
 }
 
 /// Where sessions find their database.
@@ -219,6 +221,11 @@ impl SessionFactory for EngineSessions {
             let Some(timeout) = timeout else { continue };
             if let Err(error) = session.set_default_setting(name, &format_milliseconds(timeout)) {
                 tracing::warn!(name, %error, "server default of a setting refused");
+            }
+        }
+        if let Some(max) = self.limits.max_connections {
+            if let Err(error) = session.set_default_setting("max_connections", &max.to_string()) {
+                tracing::warn!(%error, "server default of max_connections refused");
             }
         }
         Ok(Box::new(EngineSession {

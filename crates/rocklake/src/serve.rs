@@ -273,6 +273,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         statement_timeout: (!args.statement_timeout.is_zero()).then_some(args.statement_timeout),
         idle_in_transaction_timeout: (!args.idle_in_transaction_timeout.is_zero())
             .then_some(args.idle_in_transaction_timeout),
+        max_connections: Some(args.max_sessions),
     };
     let sessions =
         Arc::new(EngineSessions::served(root.clone(), args.read_only, roles).with_limits(limits));

@@ -8,3 +8,8 @@ SELECT format_type(NULL, NULL), format_type(1007, NULL), format_type(25, NULL), 
 SELECT to_regtype('integer'), to_regtype('int8'), to_regtype('nosuchtype'), to_regtype('timestamptz')
 SELECT to_regclass('pg_class'), to_regclass('no_such_table'), to_regclass('pg_catalog.pg_type')
 SELECT pg_typeof(gen_random_uuid()), gen_random_uuid() <> gen_random_uuid()
+-- What the newest SQLAlchemy reads while reflecting a table.
+SELECT pg_collation_is_visible(100), pg_collation_is_visible(950), pg_collation_is_visible(999999)
+SELECT pg_type_is_visible(23), pg_statistics_obj_is_visible(999999), pg_ts_config_is_visible(999999)
+SELECT current_setting('default_table_access_method'), current_setting('lc_collate'), current_setting('block_size')
+SELECT name, setting, unit, vartype FROM pg_settings WHERE name IN ('default_table_access_method', 'statement_timeout', 'bytea_output', 'lc_ctype') ORDER BY name

@@ -10,7 +10,7 @@ use rocklake_types::SqlError;
 
 use super::def::types::*;
 use super::def::Library;
-use crate::catalog::RegKind;
+use crate::catalog::{RegKind, VirtualTable};
 use crate::plan::{CallEnv, CallInfo};
 
 /// Registers the catalog information functions.
@@ -28,6 +28,68 @@ pub(super) fn register(lib: &mut Library) {
         .stable();
     lib.function("pg_type_is_visible", [PgType::Oid], BOOL, type_is_visible)
         .stable();
+    for (name, check) in VISIBILITY_FUNCTIONS {
+        lib.function(name, [PgType::Oid], BOOL, check).stable();
+    }
+}
+
+/// A `pg_*_is_visible` function.
+type VisibilityCheck = fn(&[Datum], &CallInfo, &CallEnv) -> Result<Datum, SqlError>;
+
+/// The other `pg_*_is_visible` functions, each over the virtual catalog
+/// holding its objects. Every object this server has lives in
+/// `pg_catalog`, which is always on the search path, so an object is
+/// visible exactly when it exists; an oid naming nothing answers NULL, as
+/// in PostgreSQL. Catalogs the server has no rows in (operators,
+/// conversions, text search) answer NULL for every oid.
+const VISIBILITY_FUNCTIONS: [(&str, VisibilityCheck); 11] = [
+    ("pg_collation_is_visible", object_is_visible::<COLLATION>),
+    ("pg_function_is_visible", object_is_visible::<PROC>),
+    ("pg_opclass_is_visible", object_is_visible::<OPCLASS>),
+    (
+        "pg_statistics_obj_is_visible",
+        object_is_visible::<STATISTIC_EXT>,
+    ),
+    ("pg_conversion_is_visible", object_is_visible::<NONE>),
+    ("pg_operator_is_visible", object_is_visible::<NONE>),
+    ("pg_opfamily_is_visible", object_is_visible::<NONE>),
+    ("pg_ts_config_is_visible", object_is_visible::<NONE>),
+    ("pg_ts_dict_is_visible", object_is_visible::<NONE>),
+    ("pg_ts_parser_is_visible", object_is_visible::<NONE>),
+    ("pg_ts_template_is_visible", object_is_visible::<NONE>),
+];
+
+const NONE: u8 = 0;
+const COLLATION: u8 = 1;
+const PROC: u8 = 2;
+const OPCLASS: u8 = 3;
+const STATISTIC_EXT: u8 = 4;
+
+/// `pg_<kind>_is_visible(oid)` over the virtual catalog `TABLE` names.
+fn object_is_visible<const TABLE: u8>(
+    a: &[Datum],
+    _: &CallInfo,
+    env: &CallEnv,
+) -> Result<Datum, SqlError> {
+    let table = match TABLE {
+        COLLATION => VirtualTable::Collation,
+        PROC => VirtualTable::Proc,
+        OPCLASS => VirtualTable::Opclass,
+        STATISTIC_EXT => VirtualTable::StatisticExt,
+        _ => return Ok(Datum::Null),
+    };
+    let Some(wanted) = oid(&a[0]) else {
+        return Ok(Datum::Null);
+    };
+    let exists = table
+        .rows(env.catalog)
+        .iter()
+        .any(|row| row.first().and_then(oid) == Some(wanted));
+    Ok(if exists {
+        Datum::Bool(true)
+    } else {
+        Datum::Null
+    })
 }
 
 fn oid(d: &Datum) -> Option<u32> {

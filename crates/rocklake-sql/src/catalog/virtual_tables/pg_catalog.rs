@@ -525,7 +525,16 @@ pub(super) fn pg_settings_columns() -> Vec<ColumnDef> {
 pub(super) fn pg_settings_rows(cat: &Catalog) -> Vec<Row> {
     cat.settings
         .iter()
-        .map(|(n, v)| vec![text(n), text(v), Datum::Null, text("string")])
+        .map(|(n, v)| {
+            let (vartype, unit) = rocklake_types::settings::find(n)
+                .map_or(("string", None), |s| s.kind.vartype_and_unit());
+            vec![
+                text(n),
+                text(v),
+                unit.map_or(Datum::Null, text),
+                text(vartype),
+            ]
+        })
         .collect()
 }
 
