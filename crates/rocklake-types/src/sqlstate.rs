@@ -78,6 +78,8 @@ sqlstates! {
     INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE = "2201X";
     /// `22004 null_value_not_allowed`.
     NULL_VALUE_NOT_ALLOWED = "22004";
+    /// `2200C invalid_use_of_escape_character`.
+    INVALID_USE_OF_ESCAPE_CHARACTER = "2200C";
     /// `22025 invalid_escape_sequence`.
     INVALID_ESCAPE_SEQUENCE = "22025";
     /// `2201B invalid_regular_expression`.

@@ -7,7 +7,7 @@ use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{AccessExpr, Array, Expr, Query, Subscript};
 
 use crate::bind::Binder;
-use crate::plan::{common_type, BExpr, CmpOp, FromPlan, Func, SetCall, SetFunc, Ty};
+use crate::plan::{common_type, BExpr, CmpOp, Form, FromPlan, Func, SetCall, SetFunc, Ty};
 
 /// Column indexes from here up stand for set-returning calls until the
 /// select list is bound and their real place (after every other column of
@@ -288,6 +288,14 @@ impl Binder<'_> {
                 )
             })
         };
+        if let Some(hidden) = array_behind(name) {
+            // The library's array of the values, unnested.
+            let args = bound.into_iter().zip(types).collect();
+            let candidates = crate::functions::functions(hidden);
+            let (array, ty) = self.bind_resolved(name, Form::Function, candidates, args)?;
+            let element = array_arg(&ty)?;
+            return Ok((SetFunc::Unnest, vec![array], Some(element)));
+        }
         Ok(match (name, bound.len()) {
             ("unnest", 1) => {
                 let element = array_arg(&types[0])?;
@@ -390,8 +398,26 @@ pub(super) fn place_set_calls(e: &mut BExpr, width: usize) {
 pub(super) fn is_set_function(name: &str) -> bool {
     matches!(
         name,
-        "unnest" | "generate_subscripts" | "generate_series" | EXPAND_ARRAY
+        "unnest"
+            | "generate_subscripts"
+            | "generate_series"
+            | EXPAND_ARRAY
+            | "regexp_matches"
+            | "regexp_split_to_table"
+            | "string_to_table"
     )
+}
+
+/// The library function whose array holds the values of set-returning
+/// function `name`, for those computed that way.
+fn array_behind(name: &str) -> Option<&'static str> {
+    use crate::functions::strings::{regex, STRING_TO_TABLE_ARRAY};
+    Some(match name {
+        "regexp_matches" => regex::MATCHES_ARRAY,
+        "regexp_split_to_table" => regex::SPLIT_ARRAY,
+        "string_to_table" => STRING_TO_TABLE_ARRAY,
+        _ => return None,
+    })
 }
 
 /// PostgreSQL's `information_schema._pg_expandarray(anyarray)`, returning

@@ -176,11 +176,21 @@ impl Binder<'_> {
         if builtin.reads == Reads::Session {
             self.reads_time = true;
         }
-        let result = Some(resolved.info.result.clone());
+        let mut info = resolved.info;
+        // Left-out parameters with defaults get them.
+        let first_default = builtin.params.len() - builtin.defaults.len();
+        for i in bound.len().max(first_default)..builtin.params.len() {
+            bound.push(BExpr::Const(builtin.defaults[i - first_default].clone()));
+            if let Param::Ty(t) = &builtin.params[i] {
+                info.arg_types.push(t.clone());
+                info.untyped.push(false);
+            }
+        }
+        let result = Some(info.result.clone());
         let call = Call {
             builtin,
             args: bound,
-            info: resolved.info,
+            info,
         };
         if builtin.volatility == Volatility::Immutable {
             if let Some(value) = self.fold(&call)? {

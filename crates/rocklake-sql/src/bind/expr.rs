@@ -446,6 +446,26 @@ impl Binder<'_> {
                 ..
             } => self.bind_substring(expr, substring_from.as_deref(), substring_for.as_deref()),
             Expr::Function(f) => self.bind_function(f),
+            Expr::Position { expr, r#in } => self
+                .bind_library_function("strpos", &[r#in, expr])
+                .expect("the library has strpos"),
+            Expr::Overlay {
+                expr,
+                overlay_what,
+                overlay_from,
+                overlay_for,
+            } => {
+                let mut args = vec![expr.as_ref(), overlay_what, overlay_from];
+                args.extend(overlay_for.as_deref());
+                self.bind_library_function("overlay", &args)
+                    .expect("the library has overlay")
+            }
+            Expr::SimilarTo {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+            } => self.bind_similar_to(expr, pattern, escape_char.as_deref(), *negated),
             Expr::Trim {
                 expr,
                 trim_where,
@@ -644,15 +664,11 @@ impl Binder<'_> {
         from: Option<&Expr>,
         count: Option<&Expr>,
     ) -> Result<(BExpr, Ty), SqlError> {
-        let mut args = vec![self.bind_text_arg(expr)?];
-        match from {
-            Some(f) => args.push(self.bind_typed_arg(f, &PgType::Int8)?),
-            None => args.push(BExpr::Const(Datum::Int8(1))),
-        }
-        if let Some(f) = count {
-            args.push(self.bind_typed_arg(f, &PgType::Int8)?);
-        }
-        Ok((BExpr::Func(Func::Substr, args), Some(PgType::Text)))
+        let one = Expr::Value(Value::Number("1".into(), false).into());
+        let mut args = vec![expr, from.unwrap_or(&one)];
+        args.extend(count);
+        self.bind_library_function("substring", &args)
+            .expect("the library has substring")
     }
 }
 

@@ -97,28 +97,18 @@ impl Binder<'_> {
         }
     }
 
-    /// `btrim`, `ltrim` or `rtrim(string [, characters])` (space by
-    /// default), as SQL's `TRIM([BOTH | LEADING | TRAILING] [characters]
-    /// FROM string)` calls them.
+    /// SQL's `TRIM([BOTH | LEADING | TRAILING] [characters] FROM string)`:
+    /// the library's `btrim`, `ltrim` or `rtrim`.
     pub(super) fn bind_trim(
         &mut self,
         name: &str,
         string: &Expr,
         characters: Option<&Expr>,
     ) -> Result<(BExpr, Ty), SqlError> {
-        let string = self.bind_text_arg(string)?;
-        let characters = match characters {
-            Some(c) => self.bind_text_arg(c)?,
-            None => BExpr::Const(Datum::text(" ")),
-        };
-        let func = Func::Trim {
-            leading: name != "rtrim",
-            trailing: name != "ltrim",
-        };
-        Ok((
-            BExpr::Func(func, vec![string, characters]),
-            Some(PgType::Text),
-        ))
+        let mut args = vec![string];
+        args.extend(characters);
+        self.bind_library_function(name, &args)
+            .expect("the library has the trim functions")
     }
 
     /// A scalar function call by (folded) name.
@@ -305,15 +295,6 @@ impl Binder<'_> {
                     Some(PgType::Json),
                 ))
             }
-            ("quote_ident" | "quote_literal", 1) => {
-                let a = self.bind_text_arg(args[0])?;
-                let func = if name == "quote_ident" {
-                    Func::QuoteIdent
-                } else {
-                    Func::QuoteLiteral
-                };
-                Ok((BExpr::Func(func, vec![a]), Some(PgType::Text)))
-            }
             ("current_setting", 1 | 2) => {
                 let mut bound = vec![self.bind_text_arg(args[0])?];
                 if let Some(missing_ok) = args.get(1) {
@@ -446,44 +427,6 @@ impl Binder<'_> {
                     BExpr::Func(Func::ConstraintDef, vec![oid]),
                     Some(PgType::Text),
                 ))
-            }
-            ("btrim" | "ltrim" | "rtrim", 1 | 2) => {
-                self.bind_trim(name, args[0], args.get(1).copied())
-            }
-            ("lower" | "upper", 1) => {
-                let a = self.bind_text_arg(args[0])?;
-                let func = if name == "lower" {
-                    Func::Lower
-                } else {
-                    Func::Upper
-                };
-                Ok((BExpr::Func(func, vec![a]), Some(PgType::Text)))
-            }
-            ("length" | "char_length" | "character_length", 1) => {
-                let a = self.bind_text_arg(args[0])?;
-                Ok((BExpr::Func(Func::Length, vec![a]), Some(PgType::Int4)))
-            }
-            ("substring" | "substr", 2 | 3) => {
-                let mut v = vec![self.bind_text_arg(args[0])?];
-                for a in &args[1..] {
-                    v.push(self.bind_typed_arg(a, &PgType::Int8)?);
-                }
-                Ok((BExpr::Func(Func::Substr, v), Some(PgType::Text)))
-            }
-            ("replace", 3) => {
-                let mut v = Vec::new();
-                for a in args {
-                    v.push(self.bind_text_arg(a)?);
-                }
-                Ok((BExpr::Func(Func::Replace, v), Some(PgType::Text)))
-            }
-            ("concat", _) => {
-                let mut v = Vec::new();
-                for a in args {
-                    let (b, t) = self.bind_expr(a)?;
-                    v.push(self.coerce(b, &t, &t.clone().unwrap_or(PgType::Text), "concat")?);
-                }
-                Ok((BExpr::Func(Func::Concat, v), Some(PgType::Text)))
             }
             ("abs", 1) => {
                 let (b, t) = self.bind_expr(args[0])?;

@@ -46,22 +46,24 @@ impl Binder<'_> {
         }
     }
 
-    /// `text ~ pattern` (`~*` case-insensitive, `!~` negated): a POSIX
-    /// regular expression match, as PostgreSQL's operators.
-    fn bind_regex(
+    /// `string [NOT] SIMILAR TO pattern [ESCAPE e]`: `string ~
+    /// similar_to_escape(pattern, e)`, as PostgreSQL rewrites it.
+    pub(super) fn bind_similar_to(
         &mut self,
-        left: &Expr,
-        right: &Expr,
-        case_insensitive: bool,
+        expr: &Expr,
+        pattern: &Expr,
+        escape: Option<&Expr>,
         negated: bool,
     ) -> Result<(BExpr, Ty), SqlError> {
-        let l = self.bind_text_arg(left)?;
-        let r = self.bind_text_arg(right)?;
-        let func = crate::plan::Func::RegexMatch {
-            case_insensitive,
-            negated,
-        };
-        Ok((BExpr::Func(func, vec![l, r]), Some(PgType::Bool)))
+        let string = self.bind_expr(expr)?;
+        let mut args = vec![self.bind_expr(pattern)?];
+        if let Some(escape) = escape {
+            args.push(self.bind_expr(escape)?);
+        }
+        let posix = self.bind_library_call("similar_to_escape", args)?;
+        let symbol = if negated { "!~" } else { "~" };
+        self.bind_operator(symbol, Form::Infix, vec![string, posix])
+            .expect("the library has the regular expression operators")
     }
 
     /// Comparisons, `AND`/`OR`, arithmetic and `||`.
@@ -110,19 +112,16 @@ impl Binder<'_> {
             }
             BinaryOperator::Arrow => self.bind_json_get(left, right, false),
             BinaryOperator::LongArrow => self.bind_json_get(left, right, true),
-            BinaryOperator::PGRegexMatch => self.bind_regex(left, right, false, false),
-            BinaryOperator::PGRegexIMatch => self.bind_regex(left, right, true, false),
-            BinaryOperator::PGRegexNotMatch => self.bind_regex(left, right, false, true),
-            BinaryOperator::PGRegexNotIMatch => self.bind_regex(left, right, true, true),
+            BinaryOperator::PGStartsWith => self.bind_infix("^@", left, right),
+            BinaryOperator::PGRegexMatch => self.bind_infix("~", left, right),
+            BinaryOperator::PGRegexIMatch => self.bind_infix("~*", left, right),
+            BinaryOperator::PGRegexNotMatch => self.bind_infix("!~", left, right),
+            BinaryOperator::PGRegexNotIMatch => self.bind_infix("!~*", left, right),
             // psql writes `OPERATOR(pg_catalog.~)`.
             BinaryOperator::PGCustomBinaryOperator(parts)
                 if parts.len() == 2 && parts[0].eq_ignore_ascii_case("pg_catalog") =>
             {
                 match parts[1].as_str() {
-                    "~" => self.bind_regex(left, right, false, false),
-                    "~*" => self.bind_regex(left, right, true, false),
-                    "!~" => self.bind_regex(left, right, false, true),
-                    "!~*" => self.bind_regex(left, right, true, true),
                     "=" => self.bind_cmp(CmpOp::Eq, left, right),
                     "<>" => self.bind_cmp(CmpOp::Ne, left, right),
                     symbol => self.bind_infix(symbol, left, right),

@@ -15,13 +15,11 @@ use crate::plan::Func;
 
 pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, SqlError> {
     let text = |i: usize| vals.get(i).and_then(text_of);
-    let int = |i: usize| vals.get(i).and_then(|d| d.as_i64());
     if !matches!(
         f,
         Func::Coalesce
             | Func::Greatest
             | Func::Least
-            | Func::Concat
             | Func::JsonBuildObject { .. }
             | Func::ArrayToString
             | Func::ArrayCat
@@ -37,18 +35,6 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             Some(Datum::Record(fields)) => fields.get(i).cloned().unwrap_or(Datum::Null),
             _ => Datum::Null,
         },
-        Func::Trim { leading, trailing } => {
-            let value = text(0).unwrap_or_default();
-            let chars: Vec<char> = text(1).unwrap_or_default().chars().collect();
-            let mut trimmed = value.as_str();
-            if leading {
-                trimmed = trimmed.trim_start_matches(chars.as_slice());
-            }
-            if trailing {
-                trimmed = trimmed.trim_end_matches(chars.as_slice());
-            }
-            Datum::text(trimmed.to_string())
-        }
         Func::Coalesce => vals
             .into_iter()
             .find(|v| !v.is_null())
@@ -84,47 +70,6 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
         Func::ArrayCat | Func::ArrayAppend | Func::ArrayPrepend => {
             crate::exec::arrays::concatenate(f, vals)
         }
-        Func::QuoteIdent => Datum::text(crate::ident::quote_ident(&text(0).unwrap_or_default())),
-        Func::QuoteLiteral => {
-            Datum::text(crate::ident::quote_literal(&text(0).unwrap_or_default()))
-        }
-        Func::Lower => Datum::text(text(0).unwrap_or_default().to_lowercase()),
-        Func::Upper => Datum::text(text(0).unwrap_or_default().to_uppercase()),
-        Func::Length => Datum::Int4(text(0).unwrap_or_default().chars().count() as i32),
-        Func::Substr => {
-            let s: Vec<char> = text(0).unwrap_or_default().chars().collect();
-            let start = int(1).unwrap_or(1);
-            let end = match int(2) {
-                Some(n) if n < 0 => {
-                    return Err(SqlError::new(
-                        SqlState::SUBSTRING_ERROR,
-                        "negative substring length not allowed",
-                    ))
-                }
-                Some(n) => start.saturating_add(n),
-                None => i64::MAX,
-            };
-            let from = (start.max(1) - 1) as usize;
-            let to = (end.max(1) - 1).min(s.len() as i64) as usize;
-            Datum::text(if from < to {
-                s[from..to].iter().collect::<String>()
-            } else {
-                String::new()
-            })
-        }
-        Func::Replace => {
-            let (s, from, to) = (
-                text(0).unwrap_or_default(),
-                text(1).unwrap_or_default(),
-                text(2).unwrap_or_default(),
-            );
-            Datum::text(if from.is_empty() {
-                s
-            } else {
-                s.replace(&from, &to)
-            })
-        }
-        Func::Concat => Datum::text(vals.iter().filter_map(text_of).collect::<String>()),
         Func::Abs => match &vals[0] {
             Datum::Numeric(s) => Datum::Numeric(s.trim_start_matches('-').to_string()),
             Datum::Float4(v) => Datum::Float4(v.abs()),
@@ -168,15 +113,6 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
                 .find(|row| row.first() == Some(&Datum::Oid(oid)))
                 .and_then(|row| row.get(1).cloned())
                 .unwrap_or(Datum::Null),
-            _ => Datum::Null,
-        },
-        Func::RegexMatch {
-            case_insensitive,
-            negated,
-        } => match (text(0), text(1)) {
-            (Some(value), Some(pattern)) => {
-                Datum::Bool(regex_matches(&value, &pattern, case_insensitive)? != negated)
-            }
             _ => Datum::Null,
         },
         Func::ArrayToString => match (&vals[0], text(1)) {
@@ -266,38 +202,6 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
                 None => Datum::Null,
             }
         }
-    })
-}
-
-/// Whether `value` matches the POSIX regular expression `pattern` (the
-/// compiled patterns of a thread are kept: catalog queries match many rows
-/// against one pattern).
-fn regex_matches(value: &str, pattern: &str, case_insensitive: bool) -> Result<bool, SqlError> {
-    use std::cell::RefCell;
-    use std::collections::HashMap;
-    thread_local! {
-        static COMPILED: RefCell<HashMap<(String, bool), regex::Regex>> = RefCell::new(HashMap::new());
-    }
-    COMPILED.with(|compiled| {
-        let mut compiled = compiled.borrow_mut();
-        let key = (pattern.to_string(), case_insensitive);
-        if !compiled.contains_key(&key) {
-            let regex = regex::RegexBuilder::new(pattern)
-                .case_insensitive(case_insensitive)
-                .size_limit(1 << 20)
-                .build()
-                .map_err(|e| {
-                    SqlError::new(
-                        SqlState::INVALID_REGULAR_EXPRESSION,
-                        format!("invalid regular expression: {e}"),
-                    )
-                })?;
-            if compiled.len() >= 256 {
-                compiled.clear();
-            }
-            compiled.insert(key.clone(), regex);
-        }
-        Ok(compiled[&key].is_match(value))
     })
 }
 

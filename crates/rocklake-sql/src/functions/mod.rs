@@ -7,7 +7,8 @@
 //!
 //! Families: [`arith`] (the number operators), [`math`] (mathematical
 //! functions), [`datetime`] (date and time operators and functions),
-//! [`arrays`] (array functions), [`system`] (information about values
+//! [`arrays`] (array functions), [`strings`] (string, regular
+//! expression and binary string functions), [`system`] (information about values
 //! and the session), [`catalog_info`] (what the catalog says of objects).
 
 use std::collections::HashMap;
@@ -24,6 +25,7 @@ mod degrees;
 mod libm;
 mod math;
 pub(crate) mod resolve;
+pub(crate) mod strings;
 mod system;
 
 use def::Library;
@@ -43,6 +45,7 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     system::register(&mut library);
     catalog_info::register(&mut library);
     datetime::register(&mut library);
+    strings::register(&mut library);
     let mut registry = Registry {
         functions: HashMap::new(),
         prefix: HashMap::new(),

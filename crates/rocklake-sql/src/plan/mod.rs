@@ -44,14 +44,6 @@ pub enum CmpOp {
 pub enum Func {
     /// `(row).field`: field number N (from 0) of a row value.
     RecordField(usize),
-    /// `btrim` / `ltrim` / `rtrim(string, characters)` (and SQL's `TRIM`):
-    /// removes the characters from the start and/or the end.
-    Trim {
-        /// From the start.
-        leading: bool,
-        /// From the end.
-        trailing: bool,
-    },
     /// `COALESCE(...)`
     Coalesce,
     /// `NULLIF(a, b)`
@@ -60,18 +52,6 @@ pub enum Func {
     Greatest,
     /// `LEAST(...)`
     Least,
-    /// `lower(text)`
-    Lower,
-    /// `upper(text)`
-    Upper,
-    /// `length(text)`
-    Length,
-    /// `substring(text, from [, for])`
-    Substr,
-    /// `replace(text, from, to)`
-    Replace,
-    /// `concat(...)`
-    Concat,
     /// `abs(x)`
     Abs,
     /// `pg_database_size(name | oid)`, over the scan at this index.
@@ -81,13 +61,6 @@ pub enum Func {
     RelationSize(usize),
     /// `pg_size_pretty(bigint)`.
     SizePretty,
-    /// `text ~ pattern` and its variants.
-    RegexMatch {
-        /// `~*`, `!~*`.
-        case_insensitive: bool,
-        /// `!~`, `!~*`.
-        negated: bool,
-    },
     /// `array_to_string(array, delimiter)`.
     ArrayToString,
     /// A cast to `regclass`, `regtype` or `regnamespace`: the object of
@@ -134,10 +107,6 @@ pub enum Func {
     CurrentSetting,
     /// `set_config(name, value, is_local)`.
     SetConfig,
-    /// `quote_ident(text)`.
-    QuoteIdent,
-    /// `quote_literal(text)`.
-    QuoteLiteral,
 }
 
 /// Set-returning functions in a select list.
