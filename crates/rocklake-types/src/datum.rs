@@ -65,6 +65,11 @@ pub enum PgType {
     Numeric(Option<(u16, u16)>),
     /// `uuid` (OID 2950).
     Uuid,
+    /// `inet`: an IPv4 or IPv6 host address (with its netmask length when it
+    /// is not the whole address), held as its text.
+    Inet,
+    /// `xid`: a 32-bit transaction id.
+    Xid,
     /// `regproc` (OID 24): a function's oid, shown as its name.
     RegProc,
     /// `regclass` (OID 2205).
@@ -116,6 +121,8 @@ impl PgType {
             PgType::TimeTz => 1266,
             PgType::Numeric(_) => 1700,
             PgType::Uuid => 2950,
+            PgType::Inet => 869,
+            PgType::Xid => 28,
             PgType::RegProc => 24,
             PgType::RegClass => 2205,
             PgType::RegType => 2206,
@@ -151,7 +158,7 @@ impl PgType {
 
     /// Every type RockLake has (`numeric` unconstrained), in the order
     /// `pg_type` lists them.
-    pub const ALL: [PgType; 29] = [
+    pub const ALL: [PgType; 31] = [
         PgType::Bool,
         PgType::Bytea,
         PgType::Char,
@@ -181,6 +188,8 @@ impl PgType {
         PgType::TimeTz,
         PgType::Numeric(None),
         PgType::Uuid,
+        PgType::Inet,
+        PgType::Xid,
     ];
 
     /// The type with this OID, if RockLake has it (`numeric` unconstrained;
@@ -222,6 +231,8 @@ impl PgType {
             PgType::TimeTz => 1270,
             PgType::Numeric(_) => 1231,
             PgType::Uuid => 2951,
+            PgType::Inet => 1041,
+            PgType::Xid => 1011,
             PgType::RegProc => 1008,
             PgType::RegClass => 2210,
             PgType::RegType => 2211,
@@ -259,6 +270,8 @@ impl PgType {
             PgType::TimeTz => "timetz",
             PgType::Numeric(_) => "numeric",
             PgType::Uuid => "uuid",
+            PgType::Inet => "inet",
+            PgType::Xid => "xid",
             PgType::RegProc => "regproc",
             PgType::RegClass => "regclass",
             PgType::RegType => "regtype",
@@ -387,6 +400,8 @@ impl PgType {
             "interval" => PgType::Interval,
             "timetz" | "time with time zone" => PgType::TimeTz,
             "uuid" => PgType::Uuid,
+            "inet" => PgType::Inet,
+            "xid" => PgType::Xid,
             "regproc" => PgType::RegProc,
             "regclass" => PgType::RegClass,
             "regtype" => PgType::RegType,
@@ -449,6 +464,8 @@ fn array_type_name(element: &PgType) -> &'static str {
         PgType::TimeTz => "_timetz",
         PgType::Numeric(_) => "_numeric",
         PgType::Uuid => "_uuid",
+        PgType::Inet => "_inet",
+        PgType::Xid => "_xid",
         PgType::RegProc => "_regproc",
         PgType::RegClass => "_regclass",
         PgType::RegType => "_regtype",
@@ -486,6 +503,8 @@ fn array_display_name(element: &PgType) -> &'static str {
         PgType::TimeTz => "time with time zone[]",
         PgType::Numeric(_) => "numeric[]",
         PgType::Uuid => "uuid[]",
+        PgType::Inet => "inet[]",
+        PgType::Xid => "xid[]",
         PgType::RegProc => "regproc[]",
         PgType::RegClass => "regclass[]",
         PgType::RegType => "regtype[]",

@@ -24,6 +24,7 @@
 // the cold path, so its size is accepted.
 #![allow(clippy::result_large_err)]
 
+pub mod activity;
 pub mod copy;
 pub mod datum;
 pub mod error;

@@ -147,6 +147,7 @@ pub fn type_size(ty: &PgType) -> i16 {
         | PgType::RegClass
         | PgType::RegType
         | PgType::RegNamespace
+        | PgType::Xid
         | PgType::Date => 4,
         PgType::Tid => 6,
         PgType::Int8 | PgType::Float8 | PgType::Time | PgType::Timestamp | PgType::TimestampTz => 8,
@@ -154,6 +155,7 @@ pub fn type_size(ty: &PgType) -> i16 {
         PgType::Interval | PgType::Uuid => 16,
         PgType::Name => 64,
         PgType::Bytea
+        | PgType::Inet
         | PgType::Text
         | PgType::Varchar
         | PgType::Numeric(_)

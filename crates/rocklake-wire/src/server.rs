@@ -437,6 +437,7 @@ async fn start(
                 client: &client,
                 pid,
                 interrupt: interrupt.clone(),
+                peer: Some(peer),
             })
             .await
         {

@@ -86,6 +86,8 @@ pub struct SessionStart<'a> {
     /// Stops the session's running statement (the server sets it on cancel
     /// requests, shutdown and a vanished client).
     pub interrupt: Arc<Interrupt>,
+    /// The client's address (`pg_stat_activity.client_addr`).
+    pub peer: Option<std::net::SocketAddr>,
 }
 
 /// Creates a fresh [`SqlSession`] for each authenticated connection. Any
@@ -136,6 +138,7 @@ mod tests {
                 client: &ClientParams::default(),
                 pid: 1,
                 interrupt: Arc::default(),
+                peer: None,
             })
             .await
             .unwrap();

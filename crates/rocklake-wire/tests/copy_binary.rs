@@ -262,10 +262,17 @@ fn datum_for(ty: &PgType) -> BoxedStrategy<Datum> {
             .boxed(),
         PgType::Numeric(_) => numeric_text().prop_map(Datum::Numeric).boxed(),
         PgType::Oid
+        | PgType::Xid
         | PgType::RegProc
         | PgType::RegClass
         | PgType::RegType
         | PgType::RegNamespace => any::<u32>().prop_map(Datum::Oid).boxed(),
+        PgType::Inet => prop_oneof![
+            (any::<[u8; 4]>(), 0u8..=32).prop_map(|(a, bits)| (std::net::IpAddr::from(a), bits)),
+            (any::<[u8; 16]>(), 0u8..=128).prop_map(|(a, bits)| (std::net::IpAddr::from(a), bits)),
+        ]
+        .prop_map(|(address, bits)| Datum::text(rocklake_types::value::inet::format(address, bits)))
+        .boxed(),
         PgType::Tid => (any::<u32>(), any::<u16>())
             .prop_map(|(block, offset)| Datum::Tid { block, offset })
             .boxed(),

@@ -9,6 +9,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use rocklake_sql::{CatalogResults, Databases, Roles, Session, Storage};
 use rocklake_store::{DropRefused, ServedDatabase, ServedRoles, ServedRoot, SessionGuard};
+use rocklake_types::activity::{ActivityBoard, ActivityGuard, NewSession};
 use rocklake_types::settings::format_milliseconds;
 use rocklake_types::{
     BindParam, Deallocate, Described, ResultSink, SinkError, SqlError, SqlState, TxStatus,
@@ -20,6 +21,7 @@ use rocklake_wire::{SessionFactory, SessionStart, SqlSession};
 pub struct EngineSession {
     session: Session,
     _connected: Option<SessionGuard>,
+    _on_board: ActivityGuard,
 }
 
 #[async_trait]
@@ -93,6 +95,8 @@ enum Source {
 pub struct EngineSessions {
     source: Source,
     limits: SessionLimits,
+    /// What every session of the server is doing.
+    board: Arc<ActivityBoard>,
 }
 
 impl EngineSessions {
@@ -105,6 +109,7 @@ impl EngineSessions {
                 catalog_results: Arc::default(),
             },
             limits: SessionLimits::default(),
+            board: Arc::new(ActivityBoard::new()),
         }
     }
 
@@ -116,6 +121,7 @@ impl EngineSessions {
         EngineSessions {
             source: Source::Root(Arc::new(RootDatabases { root, replica }), roles),
             limits: SessionLimits::default(),
+            board: Arc::new(ActivityBoard::new()),
         }
     }
 
@@ -206,6 +212,17 @@ impl SessionFactory for EngineSessions {
         session.set_database(&start.client.database);
         session.set_identity(start.client.identity());
         session.set_backend_pid(start.pid);
+        let on_board = self.board.join(
+            NewSession {
+                pid: start.pid,
+                database: start.client.database.clone(),
+                user: session.session_user(),
+                application_name: start.client.application_name.clone(),
+                client: start.peer,
+            },
+            start.interrupt.clone(),
+        );
+        session.set_activity(on_board.board(), on_board.activity());
         session.set_interrupt(start.interrupt);
         if let Some(bytes) = self.limits.statement_memory {
             session.set_memory_limit(bytes);
@@ -231,6 +248,7 @@ impl SessionFactory for EngineSessions {
         Ok(Box::new(EngineSession {
             session,
             _connected: guard,
+            _on_board: on_board,
         }))
     }
 }

@@ -117,6 +117,7 @@ async fn session(factory: &EngineSessions, database: &str) -> Box<dyn rocklake_w
             client: &client,
             pid: 1,
             interrupt: Arc::default(),
+            peer: None,
         })
         .await
         .unwrap()

@@ -96,3 +96,12 @@ SELECT timestamptz '2024-07-01 12:00+00' AT TIME ZONE 'Mars/Olympus'
 SELECT timestamptz '2024-07-01 12:00+00' AT TIME ZONE INTERVAL '1 day'
 SELECT '2024-01-01 10:00'::timestamp::date, '2024-01-01 10:00'::timestamp::time, '10:30'::time::interval, '1 day 02:00'::interval::time
 SELECT 'infinity'::timestamp::date, '-infinity'::date::timestamp
+-- Series of timestamps.
+SELECT generate_series('2024-01-01'::timestamp, '2024-01-02', '6 hours')
+SELECT generate_series('2024-01-31'::date, '2024-05-01', '1 month')
+SELECT * FROM generate_series(timestamptz '2024-01-01', '2024-01-03', interval '1 day') AS d
+SELECT generate_series('2024-01-05'::timestamp, '2024-01-01', '-2 days'), generate_series('2024-01-01'::timestamp, '2024-01-02', '-1 day')
+SELECT generate_series('2024-01-01'::timestamp, '2024-01-02', '0 days')
+SELECT pg_typeof(generate_series('2024-01-01'::date, '2024-01-02', '1 day'))
+SELECT count(*) FROM generate_series(timestamp '2024-01-01', timestamp '2024-12-31', interval '1 hour')
+SELECT d, x FROM generate_series(1, 3) x, generate_series(timestamp '2024-01-01' + x * interval '1 day', timestamp '2024-01-04', interval '1 day') d ORDER BY 2, 1

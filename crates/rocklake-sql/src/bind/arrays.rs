@@ -7,6 +7,7 @@ use rocklake_types::{SqlError, SqlState};
 use sqlparser::ast::{AccessExpr, Array, Expr, Query, Subscript};
 
 use crate::bind::Binder;
+use crate::functions::datetime::series::SERIES_ARRAY;
 use crate::plan::{common_type, BExpr, CmpOp, Form, FromPlan, Func, SetCall, SetFunc, Ty};
 
 /// Column indexes from here up stand for set-returning calls until the
@@ -320,6 +321,13 @@ impl Binder<'_> {
                 }
                 (SetFunc::GenerateSubscripts, out, Some(PgType::Int4))
             }
+            ("generate_series", 3) if types.iter().flatten().any(is_time) => {
+                let args = bound.into_iter().zip(types).collect();
+                let candidates = crate::functions::functions(SERIES_ARRAY);
+                let (array, ty) = self.bind_resolved(name, Form::Function, candidates, args)?;
+                let element = array_arg(&ty)?;
+                (SetFunc::Unnest, vec![array], Some(element))
+            }
             ("generate_series", 2 | 3) => {
                 let mut ty: Ty = None;
                 for t in &types {
@@ -408,10 +416,19 @@ pub(super) fn is_set_function(name: &str) -> bool {
     )
 }
 
+/// Whether a `generate_series` argument makes it a series of timestamps.
+fn is_time(t: &PgType) -> bool {
+    matches!(
+        t,
+        PgType::Date | PgType::Timestamp | PgType::TimestampTz | PgType::Interval
+    )
+}
+
 /// The library function whose array holds the values of set-returning
 /// function `name`, for those computed that way.
 fn array_behind(name: &str) -> Option<&'static str> {
     use crate::functions::strings::{regex, STRING_TO_TABLE_ARRAY};
+
     Some(match name {
         "regexp_matches" => regex::MATCHES_ARRAY,
         "regexp_split_to_table" => regex::SPLIT_ARRAY,

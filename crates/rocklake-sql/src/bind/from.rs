@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use rocklake_types::datum::{Datum, PgType};
-use sqlparser::ast::{JoinConstraint, TableFactor, TableWithJoins};
+use sqlparser::ast::{Expr, JoinConstraint, Statement, TableFactor, TableWithJoins};
 
 use crate::bind::joins::{check_full_join, join_kind};
 use crate::bind::{Binder, Entry, EntryKind};
@@ -266,6 +266,13 @@ impl Binder<'_> {
                 }
                 let parts = name_parts(name)?;
                 let function = from_function_name(&parts)?;
+                if self.scope().width > self.from_start && self.from_start == 0 {
+                    // After other FROM items a function sees their columns
+                    // (PostgreSQL's implicit LATERAL): bound as
+                    // `LATERAL (SELECT f(args) AS column) AS alias`.
+                    let lateral = lateral_function(name, &exprs, alias.as_ref(), &function)?;
+                    return self.bind_factor(&lateral);
+                }
                 self.bind_from_function(&function, &exprs, alias.as_ref())
             }
             TableFactor::UNNEST {
@@ -705,6 +712,40 @@ fn flip(op: CmpOp) -> CmpOp {
 }
 
 /// The set-returning function a FROM item names (`pg_catalog.` optional).
+/// `LATERAL (SELECT name(args) AS column) AS alias` for a function in FROM
+/// after other items: its column is named by the alias's column list, else
+/// the alias, else the function, as a function's column is.
+fn lateral_function(
+    name: &sqlparser::ast::ObjectName,
+    args: &[&Expr],
+    alias: Option<&sqlparser::ast::TableAlias>,
+    function: &str,
+) -> Result<TableFactor, SqlError> {
+    let column = alias
+        .and_then(|a| a.columns.first().map(|c| c.name.clone()))
+        .or_else(|| alias.map(|a| a.name.clone()))
+        .unwrap_or_else(|| sqlparser::ast::Ident::with_quote('"', function));
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let sql = format!("SELECT {name}({}) AS {column}", args.join(", "));
+    let Some(Statement::Query(query)) = crate::parse::parse(&sql)?.into_iter().next() else {
+        return Err(SqlError::unsupported(format!("function {name} in FROM")));
+    };
+    let alias = alias
+        .cloned()
+        .unwrap_or_else(|| sqlparser::ast::TableAlias {
+            explicit: true,
+            name: sqlparser::ast::Ident::with_quote('"', function),
+            columns: Vec::new(),
+            at: None,
+        });
+    Ok(TableFactor::Derived {
+        lateral: true,
+        subquery: query,
+        alias: Some(alias),
+        sample: None,
+    })
+}
+
 fn from_function_name(parts: &[String]) -> Result<String, SqlError> {
     match parts {
         [n] => Ok(n.clone()),

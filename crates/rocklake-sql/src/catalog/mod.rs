@@ -75,6 +75,10 @@ pub struct Catalog {
     pub indexes: Arc<RelationIndexes>,
     /// The roles and who the session is.
     pub roles: Arc<crate::roles::RoleView>,
+    /// The sessions of the server (`pg_stat_activity`).
+    pub activity: Arc<rocklake_types::activity::ActivityBoard>,
+    /// The session's own process id.
+    pub backend_pid: i32,
 }
 
 impl Catalog {

@@ -169,6 +169,18 @@ pub fn io_functions(t: &PgType) -> [Proc; 4] {
             (2961, "uuid_recv"),
             (2962, "uuid_send"),
         ],
+        Xid => [
+            (50, "xidin"),
+            (51, "xidout"),
+            (2440, "xidrecv"),
+            (2441, "xidsend"),
+        ],
+        Inet => [
+            (910, "inet_in"),
+            (911, "inet_out"),
+            (2496, "inet_recv"),
+            (2497, "inet_send"),
+        ],
         RegClass => [
             (2218, "regclassin"),
             (2219, "regclassout"),

@@ -9,17 +9,18 @@
 //! functions), [`datetime`] (date and time operators and functions),
 //! [`arrays`] (array functions), [`strings`] (string, regular
 //! expression and binary string functions), [`system`] (information about values
-//! and the session), [`catalog_info`] (what the catalog says of objects).
+//! and the session), [`activity`] (the server's sessions), [`catalog_info`] (what the catalog says of objects).
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use crate::plan::{Builtin, Form};
 
+mod activity;
 mod arith;
 mod arrays;
 mod catalog_info;
-mod datetime;
+pub(crate) mod datetime;
 mod def;
 mod degrees;
 mod libm;
@@ -46,6 +47,7 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     catalog_info::register(&mut library);
     datetime::register(&mut library);
     strings::register(&mut library);
+    activity::register(&mut library);
     let mut registry = Registry {
         functions: HashMap::new(),
         prefix: HashMap::new(),

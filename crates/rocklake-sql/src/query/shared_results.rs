@@ -17,7 +17,6 @@ use std::sync::Mutex;
 
 use rocklake_types::datum::ColumnDef;
 
-use crate::catalog::VirtualTable;
 use crate::plan::{ScanReq, ScanSource};
 use rocklake_types::rows::ResultRows;
 
@@ -41,13 +40,15 @@ struct Kept {
 
 /// Whether a statement's result depends only on the catalog lists: it reads
 /// at least one virtual table, only virtual tables derived from the
-/// relations and schemas (not `pg_settings`, which `SET` changes), and not
+/// relations and schemas (not `pg_settings`, which `SET` changes, nor
+/// `pg_stat_activity`: see
+/// [`crate::catalog::VirtualTable::is_live`]), and not
 /// the transaction's time.
 pub fn derives_from_catalog(scans: &[ScanReq], reads_time: bool) -> bool {
     !reads_time
         && !scans.is_empty()
         && scans.iter().all(|scan| match &scan.source {
-            ScanSource::Virtual(table) => !matches!(table, VirtualTable::Settings),
+            ScanSource::Virtual(table) => !table.is_live(),
             ScanSource::Table(_) | ScanSource::DatabaseSize | ScanSource::RelationSizes => false,
         })
 }
@@ -108,6 +109,7 @@ impl CatalogResults {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::VirtualTable;
     use crate::storage::{RelationDef, ScanFilter};
     use rocklake_types::datum::{Datum, PgType};
 
@@ -126,6 +128,11 @@ mod tests {
     fn only_catalog_derived_statements_are_kept() {
         let class = scan(ScanSource::Virtual(VirtualTable::Class));
         let settings = scan(ScanSource::Virtual(VirtualTable::Settings));
+        let sessions = scan(ScanSource::Virtual(VirtualTable::StatActivity));
+        assert!(!derives_from_catalog(
+            std::slice::from_ref(&sessions),
+            false
+        ));
         let table = scan(ScanSource::Table(RelationDef::new(
             "public",
             "t",

@@ -37,7 +37,7 @@ use rocklake_types::{SqlError, SqlState};
 
 pub(crate) use ddl::{alter_role, create_role, drop_roles, grant_roles, revoke_roles};
 pub use identity::SessionRoles;
-pub(crate) use privileges::Who;
+pub(crate) use privileges::{Signal, Who};
 
 /// A change of the stored roles: applied to the latest catalog, whose
 /// changed copy is stored only when it succeeds; returns its notices.

@@ -7,6 +7,15 @@ use rocklake_types::SqlError;
 
 use super::denied;
 
+/// What one session asks of another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Signal {
+    /// Cancel its running query (`pg_cancel_backend`).
+    Cancel,
+    /// End it (`pg_terminate_backend`).
+    Terminate,
+}
+
 /// Who acts: a session's current user and session user, over the roles as
 /// they are. Without enforcement (no authentication) every check passes.
 #[derive(Debug, Clone, Copy)]
@@ -118,15 +127,29 @@ impl Who<'_> {
     /// superusers, others by roles with the privileges of their user
     /// (PostgreSQL 15's messages).
     pub(crate) fn check_may_signal(&self, user: &str) -> Result<(), SqlError> {
+        self.check_may_send(user, Signal::Terminate)
+    }
+
+    /// The current user may cancel a query of (`Signal::Cancel`) or end
+    /// (`Signal::Terminate`) a session of `user`.
+    pub(crate) fn check_may_send(&self, user: &str, signal: Signal) -> Result<(), SqlError> {
+        let (superuser_message, member_message) = match signal {
+            Signal::Cancel => (
+                "must be a superuser to cancel superuser query",
+                "must be a member of the role whose query is being canceled or member of pg_signal_backend",
+            ),
+            Signal::Terminate => (
+                "must be a superuser to terminate superuser process",
+                "must be a member of the role whose process is being terminated or member of pg_signal_backend",
+            ),
+        };
         if self.role_is_superuser(user) && !self.is_superuser() {
-            return Err(denied("must be a superuser to terminate superuser process"));
+            return Err(denied(superuser_message));
         }
         if self.has_privs_of(user) || self.has_privs_of("pg_signal_backend") {
             Ok(())
         } else {
-            Err(denied(
-                "must be a member of the role whose process is being terminated or member of pg_signal_backend",
-            ))
+            Err(denied(member_message))
         }
     }
 }
@@ -192,6 +215,22 @@ mod tests {
         };
         assert!(open.check_create_database().is_ok());
         assert!(open.is_superuser());
+    }
+
+    #[test]
+    fn canceling_a_query_speaks_of_queries() {
+        let catalog = catalog();
+        let err = who(&catalog, "alice")
+            .check_may_send("postgres", Signal::Cancel)
+            .unwrap_err();
+        assert_eq!(err.message, "must be a superuser to cancel superuser query");
+        let err = who(&catalog, "bob")
+            .check_may_send("alice", Signal::Cancel)
+            .unwrap_err();
+        assert!(err.message.contains("whose query is being canceled"));
+        assert!(who(&catalog, "alice")
+            .check_may_send("owner", Signal::Cancel)
+            .is_ok());
     }
 
     #[test]

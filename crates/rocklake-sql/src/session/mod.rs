@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use rocklake_types::activity::{ActivityBoard, SessionActivity, SessionState};
 use rocklake_types::datum::timestamptz_micros;
 use rocklake_types::interrupt::within;
 use rocklake_types::output::{BatchResult, CollectSink, Notice, QueryOutput, ResultSink, TxStatus};
@@ -121,6 +122,9 @@ pub struct Session {
     /// What statements see of roles, kept while neither the roles nor the
     /// identity change.
     role_view: Option<Arc<RoleView>>,
+    /// The server's sessions, and this session's entry among them.
+    board: Arc<ActivityBoard>,
+    activity: Option<Arc<SessionActivity>>,
 }
 
 /// Relation and schema lists kept across transactions.
@@ -186,6 +190,8 @@ impl Session {
             roles: Arc::new(MemoryRoles::default()),
             identity: SessionRoles::new(rocklake_types::roles::BOOTSTRAP_ROLE),
             role_view: None,
+            board: Arc::default(),
+            activity: None,
         }
     }
 
@@ -371,7 +377,38 @@ impl Session {
     /// the first error; outside BEGIN the whole string is one implicit
     /// transaction. Fails only when the client connection is gone.
     pub async fn run(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<(), SinkError> {
-        self.run_string(sql, &[], sink, Protocol::Simple).await
+        self.statement_started(sql);
+        let result = self.run_string(sql, &[], sink, Protocol::Simple).await;
+        self.statement_ended();
+        result
+    }
+
+    /// The session user (`session_user`): the authenticated user, or the
+    /// bootstrap superuser on a server without authentication.
+    pub fn session_user(&self) -> String {
+        self.identity.session().to_string()
+    }
+
+    /// Puts the session on the server's board of sessions as `activity`.
+    pub fn set_activity(&mut self, board: Arc<ActivityBoard>, activity: Arc<SessionActivity>) {
+        self.board = board;
+        self.activity = Some(activity);
+    }
+
+    fn statement_started(&self, sql: &str) {
+        if let Some(activity) = &self.activity {
+            activity.statement_started(sql, self.status() == TxStatus::Idle);
+        }
+    }
+
+    fn statement_ended(&self) {
+        if let Some(activity) = &self.activity {
+            activity.statement_ended(match self.status() {
+                TxStatus::Idle => SessionState::Idle,
+                TxStatus::InBlock => SessionState::IdleInTransaction,
+                TxStatus::Failed => SessionState::IdleInTransactionAborted,
+            });
+        }
     }
 
     /// Runs a statement of the extended protocol with the values of its
@@ -383,7 +420,10 @@ impl Session {
         params: &[BindParam],
         sink: &mut dyn ResultSink,
     ) -> Result<(), SinkError> {
-        self.run_string(sql, params, sink, Protocol::Extended).await
+        self.statement_started(sql);
+        let result = self.run_string(sql, params, sink, Protocol::Extended).await;
+        self.statement_ended();
+        result
     }
 
     /// [`Session::run`] and [`Session::run_bound`]. The simple protocol
@@ -752,6 +792,8 @@ impl Session {
                 setting_changes: Default::default(),
                 indexes,
                 roles: role_view,
+                activity: self.board.clone(),
+                backend_pid: self.pid,
             });
             ctx.catalog_version = version;
         }

@@ -45,6 +45,7 @@ pub fn put_value(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
         (
             PgType::Oid
             | PgType::RegProc
+            | PgType::Xid
             | PgType::RegClass
             | PgType::RegType
             | PgType::RegNamespace,
@@ -61,6 +62,9 @@ pub fn put_value(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
         (PgType::Char, Datum::Text(s)) => buf.put_u8(s.as_bytes().first().copied().unwrap_or(0)),
         (PgType::Bytea, Datum::Bytea(b)) => buf.put_slice(b),
         (PgType::Uuid, Datum::Uuid(u)) => buf.put_slice(u),
+        (PgType::Inet, Datum::Text(s)) => buf.put_slice(
+            &super::inet::to_binary(s).ok_or_else(|| bad(format!("invalid inet value {s}")))?,
+        ),
         (PgType::TimestampTz, Datum::TimestampTz(v)) => buf.put_i64(*v),
         (PgType::Timestamp, Datum::Timestamp(v)) => buf.put_i64(*v),
         (PgType::Date, Datum::Date(v)) => buf.put_i32(*v),
@@ -156,6 +160,7 @@ pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
         PgType::Int8 => Datum::Int8(i64::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Oid
         | PgType::RegProc
+        | PgType::Xid
         | PgType::RegClass
         | PgType::RegType
         | PgType::RegNamespace => Datum::Oid(u32::from_be_bytes(fixed(ty, bytes)?)),
@@ -182,6 +187,9 @@ pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
         }
         PgType::Bytea => Datum::Bytea(bytes.to_vec()),
         PgType::Uuid => Datum::Uuid(fixed(ty, bytes)?),
+        PgType::Inet => Datum::text(
+            super::inet::from_binary(bytes).ok_or_else(|| bad("invalid inet value".into()))?,
+        ),
         PgType::TimestampTz => Datum::TimestampTz(i64::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Timestamp => Datum::Timestamp(i64::from_be_bytes(fixed(ty, bytes)?)),
         PgType::Date => Datum::Date(i32::from_be_bytes(fixed(ty, bytes)?)),

@@ -14,6 +14,7 @@ pub mod array;
 pub mod binary;
 pub mod datetime;
 pub mod equality;
+pub mod inet;
 pub mod interval;
 pub mod json;
 pub mod numeric;

@@ -283,6 +283,7 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
         PgType::Int8 => Datum::Int8(parse_int(s, ty)?),
         PgType::Oid
         | PgType::RegProc
+        | PgType::Xid
         | PgType::RegClass
         | PgType::RegType
         | PgType::RegNamespace => {
@@ -310,6 +311,10 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
         }
         PgType::Bytea => Datum::Bytea(parse_bytea(s).ok_or_else(|| bad_input(name, s))?),
         PgType::Uuid => Datum::Uuid(parse_uuid(s).ok_or_else(|| bad_input(name, s))?),
+        PgType::Inet => {
+            let (address, bits) = super::inet::parse(s).ok_or_else(|| bad_input(name, s))?;
+            Datum::text(super::inet::format(address, bits))
+        }
         PgType::Tid => {
             let (block, offset) = parse_tid(s).ok_or_else(|| bad_input(name, s))?;
             Datum::Tid { block, offset }

@@ -4,6 +4,7 @@
 //! by side in [`pg_catalog`] or [`information_schema`].
 
 mod absent;
+mod activity;
 pub(crate) mod attnums;
 mod indexes;
 mod information_schema;
@@ -75,6 +76,8 @@ pub enum VirtualTable {
     Tablespace,
     /// `pg_range`
     Range,
+    /// `pg_stat_activity`
+    StatActivity,
     /// `information_schema.schemata`
     Schemata,
     /// `information_schema.tables`
@@ -323,6 +326,14 @@ static TABLES: &[TableDef] = &[
         rows: absent::no_rows,
     },
     TableDef {
+        table: VirtualTable::StatActivity,
+        schema: "pg_catalog",
+        name: "pg_stat_activity",
+        oid: 12_222,
+        columns: activity::pg_stat_activity_columns,
+        rows: activity::pg_stat_activity_rows,
+    },
+    TableDef {
         table: VirtualTable::Schemata,
         schema: "information_schema",
         name: "schemata",
@@ -378,6 +389,7 @@ fn type_len(t: &PgType) -> i16 {
         | PgType::RegType
         | PgType::RegNamespace
         | PgType::Float4
+        | PgType::Xid
         | PgType::Date => 4,
         PgType::Int8 | PgType::Float8 | PgType::Time | PgType::Timestamp | PgType::TimestampTz => 8,
         PgType::Tid => 6,
@@ -463,6 +475,12 @@ fn schema_names(cat: &Catalog) -> Vec<String> {
 }
 
 impl VirtualTable {
+    /// Whether its rows change without the catalog changing (settings,
+    /// sessions), so that results over it may not be kept.
+    pub fn is_live(self) -> bool {
+        matches!(self, VirtualTable::Settings | VirtualTable::StatActivity)
+    }
+
     /// The table's definition.
     pub fn def(self) -> &'static TableDef {
         let def = &TABLES[self as usize];

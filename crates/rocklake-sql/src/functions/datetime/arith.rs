@@ -213,7 +213,8 @@ fn timetz_plus_date(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, Sql
     date_timetz(date(&a[1]), &a[0])
 }
 
-fn shifted(micros: i64, (months, days, time): Span, sign: i64) -> Result<i64, SqlError> {
+/// `micros` moved by an interval (`sign` -1: back by it).
+pub(super) fn shifted(micros: i64, (months, days, time): Span, sign: i64) -> Result<i64, SqlError> {
     let negate = |v: i64| v.checked_mul(sign).ok_or_else(interval_out_of_range);
     add_interval(
         micros,

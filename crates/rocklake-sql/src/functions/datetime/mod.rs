@@ -2,13 +2,14 @@
 //! `timetz`, `timestamp`, `timestamptz` and `interval` ([`arith`]), their
 //! fields ([`fields`]: `extract`, `date_part`, `date_trunc`), the other
 //! functions ([`functions`]), time zones ([`zones`]) and the calendar they
-//! share ([`calendar`]). The session's time zone is UTC.
+//! share ([`calendar`]), and series of timestamps ([`series`]). The session's time zone is UTC.
 
 mod abbreviations;
 mod arith;
 pub(crate) mod calendar;
 mod fields;
 mod functions;
+pub(crate) mod series;
 mod zones;
 
 use super::def::Library;
@@ -18,4 +19,5 @@ pub(super) fn register(lib: &mut Library) {
     arith::register(lib);
     fields::register(lib);
     functions::register(lib);
+    series::register(lib);
 }

@@ -1,0 +1,113 @@
+//! Functions about the server's sessions (PostgreSQL's "Server Signaling
+//! Functions" and "Session Information Functions"):
+//! `pg_cancel_backend`, `pg_terminate_backend` with PostgreSQL's permission
+//! rules, `pg_postmaster_start_time`, `inet_client_addr`,
+//! `inet_client_port`. They act on the server's board of sessions
+//! ([`rocklake_types::activity`]), as `pg_stat_activity` shows it.
+
+use std::time::{Duration, Instant};
+
+use rocklake_types::datum::{Datum, PgType};
+use rocklake_types::{SqlError, SqlState};
+
+use super::def::types::*;
+use super::def::Library;
+use crate::plan::{CallEnv, CallInfo, Param};
+use crate::roles::Signal;
+
+/// Registers the session functions.
+pub(super) fn register(lib: &mut Library) {
+    lib.function("pg_cancel_backend", [INT4], BOOL, cancel)
+        .volatile()
+        .reads_session();
+    lib.function("pg_terminate_backend", [INT4, INT8], BOOL, terminate)
+        .defaults(vec![Datum::Int8(0)])
+        .names(&["pid", "timeout"])
+        .volatile()
+        .reads_session();
+    lib.function(
+        "pg_postmaster_start_time",
+        [Param::Any; 0],
+        TIMESTAMPTZ,
+        |_, _, env| Ok(Datum::TimestampTz(env.catalog.activity.started())),
+    )
+    .stable()
+    .reads_session();
+    lib.function(
+        "inet_client_addr",
+        [Param::Any; 0],
+        PgType::Inet,
+        |_, _, env| {
+            Ok(own_client(env).map_or(Datum::Null, |peer| Datum::text(peer.ip().to_string())))
+        },
+    )
+    .stable()
+    .reads_session();
+    lib.function("inet_client_port", [Param::Any; 0], INT4, |_, _, env| {
+        Ok(own_client(env).map_or(Datum::Null, |peer| Datum::Int4(peer.port().into())))
+    })
+    .stable()
+    .reads_session();
+}
+
+fn own_client(env: &CallEnv) -> Option<std::net::SocketAddr> {
+    env.catalog
+        .activity
+        .get(env.catalog.backend_pid)
+        .and_then(|me| me.client)
+}
+
+/// The session of `pid` once the current user may send it `signal`;
+/// `None` for a pid that is no session of this server.
+fn target(
+    a: &[Datum],
+    env: &CallEnv,
+    signal: Signal,
+) -> Result<Option<std::sync::Arc<rocklake_types::activity::SessionActivity>>, SqlError> {
+    let pid = a[0].as_i64().unwrap_or(0) as i32;
+    let Some(session) = env.catalog.activity.get(pid) else {
+        return Ok(None);
+    };
+    env.catalog
+        .roles
+        .who()
+        .check_may_send(&session.user, signal)?;
+    Ok(Some(session))
+}
+
+fn cancel(a: &[Datum], _: &CallInfo, env: &CallEnv) -> Result<Datum, SqlError> {
+    Ok(Datum::Bool(match target(a, env, Signal::Cancel)? {
+        Some(session) => {
+            session.cancel();
+            true
+        }
+        None => false,
+    }))
+}
+
+/// Ends the session; with a timeout (milliseconds), waits that long for it
+/// to be gone and answers whether it is.
+fn terminate(a: &[Datum], _: &CallInfo, env: &CallEnv) -> Result<Datum, SqlError> {
+    let timeout = a.get(1).and_then(Datum::as_i64).unwrap_or(0);
+    if timeout < 0 {
+        return Err(SqlError::new(
+            SqlState::NUMERIC_VALUE_OUT_OF_RANGE,
+            "\"timeout\" must not be negative",
+        ));
+    }
+    let Some(session) = target(a, env, Signal::Terminate)? else {
+        return Ok(Datum::Bool(false));
+    };
+    session.terminate();
+    if timeout == 0 || session.pid == env.catalog.backend_pid {
+        return Ok(Datum::Bool(true));
+    }
+    let deadline = Instant::now() + Duration::from_millis(timeout as u64);
+    while env.catalog.activity.get(session.pid).is_some() {
+        if Instant::now() >= deadline {
+            return Ok(Datum::Bool(false));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(Datum::Bool(true))
+}

@@ -1,0 +1,163 @@
+"""`pg_stat_activity`, `pg_cancel_backend` and `pg_terminate_backend`,
+differential against a real PostgreSQL 15 (ROCKLAKE_PG_REFERENCE=1): what an
+operator sees of sessions (state, query, transaction start, application) and
+what ending them does, plus DuckDB sessions seen while they work.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import psycopg
+import pytest
+
+from conftest import PostgresBackend
+
+WATCH = ("SELECT state, query, xact_start IS NOT NULL, query_start >= backend_start, "
+         "state_change >= backend_start, usename = current_user, backend_type, wait_event_type, "
+         "datname = current_database(), client_addr = inet_client_addr() "
+         "FROM pg_stat_activity WHERE application_name = %s")
+
+
+def connect(dsn: str, application: str) -> psycopg.Connection:
+    return psycopg.connect(dsn, autocommit=True, application_name=application)
+
+
+def seen(watcher: psycopg.Connection, application: str) -> list[tuple]:
+    return watcher.execute(WATCH, [application]).fetchall()
+
+
+def states_of_a_session(dsn: str) -> list:
+    """What another session sees of one going through a transaction block."""
+    observed = []
+    with connect(dsn, "watcher") as watcher, connect(dsn, "watched") as watched:
+        observed.append(seen(watcher, "watched"))
+        watched.execute("BEGIN")
+        watched.execute("SELECT 1")
+        observed.append(seen(watcher, "watched"))
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            watched.execute("SELECT 1/0")
+        observed.append(seen(watcher, "watched"))
+        watched.execute("ROLLBACK")
+        observed.append(seen(watcher, "watched"))
+    return observed
+
+
+def wait_gone(watcher: psycopg.Connection, application: str) -> bool:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        count = watcher.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+                                [application]).fetchone()[0]
+        if count == 0:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def terminate_idle_in_transaction(dsn: str) -> list:
+    """An operator ends a session left idle in a transaction."""
+    observed = []
+    with connect(dsn, "watcher") as watcher:
+        victim = connect(dsn, "victim")
+        victim.execute("BEGIN")
+        victim.execute("SELECT 1")
+        observed.append(watcher.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'victim' AND state = 'idle in transaction'").fetchall())
+        observed.append(wait_gone(watcher, "victim"))
+        try:
+            victim.execute("SELECT 1")
+            observed.append("still connected")
+        except psycopg.Error as error:
+            observed.append(("ended", type(error).__mro__[1].__name__ != "object"))
+        victim.close()
+        observed.append(watcher.execute("SELECT pg_terminate_backend(999999), "
+                                        "pg_cancel_backend(999999)").fetchall())
+        with pytest.raises(psycopg.errors.NumericValueOutOfRange) as negative:
+            watcher.execute("SELECT pg_terminate_backend(pg_backend_pid(), -1)")
+        observed.append(str(negative.value).splitlines()[0])
+    return observed
+
+
+def cancel_running_query(dsn: str) -> list:
+    """An operator cancels a long query; the session goes on."""
+    observed = []
+    with connect(dsn, "watcher") as watcher, connect(dsn, "runner") as runner:
+        outcome = {}
+
+        def run():
+            try:
+                runner.execute("SELECT count(*) FROM generate_series(1, 2000000000)")
+                outcome["result"] = "finished"
+            except psycopg.Error as error:
+                outcome["result"] = error.sqlstate
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        deadline = time.monotonic() + 10
+        active = []
+        while time.monotonic() < deadline and not active:
+            active = watcher.execute(
+                "SELECT state, query FROM pg_stat_activity "
+                "WHERE application_name = 'runner' AND state = 'active'").fetchall()
+            time.sleep(0.02)
+        observed.append(active)
+        observed.append(watcher.execute(
+            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'runner'").fetchall())
+        thread.join(60)
+        observed.append(outcome.get("result"))
+        observed.append(runner.execute("SELECT 1").fetchall())
+        observed.append(seen(watcher, "runner")[0][0])
+    return observed
+
+
+@pytest.mark.rocklake
+@pytest.mark.parametrize("scenario", [states_of_a_session, terminate_idle_in_transaction,
+                                      cancel_running_query])
+def test_sessions_are_seen_and_ended_as_on_postgresql(pg_server, rocklake, scenario):
+    rocklake.start()
+    reference = PostgresBackend(pg_server)
+    expected = scenario(pg_server.dsn(reference.db))
+    actual = scenario(rocklake.dsn())
+    assert actual == expected
+
+
+@pytest.mark.rocklake
+def test_duckdb_sessions_are_seen_while_they_write(rocklake, tmp_path, duck):
+    rocklake.start()
+    data = tmp_path / "data"
+    data.mkdir()
+    con = duck()
+    con.execute(rocklake.attach_sql("lake", data))
+    con.execute("CREATE TABLE lake.t (i INTEGER)")
+    stop = threading.Event()
+    errors = []
+
+    def write():
+        try:
+            n = 0
+            while not stop.is_set():
+                con.execute("INSERT INTO lake.t VALUES (?)", [n])
+                n += 1
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        with connect(rocklake.dsn(), "watcher") as watcher:
+            others = []
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not others:
+                others = watcher.execute(
+                    "SELECT datname, state FROM pg_stat_activity "
+                    "WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'").fetchall()
+            assert others, "DuckDB's catalog sessions are not in pg_stat_activity"
+            assert all(state in ("active", "idle", "idle in transaction") for _, state in others)
+    finally:
+        stop.set()
+        writer.join(30)
+    assert not errors
+    assert con.execute("SELECT count(*) FROM lake.t").fetchone()[0] > 0
