@@ -74,6 +74,10 @@ sqlstates! {
     INVALID_PARAMETER_VALUE = "22023";
     /// `2201W invalid_row_count_in_limit_clause`.
     INVALID_ROW_COUNT_IN_LIMIT_CLAUSE = "2201W";
+    /// `22014 invalid_argument_for_ntile_function`.
+    INVALID_ARGUMENT_FOR_NTILE = "22014";
+    /// `22016 invalid_argument_for_nth_value_function`.
+    INVALID_ARGUMENT_FOR_NTH_VALUE = "22016";
     /// `2201X invalid_row_count_in_result_offset_clause`.
     INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE = "2201X";
     /// `22004 null_value_not_allowed`.

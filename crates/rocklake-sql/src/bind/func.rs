@@ -34,11 +34,7 @@ impl Binder<'_> {
         if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
             return self.bind_array_subquery(q);
         }
-        if !f.within_group.is_empty() {
-            return Err(SqlError::unsupported(format!(
-                "WITHIN GROUP clauses are not supported: {f}"
-            )));
-        }
+
         let CallArguments {
             args,
             named,
@@ -66,15 +62,64 @@ impl Binder<'_> {
         let agg = match name.as_str() {
             "count" if star => Some(AggFunc::CountStar),
             "count" => Some(AggFunc::Count),
-            "sum" => Some(AggFunc::Sum),
-            "min" => Some(AggFunc::Min),
-            "max" => Some(AggFunc::Max),
-            "avg" => Some(AggFunc::Avg),
-            "bool_and" | "every" => Some(AggFunc::BoolAnd),
-            "bool_or" => Some(AggFunc::BoolOr),
-            "array_agg" => Some(AggFunc::ArrayAgg),
-            "string_agg" => Some(AggFunc::StringAgg),
-            _ => None,
+            other => crate::plan::aggregate_named(other),
+        };
+        let ordered_set = agg.is_some_and(AggFunc::is_ordered_set);
+        if ordered_set && f.within_group.is_empty() {
+            return Err(SqlError::new(
+                SqlState::WRONG_OBJECT_TYPE,
+                format!("WITHIN GROUP is required for ordered-set aggregate {name}"),
+            ));
+        }
+        if !ordered_set && !f.within_group.is_empty() {
+            // No aggregate of this name takes a sort key as an argument.
+            let keys = f.within_group.iter().map(|o| &o.expr);
+            let mut shown = Vec::new();
+            let saved = self.agg.take();
+            for arg in args.iter().copied().chain(keys) {
+                let bound = self.bind_expr(arg);
+                let t = match bound {
+                    Ok((_, t)) => t,
+                    Err(error) => {
+                        self.agg = saved;
+                        return Err(error);
+                    }
+                };
+                shown.push(
+                    t.as_ref()
+                        .map_or("unknown", PgType::display_name)
+                        .to_string(),
+                );
+            }
+            self.agg = saved;
+            return Err(SqlError::new(
+                SqlState::UNDEFINED_FUNCTION,
+                format!("function {name}({}) does not exist", shown.join(", ")),
+            )
+            .with_hint(
+                "No function matches the given name and argument types. You might need to add \
+                 explicit type casts.",
+            ));
+        }
+        // An ordered-set aggregate's input is its WITHIN GROUP key, then
+        // its direct arguments; the key also orders it.
+        let mut args = args;
+        if ordered_set {
+            if f.within_group.len() != 1 {
+                return Err(SqlError::new(
+                    SqlState::UNDEFINED_FUNCTION,
+                    format!(
+                        "function {name} with {} sort keys does not exist",
+                        f.within_group.len()
+                    ),
+                ));
+            }
+            args.insert(0, &f.within_group[0].expr);
+        }
+        let order_by = if ordered_set {
+            f.within_group.clone()
+        } else {
+            order_by
         };
         let modifiers = AggModifiers {
             distinct,
@@ -535,7 +580,10 @@ impl Binder<'_> {
     ) -> Result<(Vec<BExpr>, Vec<(BExpr, bool, bool)>, Option<BExpr>, PgType), SqlError> {
         let arity = match func {
             AggFunc::CountStar => 0,
-            AggFunc::StringAgg => 2,
+            AggFunc::StringAgg
+            | AggFunc::Regression(_)
+            | AggFunc::PercentileCont
+            | AggFunc::PercentileDisc => 2,
             _ => 1,
         };
         if args.len() != arity {
@@ -549,34 +597,52 @@ impl Binder<'_> {
             bound.push(self.bind_expr(a)?);
         }
         let at = bound.first().and_then(|(_, t)| t.clone());
-        let ty = match func {
-            AggFunc::CountStar | AggFunc::Count => PgType::Int8,
-            AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
-            AggFunc::Min | AggFunc::Max => at.clone().unwrap_or(PgType::Text),
-            AggFunc::StringAgg => PgType::Text,
-            AggFunc::ArrayAgg => match at.clone().unwrap_or(PgType::Text) {
-                t if t.is_array() => {
-                    return Err(SqlError::unsupported(
-                        "array_agg over arrays (multidimensional arrays) is not supported",
-                    ))
-                }
-                t => PgType::array_of(t),
-            },
-            AggFunc::Sum => match at {
-                Some(PgType::Int2 | PgType::Int4) => PgType::Int8,
-                Some(PgType::Float4) => PgType::Float4,
-                Some(PgType::Float8) => PgType::Float8,
-                Some(PgType::Int8 | PgType::Numeric(_)) | None => PgType::Numeric(None),
-                Some(other) => return Err(agg_type_err("sum", &other)),
-            },
-            AggFunc::Avg => match at {
-                Some(PgType::Float4 | PgType::Float8) => PgType::Float8,
-                Some(PgType::Int2 | PgType::Int4 | PgType::Int8 | PgType::Numeric(_)) | None => {
-                    PgType::Numeric(None)
-                }
-                Some(other) => return Err(agg_type_err("avg", &other)),
-            },
-        };
+        let ty =
+            match func {
+                AggFunc::CountStar | AggFunc::Count => PgType::Int8,
+                AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
+                AggFunc::Min | AggFunc::Max => at.clone().unwrap_or(PgType::Text),
+                AggFunc::StringAgg => PgType::Text,
+                AggFunc::ArrayAgg => match at.clone().unwrap_or(PgType::Text) {
+                    t if t.is_array() => {
+                        return Err(SqlError::unsupported(
+                            "array_agg over arrays (multidimensional arrays) is not supported",
+                        ))
+                    }
+                    t => PgType::array_of(t),
+                },
+                AggFunc::Sum => match at {
+                    Some(PgType::Int2 | PgType::Int4) => PgType::Int8,
+                    Some(PgType::Float4) => PgType::Float4,
+                    Some(PgType::Float8) => PgType::Float8,
+                    Some(PgType::Int8 | PgType::Numeric(_)) | None => PgType::Numeric(None),
+                    Some(other) => return Err(agg_type_err("sum", &other)),
+                },
+                AggFunc::Avg => match at {
+                    Some(PgType::Float4 | PgType::Float8) => PgType::Float8,
+                    Some(PgType::Int2 | PgType::Int4 | PgType::Int8 | PgType::Numeric(_))
+                    | None => PgType::Numeric(None),
+                    Some(other) => return Err(agg_type_err("avg", &other)),
+                },
+                AggFunc::Dispersion(_) => match at {
+                    Some(PgType::Float4 | PgType::Float8) => PgType::Float8,
+                    Some(PgType::Int2 | PgType::Int4 | PgType::Int8 | PgType::Numeric(_))
+                    | None => PgType::Numeric(None),
+                    Some(other) => return Err(agg_type_err("variance", &other)),
+                },
+                AggFunc::Regression(crate::plan::Regression::Count) => PgType::Int8,
+                AggFunc::Regression(_) => PgType::Float8,
+                AggFunc::Bits(_) => match at {
+                    Some(t @ (PgType::Int2 | PgType::Int4 | PgType::Int8)) => t,
+                    None => PgType::Int4,
+                    Some(other) => return Err(agg_type_err("bit_and", &other)),
+                },
+                AggFunc::PercentileCont => match at {
+                    Some(PgType::Interval) => PgType::Interval,
+                    _ => PgType::Float8,
+                },
+                AggFunc::PercentileDisc | AggFunc::Mode => at.clone().unwrap_or(PgType::Text),
+            };
         let mut out = Vec::with_capacity(bound.len());
         for (i, (b, t)) in bound.into_iter().enumerate() {
             let target = match func {
@@ -587,6 +653,9 @@ impl Binder<'_> {
                     ))
                 }
                 AggFunc::StringAgg => PgType::Text,
+                AggFunc::Regression(_) => PgType::Float8,
+                AggFunc::PercentileCont | AggFunc::PercentileDisc if i == 1 => PgType::Float8,
+                AggFunc::PercentileCont => ty.clone(),
                 _ => t.clone().unwrap_or(PgType::Text),
             };
             out.push(self.coerce(b, &t, &target, "aggregate")?);

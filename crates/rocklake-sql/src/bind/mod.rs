@@ -190,19 +190,6 @@ pub struct Binder<'c> {
     pending_locks: Option<Vec<locking::Clause>>,
 }
 
-const AGGREGATES: &[&str] = &[
-    "count",
-    "sum",
-    "min",
-    "max",
-    "avg",
-    "bool_and",
-    "bool_or",
-    "every",
-    "array_agg",
-    "string_agg",
-];
-
 /// Whether an expression contains an aggregate call at this query level.
 pub fn has_aggregate(e: &Expr) -> bool {
     match e {
@@ -213,7 +200,7 @@ pub fn has_aggregate(e: &Expr) -> bool {
                 .last()
                 .map(|p| p.to_string().to_lowercase())
                 .unwrap_or_default();
-            AGGREGATES.contains(&n.as_str()) && f.over.is_none()
+            (n == "count" || crate::plan::aggregate_named(&n).is_some()) && f.over.is_none()
                 || match &f.args {
                     sqlparser::ast::FunctionArguments::List(l) => l.args.iter().any(|a| match a {
                         sqlparser::ast::FunctionArg::Unnamed(

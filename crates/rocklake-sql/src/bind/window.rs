@@ -64,11 +64,20 @@ impl Binder<'_> {
             "avg" => (WindowFunc::Aggregate(AggFunc::Avg), &[1]),
             "bool_and" | "every" => (WindowFunc::Aggregate(AggFunc::BoolAnd), &[1]),
             "bool_or" => (WindowFunc::Aggregate(AggFunc::BoolOr), &[1]),
-            _ => {
-                return Err(SqlError::unsupported(format!(
-                    "window function {name} is not supported"
-                )))
-            }
+            "ntile" => (WindowFunc::Ntile, &[1]),
+            "percent_rank" => (WindowFunc::PercentRank, &[0]),
+            "cume_dist" => (WindowFunc::CumeDist, &[0]),
+            "nth_value" => (WindowFunc::NthValue, &[2]),
+            other => match crate::plan::aggregate_named(other) {
+                Some(func @ (AggFunc::Dispersion(_) | AggFunc::Bits(_))) => {
+                    (WindowFunc::Aggregate(func), &[1])
+                }
+                _ => {
+                    return Err(SqlError::unsupported(format!(
+                        "window function {name} is not supported"
+                    )))
+                }
+            },
         };
         if !arity.contains(&args.len()) {
             return Err(SqlError::new(
@@ -86,6 +95,19 @@ impl Binder<'_> {
             bound_args.push(b);
             types.push(t);
         }
+        // ntile's buckets and nth_value's position are integers.
+        let position = match func {
+            WindowFunc::Ntile => Some(0),
+            WindowFunc::NthValue => Some(1),
+            _ => None,
+        };
+        if let Some(at) = position {
+            let b = std::mem::replace(
+                &mut bound_args[at],
+                BExpr::Const(rocklake_types::Datum::Null),
+            );
+            bound_args[at] = self.coerce(b, &types[at], &PgType::Int4, name)?;
+        }
         // lag/lead: the offset is a bigint; the default takes the value's type.
         if matches!(func, WindowFunc::Lag | WindowFunc::Lead) {
             if let Some(offset) = bound_args.get_mut(1) {
@@ -101,6 +123,13 @@ impl Binder<'_> {
             WindowFunc::RowNumber | WindowFunc::Rank | WindowFunc::DenseRank => Some(PgType::Int8),
             WindowFunc::Aggregate(AggFunc::CountStar | AggFunc::Count) => Some(PgType::Int8),
             WindowFunc::Aggregate(AggFunc::BoolAnd | AggFunc::BoolOr) => Some(PgType::Bool),
+            WindowFunc::Ntile => Some(PgType::Int4),
+            WindowFunc::PercentRank | WindowFunc::CumeDist => Some(PgType::Float8),
+            WindowFunc::Aggregate(AggFunc::Dispersion(_)) => match types.first().cloned().flatten()
+            {
+                Some(PgType::Float4 | PgType::Float8) => Some(PgType::Float8),
+                _ => Some(PgType::Numeric(None)),
+            },
             WindowFunc::Aggregate(AggFunc::Sum) => sum_type(types.first().cloned().flatten()),
             WindowFunc::Aggregate(AggFunc::Avg) => match types.first().cloned().flatten() {
                 Some(PgType::Float4 | PgType::Float8) => Some(PgType::Float8),

@@ -19,6 +19,9 @@ use crate::exec::eval::{eval, eval_pred};
 use crate::exec::memory::{row_bytes, Reservation};
 use crate::exec::operators::arith;
 use crate::exec::sort::order_rows;
+use crate::exec::statistics::{
+    combine_bits, mode, percentile_cont, percentile_disc, Moments, Pairs,
+};
 use crate::exec::stream::{Buffered, RowCow, RowStream, Stream};
 use crate::plan::{AggCall, AggFunc, AggPlan, SortKey};
 use rocklake_types::value::equality::{hash_key, row_key};
@@ -40,6 +43,10 @@ pub(crate) struct Accumulator {
     items: Vec<(Row, Datum, Datum)>,
     /// The call's ORDER BY as sort keys over the items' keys.
     order: Vec<SortKey>,
+    /// Sums of one variable (`variance`, `stddev` and kin).
+    moments: Option<Moments>,
+    /// Sums of two variables (`corr`, `covar_*`, `regr_*`).
+    pairs: Pairs,
 }
 
 impl Accumulator {
@@ -52,6 +59,8 @@ impl Accumulator {
             seen: distinct.then(HashSet::new),
             items: Vec::new(),
             order: Vec::new(),
+            moments: None,
+            pairs: Pairs::default(),
         }
     }
 
@@ -97,7 +106,16 @@ impl Accumulator {
             self.count += 1;
             return Ok(held);
         }
-        if self.func == AggFunc::ArrayAgg || (self.func == AggFunc::StringAgg && !value.is_null()) {
+        if let AggFunc::Regression(_) = self.func {
+            if !value.is_null() && !delimiter.is_null() {
+                self.pairs.add(&value, &delimiter);
+            }
+            return Ok(held);
+        }
+        let keeps_items = self.func == AggFunc::ArrayAgg
+            || (matches!(self.func, AggFunc::StringAgg) || self.func.is_ordered_set())
+                && !value.is_null();
+        if keeps_items {
             held += row_bytes(&keys) + row_bytes(std::slice::from_ref(&value)) + 32;
             self.items.push((keys, value, delimiter));
             return Ok(held);
@@ -107,7 +125,24 @@ impl Accumulator {
         }
         self.count += 1;
         match self.func {
-            AggFunc::CountStar | AggFunc::Count | AggFunc::ArrayAgg | AggFunc::StringAgg => {}
+            AggFunc::CountStar
+            | AggFunc::Count
+            | AggFunc::ArrayAgg
+            | AggFunc::StringAgg
+            | AggFunc::Regression(_)
+            | AggFunc::PercentileCont
+            | AggFunc::PercentileDisc
+            | AggFunc::Mode => {}
+            AggFunc::Dispersion(_) => self
+                .moments
+                .get_or_insert_with(|| Moments::first(&value))
+                .add(&value)?,
+            AggFunc::Bits(op) => {
+                self.value = Some(match self.value.take() {
+                    Some(acc) => combine_bits(&acc, &value, op),
+                    None => value,
+                });
+            }
             AggFunc::Min | AggFunc::Max => {
                 let want = if self.func == AggFunc::Max {
                     Ordering::Greater
@@ -210,7 +245,25 @@ impl Accumulator {
                 Datum::text(out)
             }
             AggFunc::CountStar | AggFunc::Count => Datum::Int8(self.count),
-            AggFunc::Min | AggFunc::Max | AggFunc::Sum => self.value.unwrap_or(Datum::Null),
+            AggFunc::Min | AggFunc::Max | AggFunc::Sum | AggFunc::Bits(_) => {
+                self.value.unwrap_or(Datum::Null)
+            }
+            AggFunc::Dispersion(kind) => match &self.moments {
+                Some(moments) => moments.finish(kind)?,
+                None => Datum::Null,
+            },
+            AggFunc::Regression(kind) => self.pairs.finish(kind),
+            AggFunc::PercentileCont | AggFunc::PercentileDisc | AggFunc::Mode => {
+                let Some(fraction) = self.items.first().map(|(_, _, f)| f.clone()) else {
+                    return Ok(Datum::Null);
+                };
+                let sorted: Vec<Datum> = self.items.into_iter().map(|(_, v, _)| v).collect();
+                match self.func {
+                    AggFunc::PercentileCont => percentile_cont(&sorted, &fraction)?,
+                    AggFunc::PercentileDisc => percentile_disc(&sorted, &fraction)?,
+                    _ => mode(&sorted),
+                }
+            }
             AggFunc::BoolAnd | AggFunc::BoolOr => {
                 self.truth.map(Datum::Bool).unwrap_or(Datum::Null)
             }

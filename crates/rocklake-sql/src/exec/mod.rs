@@ -35,6 +35,7 @@ pub(crate) mod select;
 pub(crate) mod set_calls;
 pub(crate) mod set_ops;
 pub(crate) mod sort;
+mod statistics;
 pub(crate) mod stream;
 pub(crate) mod window;
 

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use rocklake_types::datum::{Datum, Row};
-use rocklake_types::SqlError;
+use rocklake_types::{SqlError, SqlState};
 
 use crate::exec::compare::compare;
 use crate::exec::context::{ExecCtx, Scope};
@@ -167,6 +167,61 @@ impl<'a> Window<'a> {
                     }
                 }
             }
+            WindowFunc::Ntile => {
+                let buckets = match part.first().map(|row| arg_at(row, 0)) {
+                    Some(Datum::Null) | None => None,
+                    Some(d) => Some(d.as_i64().unwrap_or(0)),
+                };
+                for (at, row) in part.iter().enumerate() {
+                    out[row.0] = match buckets {
+                        None => Datum::Null,
+                        Some(n) if n <= 0 => {
+                            return Err(SqlError::new(
+                                SqlState::INVALID_ARGUMENT_FOR_NTILE,
+                                "argument of ntile must be greater than zero",
+                            ))
+                        }
+                        Some(n) => Datum::Int4(ntile(at, part.len(), n as usize)),
+                    };
+                }
+            }
+            WindowFunc::PercentRank | WindowFunc::CumeDist => {
+                let total = part.len() as f64;
+                for (start, end) in groups {
+                    let value = match call.func {
+                        WindowFunc::PercentRank if part.len() > 1 => *start as f64 / (total - 1.0),
+                        WindowFunc::PercentRank => 0.0,
+                        _ => *end as f64 / total,
+                    };
+                    for row in &part[*start..*end] {
+                        out[row.0] = Datum::Float8(value);
+                    }
+                }
+            }
+            WindowFunc::NthValue => {
+                for (at, row) in part.iter().enumerate() {
+                    let n = match arg_at(row, 1) {
+                        Datum::Null => {
+                            out[row.0] = Datum::Null;
+                            continue;
+                        }
+                        d => d.as_i64().unwrap_or(0),
+                    };
+                    if n <= 0 {
+                        return Err(SqlError::new(
+                            SqlState::INVALID_ARGUMENT_FOR_NTH_VALUE,
+                            "argument of nth_value must be greater than zero",
+                        ));
+                    }
+                    let (start, end) = frame.rows(at, peers);
+                    let target = start + n as usize - 1;
+                    out[row.0] = if target < end {
+                        arg(target)
+                    } else {
+                        Datum::Null
+                    };
+                }
+            }
             WindowFunc::Lag | WindowFunc::Lead => {
                 for (at, row) in part.iter().enumerate() {
                     let offset = match row.3.get(1) {
@@ -215,6 +270,25 @@ impl<'a> Window<'a> {
         }
         Ok(())
     }
+}
+
+/// The `position`-th argument of a row of a partition.
+fn arg_at(row: &(usize, Vec<Datum>, Vec<Datum>, Vec<Datum>), position: usize) -> Datum {
+    row.3.get(position).cloned().unwrap_or(Datum::Null)
+}
+
+/// The bucket (from 1) of row `at` of `total` split into `buckets` as
+/// evenly as possible, the first buckets one row larger.
+fn ntile(at: usize, total: usize, buckets: usize) -> i32 {
+    let per = total / buckets;
+    let larger = total % buckets;
+    let in_larger = larger * (per + 1);
+    let bucket = if at < in_larger {
+        at / (per + 1)
+    } else {
+        larger + (at - in_larger) / per.max(1)
+    };
+    bucket as i32 + 1
 }
 
 impl<'a> RowStream<'a> for Window<'a> {

@@ -151,6 +151,26 @@ pub fn sqrt(text: &str) -> Result<String, SqlError> {
     let (weight, _) = first_base_digit(text);
     let result_weight = weight * 2 + 1;
     let scale = (16 - result_weight).max(i64::from(x.scale)).clamp(0, 1000) as u32;
+    root_at(&x, scale)
+}
+
+/// The square root of the non-negative `text` rounded to `scale` fraction
+/// digits (PostgreSQL's `sqrt_var` at a given result scale, as `stddev`
+/// uses it).
+pub fn sqrt_with_scale(text: &str, scale: u32) -> Result<String, SqlError> {
+    let Some(x) = finite(text) else {
+        return Ok("NaN".into());
+    };
+    if x.value.is_negative() {
+        return Err(SqlError::new(
+            SqlState::INVALID_ARGUMENT_FOR_POWER_FUNCTION,
+            "cannot take square root of a negative number",
+        ));
+    }
+    root_at(&x, scale)
+}
+
+fn root_at(x: &Scaled, scale: u32) -> Result<String, SqlError> {
     // floor(sqrt(x) * 10^(scale + 1)) from an integer square root, then
     // the last digit rounded away.
     let digits = 2 * (scale + 1);
