@@ -2,7 +2,8 @@
 //! `timetz`, `timestamp`, `timestamptz` and `interval` ([`arith`]), their
 //! fields ([`fields`]: `extract`, `date_part`, `date_trunc`), the other
 //! functions ([`functions`]), time zones ([`zones`]) and the calendar they
-//! share ([`calendar`]), and series of timestamps ([`series`]). The session's time zone is UTC.
+//! share ([`calendar`]), series of timestamps ([`series`]) and template
+//! patterns (`to_char`, `to_date`, `to_timestamp`: [`template`]). The session's time zone is UTC.
 
 mod abbreviations;
 mod arith;
@@ -10,6 +11,7 @@ pub(crate) mod calendar;
 mod fields;
 mod functions;
 pub(crate) mod series;
+mod template;
 mod zones;
 
 use super::def::Library;
@@ -20,4 +22,5 @@ pub(super) fn register(lib: &mut Library) {
     fields::register(lib);
     functions::register(lib);
     series::register(lib);
+    template::register(lib);
 }

@@ -1,6 +1,6 @@
 //! String functions (PostgreSQL's "String Functions and Operators" table):
 //! lengths, case, padding, searching, splitting, `concat`, `format`
-//! ([`format`]), regular expressions ([`regex`]) and the binary string
+//! ([`mod@format`]), regular expressions ([`regex`]) and the binary string
 //! functions ([`bytes`]). Text is compared and cased as in PostgreSQL's
 //! `C` locale (what `lc_ctype` says): only ASCII letters have a case.
 
