@@ -37,3 +37,5 @@ SELECT ntile(0) OVER () FROM generate_series(1, 3)
 SELECT nth_value(1, 0) OVER () FROM generate_series(1, 3)
 SELECT percent_rank() OVER (), cume_dist() OVER (), ntile(NULL) OVER () FROM generate_series(1, 1)
 SELECT ntile(5) OVER (ORDER BY x), ntile(2) OVER (PARTITION BY x % 2 ORDER BY x) FROM generate_series(1, 7) x
+SELECT percentile_cont(ARRAY[0.1, 0.5, NULL, 0.9]) WITHIN GROUP (ORDER BY x), percentile_disc(ARRAY[0, 0.33, 1]) WITHIN GROUP (ORDER BY x) FROM generate_series(1, 10) x
+SELECT pg_typeof(percentile_disc(ARRAY[0.5]) WITHIN GROUP (ORDER BY x)), pg_typeof(percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY x)) FROM generate_series(1, 3) x

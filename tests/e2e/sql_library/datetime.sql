@@ -120,3 +120,8 @@ SELECT to_timestamp('2024 065', 'YYYY DDD'), to_date('2024', 'YYYY'), to_timesta
 SELECT to_date('2024-13-01', 'YYYY-MM-DD')
 SELECT to_date('2024-02-30', 'YYYY-MM-DD')
 SELECT to_date('abc', 'YYYY')
+-- OVERLAPS.
+SELECT (DATE '2001-02-16', DATE '2001-12-21') OVERLAPS (DATE '2001-10-30', DATE '2002-10-30'), (DATE '2001-02-16', INTERVAL '100 days') OVERLAPS (DATE '2001-10-30', DATE '2002-10-30'), (DATE '2001-10-29', DATE '2001-10-30') OVERLAPS (DATE '2001-10-30', DATE '2001-10-31'), (DATE '2001-10-30', DATE '2001-10-30') OVERLAPS (DATE '2001-10-30', DATE '2001-10-31')
+SELECT (timestamp '2024-01-01', NULL::timestamp) OVERLAPS (timestamp '2024-01-02', timestamp '2024-01-03'), (timestamp '2024-01-05', timestamp '2024-01-01') OVERLAPS (timestamp '2024-01-02', interval '1 day'), (time '10:00', time '12:00') OVERLAPS (time '11:00', interval '2 hours'), (now(), now()) OVERLAPS (now(), now())
+SELECT (timestamptz '2024-01-01', timestamptz '2024-01-10') OVERLAPS (timestamptz '2024-01-05', NULL::timestamptz), (NULL::timestamptz, timestamptz '2024-01-03') OVERLAPS (timestamptz '2024-01-02', timestamptz '2024-01-04')
+SELECT (1, 2) OVERLAPS (3, 4)

@@ -597,6 +597,16 @@ impl Binder<'_> {
             bound.push(self.bind_expr(a)?);
         }
         let at = bound.first().and_then(|(_, t)| t.clone());
+        // percentile_cont/disc of an array of fractions give an array.
+        let fractions_array = matches!(func, AggFunc::PercentileCont | AggFunc::PercentileDisc)
+            && bound
+                .get(1)
+                .and_then(|(_, t)| t.as_ref())
+                .is_some_and(PgType::is_array);
+        let continuous = match at {
+            Some(PgType::Interval) => PgType::Interval,
+            _ => PgType::Float8,
+        };
         let ty =
             match func {
                 AggFunc::CountStar | AggFunc::Count => PgType::Int8,
@@ -637,10 +647,11 @@ impl Binder<'_> {
                     None => PgType::Int4,
                     Some(other) => return Err(agg_type_err("bit_and", &other)),
                 },
-                AggFunc::PercentileCont => match at {
-                    Some(PgType::Interval) => PgType::Interval,
-                    _ => PgType::Float8,
-                },
+                AggFunc::PercentileCont if fractions_array => PgType::array_of(continuous.clone()),
+                AggFunc::PercentileCont => continuous.clone(),
+                AggFunc::PercentileDisc if fractions_array => {
+                    PgType::array_of(at.clone().unwrap_or(PgType::Text))
+                }
                 AggFunc::PercentileDisc | AggFunc::Mode => at.clone().unwrap_or(PgType::Text),
             };
         let mut out = Vec::with_capacity(bound.len());
@@ -654,8 +665,11 @@ impl Binder<'_> {
                 }
                 AggFunc::StringAgg => PgType::Text,
                 AggFunc::Regression(_) => PgType::Float8,
+                AggFunc::PercentileCont | AggFunc::PercentileDisc if i == 1 && fractions_array => {
+                    PgType::array_of(PgType::Float8)
+                }
                 AggFunc::PercentileCont | AggFunc::PercentileDisc if i == 1 => PgType::Float8,
-                AggFunc::PercentileCont => ty.clone(),
+                AggFunc::PercentileCont => continuous.clone(),
                 _ => t.clone().unwrap_or(PgType::Text),
             };
             out.push(self.coerce(b, &t, &target, "aggregate")?);

@@ -66,6 +66,26 @@ impl Binder<'_> {
             .expect("the library has the regular expression operators")
     }
 
+    /// `(start, end) OVERLAPS (start, end)`: the library's `overlaps`.
+    fn bind_overlaps(&mut self, left: &Expr, right: &Expr) -> Result<(BExpr, Ty), SqlError> {
+        let pair = |e: &Expr| match e {
+            Expr::Tuple(items) if items.len() == 2 => Ok([items[0].clone(), items[1].clone()]),
+            _ => Err(SqlError::new(
+                SqlState::SYNTAX_ERROR,
+                "wrong number of parameters on left side of OVERLAPS expression",
+            )),
+        };
+        let [a, b] = pair(left)?;
+        let [c, d] = pair(right)?;
+        let mut args = Vec::with_capacity(4);
+        for e in [&a, &b, &c, &d] {
+            args.push(self.bind_expr(e)?);
+        }
+        // PostgreSQL names the function it rewrites OVERLAPS to.
+        let candidates = crate::functions::functions("overlaps");
+        self.bind_resolved("pg_catalog.overlaps", Form::Function, candidates, args)
+    }
+
     /// Comparisons, `AND`/`OR`, arithmetic and `||`.
     pub(super) fn bind_binary(
         &mut self,
@@ -113,6 +133,7 @@ impl Binder<'_> {
             BinaryOperator::Arrow => self.bind_json_get(left, right, false),
             BinaryOperator::LongArrow => self.bind_json_get(left, right, true),
             BinaryOperator::PGStartsWith => self.bind_infix("^@", left, right),
+            BinaryOperator::Overlaps => self.bind_overlaps(left, right),
             BinaryOperator::PGRegexMatch => self.bind_infix("~", left, right),
             BinaryOperator::PGRegexIMatch => self.bind_infix("~*", left, right),
             BinaryOperator::PGRegexNotMatch => self.bind_infix("!~", left, right),

@@ -258,10 +258,21 @@ impl Accumulator {
                     return Ok(Datum::Null);
                 };
                 let sorted: Vec<Datum> = self.items.into_iter().map(|(_, v, _)| v).collect();
-                match self.func {
-                    AggFunc::PercentileCont => percentile_cont(&sorted, &fraction)?,
-                    AggFunc::PercentileDisc => percentile_disc(&sorted, &fraction)?,
-                    _ => mode(&sorted),
+                let func = self.func;
+                let each = |fraction: &Datum| match func {
+                    AggFunc::PercentileCont => percentile_cont(&sorted, fraction),
+                    AggFunc::PercentileDisc => percentile_disc(&sorted, fraction),
+                    _ => Ok(mode(&sorted)),
+                };
+                match (&fraction, func) {
+                    (
+                        Datum::Array(fractions),
+                        AggFunc::PercentileCont | AggFunc::PercentileDisc,
+                    ) => {
+                        let values = fractions.iter().map(each).collect::<Result<Vec<_>, _>>()?;
+                        Datum::array(values)
+                    }
+                    (fraction, _) => each(fraction)?,
                 }
             }
             AggFunc::BoolAnd | AggFunc::BoolOr => {

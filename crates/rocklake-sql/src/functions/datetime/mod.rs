@@ -10,6 +10,7 @@ mod arith;
 pub(crate) mod calendar;
 mod fields;
 mod functions;
+mod overlaps;
 pub(crate) mod series;
 mod template;
 mod zones;
@@ -22,5 +23,6 @@ pub(super) fn register(lib: &mut Library) {
     fields::register(lib);
     functions::register(lib);
     series::register(lib);
+    overlaps::register(lib);
     template::register(lib);
 }
