@@ -4,7 +4,7 @@
 //! match as PostgreSQL's do (exact upper, lower or capitalized spellings,
 //! longest first); `FM` drops padding, `TH`/`th` add an ordinal suffix,
 //! double-quoted text is literal. Names are the `C` locale's (English).
-//! Reading text by a template is in [`read`].
+//! Reading text by a template is in [`mod@read`].
 
 use rocklake_types::datum::Datum;
 use rocklake_types::value::datetime::days_from_civil;
