@@ -210,6 +210,8 @@ pub const SETTINGS: &[Setting] = &[
 
 /// The setting named `name` (any case).
 pub fn find(name: &str) -> Option<&'static Setting> {
+    // A scan that rejects by length first: cheaper than hashing the name
+    // for a table this size (sessions look settings up on every statement).
     SETTINGS.iter().find(|s| s.name.eq_ignore_ascii_case(name))
 }
 

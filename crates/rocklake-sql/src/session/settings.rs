@@ -40,6 +40,9 @@ pub struct SessionSettings {
     /// The generation the client was last told the reported values of:
     /// nothing to compare until the next change.
     reported_generation: Option<u64>,
+    /// Counts changes of values other than the transaction's (which no
+    /// reported setting shows).
+    value_generation: u64,
 }
 
 /// The setting that holds `transaction_isolation`'s value outside a
@@ -54,7 +57,7 @@ impl SessionSettings {
     /// and `application_name`).
     pub fn set_identity(&mut self, identity: SessionIdentity) {
         self.identity = identity;
-        self.generation += 1;
+        self.changed_values();
     }
 
     /// Sets the value of `name` before the session changes it (and after
@@ -65,7 +68,7 @@ impl SessionSettings {
             .unwrap_or_else(|| name.to_lowercase());
         let value = canonical_value(name, value)?;
         self.defaults.insert(name.to_lowercase(), (spelled, value));
-        self.generation += 1;
+        self.changed_values();
         Ok(())
     }
 
@@ -80,7 +83,13 @@ impl SessionSettings {
     /// `(name as PostgreSQL spells it, value)` of the setting `name` (any
     /// case); `None` for a setting nobody set that the server does not know.
     pub fn get(&self, name: &str) -> Option<(String, String)> {
-        let key = name.to_lowercase();
+        let lowered;
+        let key = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            lowered = name.to_ascii_lowercase();
+            lowered.as_str()
+        } else {
+            name
+        };
         if let Some((current, default)) = TRANSACTION_DEFAULTS.iter().find(|(n, _)| *n == key) {
             let value = match &self.transaction {
                 Some((level, _)) if key == "transaction_isolation" => level.clone(),
@@ -89,10 +98,10 @@ impl SessionSettings {
             };
             return Some((current.to_string(), value));
         }
-        if let Some(value) = self.changed.get(&key).or_else(|| self.defaults.get(&key)) {
+        if let Some(value) = self.changed.get(key).or_else(|| self.defaults.get(key)) {
             return Some(value.clone());
         }
-        settings::find(&key).map(|s| (s.name.to_string(), s.default_value(&self.identity)))
+        settings::find(key).map(|s| (s.name.to_string(), s.default_value(&self.identity)))
     }
 
     /// Every setting, known or set, in name order, shared until a value
@@ -134,10 +143,10 @@ impl SessionSettings {
     /// last told them (at first: since its session start), with their
     /// values, for ParameterStatus messages.
     pub fn take_reported_changes(&mut self) -> Vec<(String, String)> {
-        if self.reported_generation == Some(self.generation) {
+        if self.reported_generation == Some(self.value_generation) {
             return Vec::new();
         }
-        self.reported_generation = Some(self.generation);
+        self.reported_generation = Some(self.value_generation);
         let identity = &self.identity;
         let told = self
             .reported
@@ -165,6 +174,14 @@ impl SessionSettings {
             self.transaction = transaction;
             self.generation += 1;
         }
+        // No reported setting depends on the transaction: the reported
+        // values stay as they were.
+    }
+
+    /// A value may have changed (not only the transaction's).
+    fn changed_values(&mut self) {
+        self.generation += 1;
+        self.value_generation += 1;
     }
 
     /// A number that changes whenever a value may have.
@@ -189,7 +206,7 @@ impl SessionSettings {
     pub fn set(&mut self, name: &str, value: String) -> Result<(), SqlError> {
         check_settable(name)?;
         let key = name.to_lowercase();
-        self.generation += 1;
+        self.changed_values();
         if value.eq_ignore_ascii_case("default") {
             self.changed.remove(&key);
             return Ok(());
@@ -205,13 +222,13 @@ impl SessionSettings {
 
     /// `RESET name`.
     pub fn reset(&mut self, name: &str) {
-        self.generation += 1;
+        self.changed_values();
         self.changed.remove(&name.to_lowercase());
     }
 
     /// `RESET ALL` / `DISCARD ALL`.
     pub fn reset_all(&mut self) {
-        self.generation += 1;
+        self.changed_values();
         self.changed.clear();
     }
 }
