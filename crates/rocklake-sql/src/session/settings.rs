@@ -34,9 +34,9 @@ pub struct SessionSettings {
     reported: Option<BTreeMap<&'static str, String>>,
     /// Counts changes, so that copies of the values can tell they are old.
     generation: u64,
-    /// [`Self::snapshot`] as of a generation: statements in autocommit
-    /// share it until a value changes.
-    snapshot: Option<(u64, SettingValues)>,
+    /// [`Self::snapshot`]s by what they depend on: statements share them
+    /// until a value changes.
+    snapshots: Vec<(SnapshotKey, SettingValues)>,
     /// The generation the client was last told the reported values of:
     /// nothing to compare until the next change.
     reported_generation: Option<u64>,
@@ -44,6 +44,10 @@ pub struct SessionSettings {
     /// reported setting shows).
     value_generation: u64,
 }
+
+/// What a settings snapshot depends on: the values set, and the current
+/// transaction's isolation level and read-only flag.
+type SnapshotKey = (u64, Option<(String, bool)>);
 
 /// The setting that holds `transaction_isolation`'s value outside a
 /// transaction, and `transaction_read_only`'s.
@@ -105,16 +109,19 @@ impl SessionSettings {
     }
 
     /// Every setting, known or set, in name order, shared until a value
-    /// changes.
+    /// changes. The values outside a transaction and those of the last
+    /// transaction's characteristics are both kept, so that a session
+    /// alternating between them (every DuckDB commit) builds neither again.
     pub fn snapshot(&mut self) -> SettingValues {
-        match &self.snapshot {
-            Some((generation, all)) if *generation == self.generation => all.clone(),
-            _ => {
-                let all = Arc::new(self.all());
-                self.snapshot = Some((self.generation, all.clone()));
-                all
-            }
+        let key = (self.value_generation, self.transaction.clone());
+        if let Some((_, all)) = self.snapshots.iter().find(|(k, _)| *k == key) {
+            return all.clone();
         }
+        let all = Arc::new(self.all());
+        self.snapshots
+            .retain(|(k, _)| k.0 == key.0 && k.1.is_none() != key.1.is_none());
+        self.snapshots.push((key, all.clone()));
+        all
     }
 
     /// Every setting, known or set, in name order.
