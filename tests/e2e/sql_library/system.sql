@@ -13,3 +13,18 @@ SELECT pg_collation_is_visible(100), pg_collation_is_visible(950), pg_collation_
 SELECT pg_type_is_visible(23), pg_statistics_obj_is_visible(999999), pg_ts_config_is_visible(999999)
 SELECT current_setting('default_table_access_method'), current_setting('lc_collate'), current_setting('block_size')
 SELECT name, setting, unit, vartype FROM pg_settings WHERE name IN ('default_table_access_method', 'statement_timeout', 'bytea_output', 'lc_ctype') ORDER BY name
+-- Access privilege inquiry.
+SELECT has_table_privilege('pg_class', 'SELECT'), has_table_privilege('pg_class', 'select, insert with grant option'), has_table_privilege('pg_class', ' SELECT '), has_table_privilege(999999, 'SELECT')
+SELECT has_table_privilege('postgres', 'pg_class', 'SELECT'), has_table_privilege('pg_catalog.pg_class', 'TRUNCATE, REFERENCES'), has_table_privilege(99999::oid, 'pg_class', 'UPDATE')
+SELECT has_column_privilege('pg_class', 1::int2, 'SELECT'), has_column_privilege('pg_class', 999::int2, 'SELECT'), has_column_privilege('postgres', 'pg_type', 'typname', 'SELECT')
+SELECT has_database_privilege(current_database(), 'TEMP'), has_database_privilege(current_database(), 'connect'), has_schema_privilege('public', 'CREATE'), has_schema_privilege('pg_catalog', 'usage, create'), has_schema_privilege(99999::oid, 'pg_catalog', 'CREATE')
+SELECT has_table_privilege('pg_class', NULL), has_schema_privilege(NULL::text, 'USAGE')
+SELECT has_table_privilege(10, 'pg_type', 'INSERT'), has_column_privilege('pg_class', 'relname', 'UPDATE')
+SELECT has_table_privilege('nosuch', 'SELECT')
+SELECT has_table_privilege('pg_class', 'FOO')
+SELECT has_table_privilege('pg_class', '')
+SELECT has_table_privilege('nosuchrole', 'pg_class', 'SELECT')
+SELECT has_schema_privilege('nosuch', 'USAGE')
+SELECT has_schema_privilege('public', 'SELECT')
+SELECT has_database_privilege('nosuch', 'CONNECT')
+SELECT has_column_privilege('pg_class', 'nosuch', 'SELECT')

@@ -395,18 +395,6 @@ impl Binder<'_> {
                 self.bind_typed_arg(args[0], &PgType::Oid)?;
                 konst(Datum::text(""), PgType::Text)
             }
-            (
-                "has_database_privilege"
-                | "has_schema_privilege"
-                | "has_table_privilege"
-                | "has_column_privilege",
-                2..=4,
-            ) => {
-                for a in args {
-                    self.bind_expr(a)?;
-                }
-                konst(Datum::Bool(true), PgType::Bool)
-            }
             // No extended statistics objects exist.
             ("pg_get_statisticsobjdef_columns", 1) => {
                 self.bind_typed_arg(args[0], &PgType::Oid)?;

@@ -9,7 +9,8 @@
 //! functions), [`datetime`] (date and time operators and functions),
 //! [`arrays`] (array functions), [`strings`] (string, regular
 //! expression and binary string functions), [`system`] (information about values
-//! and the session), [`activity`] (the server's sessions), [`catalog_info`] (what the catalog says of objects).
+//! and the session), [`activity`] (the server's sessions), [`catalog_info`] (what the catalog says of objects), [`privileges`] (who may
+//! use them).
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -25,6 +26,7 @@ mod def;
 mod degrees;
 mod libm;
 mod math;
+mod privileges;
 pub(crate) mod resolve;
 pub(crate) mod strings;
 mod system;
@@ -48,6 +50,7 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     datetime::register(&mut library);
     strings::register(&mut library);
     activity::register(&mut library);
+    privileges::register(&mut library);
     let mut registry = Registry {
         functions: HashMap::new(),
         prefix: HashMap::new(),
