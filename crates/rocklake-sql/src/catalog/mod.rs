@@ -10,6 +10,7 @@ pub use names::RegKind;
 pub use relation_indexes::{OidTarget, RelationIndexes};
 pub(crate) use virtual_tables::attnums::pg_attnum;
 pub(crate) use virtual_tables::roles::{role_name, role_oid};
+pub(crate) use virtual_tables::schema_names;
 
 use std::sync::Arc;
 

@@ -16,7 +16,7 @@ use rocklake_types::{SqlError, SqlState};
 
 use super::def::types::*;
 use super::def::Library;
-use crate::catalog::{Catalog, VirtualTable};
+use crate::catalog::{schema_names, Catalog, VirtualTable};
 use crate::plan::{CallEnv, CallInfo, ScalarFn};
 
 const OID: PgType = PgType::Oid;
@@ -285,17 +285,6 @@ fn answer(a: &[Datum], info: &CallInfo, env: &CallEnv, object: Object) -> Result
         }
     };
     Ok(Datum::Bool(allowed))
-}
-
-/// Every schema the session sees, the system ones included.
-fn schema_names(catalog: &Catalog) -> Vec<String> {
-    let mut names: Vec<String> = catalog.schemas.iter().cloned().collect();
-    for system in ["pg_catalog", "information_schema", "public"] {
-        if !names.iter().any(|n| n == system) {
-            names.push(system.to_string());
-        }
-    }
-    names
 }
 
 /// Every database of the server (at least the current one).

@@ -462,7 +462,8 @@ fn text(s: &str) -> Datum {
 const OWNER: Datum = Datum::Oid(crate::catalog::OWNER_OID);
 
 /// Every schema: the system ones, then the storage's.
-fn schema_names(cat: &Catalog) -> Vec<String> {
+/// Every schema `pg_namespace` lists: the system ones, then the catalog's.
+pub(crate) fn schema_names(cat: &Catalog) -> Vec<String> {
     let mut schemas: Vec<String> = vec!["pg_catalog".into(), "information_schema".into()];
     schemas.extend(
         cat.schemas

@@ -77,6 +77,22 @@ pub(crate) fn join(date: (i64, u32, u32), time: i64) -> Result<i64, SqlError> {
         .and_then(checked_timestamp)
 }
 
+/// The ISO 8601 week date of the day `days` after 1970-01-01: the
+/// week-numbering year (astronomical), the week and the day of the week
+/// (Monday 1).
+pub(crate) fn iso_week_date(days: i64) -> (i64, i64, i64) {
+    let iso_dow = (days + 3).rem_euclid(7) + 1; // 1970-01-01 was a Thursday
+    let thursday = days - iso_dow + 4;
+    let (iso_year, _, _) = civil_from_days(thursday);
+    let week = (thursday - days_from_civil(iso_year, 1, 1)) / 7 + 1;
+    (iso_year, week, iso_dow)
+}
+
+/// The Julian day number of the day `days` after 1970-01-01.
+pub(crate) fn julian_day(days: i64) -> i64 {
+    days + 2_440_588
+}
+
 /// Days in `month` of `year`.
 pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
     const DAYS: [u32; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -196,12 +196,8 @@ fn field(a: &[Datum], t: &PgType) -> Result<Value, SqlError> {
 
 /// The ISO 8601 week-numbering year and week of a date.
 fn iso_week(year: i64, month: u32, day: u32) -> (i64, i64) {
-    let days = days_from_civil(year, i64::from(month), i64::from(day));
-    let iso_dow = (days + 3).rem_euclid(7) + 1; // 1970-01-01 was a Thursday
-    let thursday = days - iso_dow + 4;
-    let (iso_year, _, _) = rocklake_types::value::datetime::civil_from_days(thursday);
-    let first_thursday_jan = days_from_civil(iso_year, 1, 1);
-    let week = (thursday - first_thursday_jan) / 7 + 1;
+    let (iso_year, week, _) =
+        super::calendar::iso_week_date(days_from_civil(year, i64::from(month), i64::from(day)));
     (iso_year, week)
 }
 
@@ -254,7 +250,7 @@ fn calendar_field((year, month, day): (i64, u32, u32), unit: Unit) -> Option<i64
 
 /// Julian day number of a date.
 fn julian_day(year: i64, month: u32, day: u32) -> i64 {
-    days_from_civil(year, i64::from(month), i64::from(day)) + 2_440_588
+    super::calendar::julian_day(days_from_civil(year, i64::from(month), i64::from(day)))
 }
 
 fn date_field(days: i32, unit: Unit) -> Option<Value> {

@@ -11,7 +11,7 @@ use rocklake_types::value::datetime::days_from_civil;
 
 use super::super::def::types::*;
 use super::super::def::Library;
-use super::calendar::{checked_date, split};
+use super::calendar::{checked_date, iso_week_date, julian_day, split};
 
 mod read;
 use read::read;
@@ -420,21 +420,12 @@ fn adjust_year(year: i64) -> i64 {
     }
 }
 
-/// The ISO year (astronomical), week and day of week of a date.
-fn iso_date(days: i64) -> (i64, i64, i64) {
-    let iso_dow = (days + 3).rem_euclid(7) + 1;
-    let thursday = days - iso_dow + 4;
-    let (iso_year, _, _) = rocklake_types::value::datetime::civil_from_days(thursday);
-    let week = (thursday - days_from_civil(iso_year, 1, 1)) / 7 + 1;
-    (iso_year, week, iso_dow)
-}
-
 /// `to_char(timestamp, template)`; `zone` says whether it is a
 /// `timestamptz` (shown in UTC, the session's zone).
 pub(super) fn format(micros: i64, zone: bool, template: &str) -> String {
     let ((year, month, day), time) = split(micros);
     let days = days_from_civil(year, i64::from(month), i64::from(day));
-    let (iso_year, iso_week, iso_dow) = iso_date(days);
+    let (iso_year, iso_week, iso_dow) = iso_week_date(days);
     let day_of_year = days - days_from_civil(year, 1, 1) + 1;
     let dow = (days + 4).rem_euclid(7);
     let hour = time / 3_600_000_000;
@@ -527,7 +518,7 @@ pub(super) fn format(micros: i64, zone: bool, template: &str) -> String {
                     c.to_string()
                 }
             }
-            Key::Julian => (days + 2_440_588).to_string(),
+            Key::Julian => julian_day(days).to_string(),
             Key::Quarter => ((i64::from(month) - 1) / 3 + 1).to_string(),
             Key::Roman(case) => {
                 let r = cased(ROMAN[month as usize - 1], case);

@@ -289,7 +289,7 @@ fn assemble(p: &Parsed, input: &str) -> Result<i64, SqlError> {
         (None, _) => 0,
     };
     let date = if let Some(julian) = p.julian {
-        let days = julian - 2_440_588;
+        let days = julian - super::super::calendar::julian_day(0);
         rocklake_types::value::datetime::civil_from_days(days)
     } else if let (Some(doy), None) = (p.day_of_year, p.month) {
         let days = days_from_civil(year, 1, 1) + doy - 1;

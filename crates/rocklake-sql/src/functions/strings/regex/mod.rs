@@ -371,8 +371,13 @@ fn split(a: &[Datum], _: &CallInfo, env: &CallEnv) -> Result<Datum, SqlError> {
 /// `substring(string from pattern)`: the first subexpression's text when
 /// the pattern has one, else the whole match.
 fn substring_regex(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
-    let hay = str_arg(&a[0]);
-    let pattern = compiled(str_arg(&a[1]), Flags::default())?;
+    first_group_or_match(str_arg(&a[0]), str_arg(&a[1]))
+}
+
+/// The text of the first subexpression of `pattern`'s first match in
+/// `hay` when it has one, else of the whole match (NULL: no match).
+fn first_group_or_match(hay: &str, pattern: &str) -> Result<Datum, SqlError> {
+    let pattern = compiled(pattern, Flags::default())?;
     Ok(match pattern.find_at(hay, 0) {
         None => Datum::Null,
         Some(m) if m.groups.is_empty() => Datum::text(&hay[m.start..m.end]),

@@ -10,7 +10,7 @@ use rocklake_types::{SqlError, SqlState};
 use super::super::super::def::types::*;
 use super::super::super::def::Library;
 use super::super::str_arg;
-use super::{compiled, Flags};
+use super::first_group_or_match;
 use crate::plan::{CallEnv, CallInfo};
 
 /// Registers `similar_to_escape` and the three-argument `substring`.
@@ -102,12 +102,6 @@ pub(crate) fn to_posix(pattern: &str, escape: Option<&str>) -> Result<String, Sq
 /// `substring(string similar pattern escape e)`: the part between the
 /// escape-double-quote separators, or the whole string if it matches.
 fn substring_similar(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
-    let hay = str_arg(&a[0]);
     let posix = to_posix(str_arg(&a[1]), a[2].as_str())?;
-    let pattern = compiled(&posix, Flags::default())?;
-    Ok(match pattern.find_at(hay, 0) {
-        None => Datum::Null,
-        Some(m) if m.groups.is_empty() => Datum::text(&hay[m.start..m.end]),
-        Some(m) => m.groups[0].map_or(Datum::Null, |(s, e)| Datum::text(&hay[s..e])),
-    })
+    first_group_or_match(str_arg(&a[0]), &posix)
 }
