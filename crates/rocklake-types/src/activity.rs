@@ -110,7 +110,9 @@ impl SessionActivity {
             state.xact_start = Some(now);
         }
         state.query_start = Some(now);
-        state.query = text.to_string();
+        // The buffer of the last query is reused: no allocation per statement.
+        state.query.clear();
+        state.query.push_str(text);
         state.state = SessionState::Active;
         state.state_change = now;
         state.wait = None;

@@ -14,9 +14,9 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::rc::Rc;
 
-use regex_automata::nfa::thompson::pikevm::PikeVM;
+use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
 use regex_automata::nfa::thompson::Config as NfaConfig;
 use regex_automata::{Anchored, Input, MatchKind};
 use regex_syntax::ast::{self, Ast};
@@ -32,15 +32,13 @@ pub(crate) struct Pattern {
     /// Finds where a match starts (and Perl's extent, often the same).
     first: regex::Regex,
     /// The same pattern required to end where the match ends, for its
-    /// subexpressions.
-    ending: regex::Regex,
-    /// Every match at an anchored start, for the longest or shortest end.
-    all: PikeVM,
+    /// subexpressions (needed when it has both choices and groups).
+    ending: Option<regex::Regex>,
+    /// Every match at an anchored start, for the longest or shortest end,
+    /// with its search cache (needed when the pattern has choices).
+    all: Option<(PikeVM, RefCell<pikevm::Cache>)>,
     /// Whether the whole RE prefers the longest match.
     greedy: bool,
-    /// Whether the pattern has quantifiers or alternatives (else every
-    /// engine's extent is the same).
-    has_choices: bool,
     /// The number of parenthesized subexpressions.
     pub groups: usize,
 }
@@ -79,22 +77,34 @@ impl Pattern {
             .size_limit(SIZE_LIMIT)
             .build()
             .map_err(build_error)?;
-        let ending = regex::RegexBuilder::new(&format!("(?:{rust})\\z"))
-            .size_limit(SIZE_LIMIT)
-            .build()
-            .map_err(build_error)?;
-        let all = PikeVM::builder()
-            .configure(PikeVM::config().match_kind(MatchKind::All))
-            .thompson(NfaConfig::new().nfa_size_limit(Some(SIZE_LIMIT)))
-            .build(&rust)
-            .map_err(build_error)?;
         let parsed = ast::parse::Parser::new()
             .parse(&rust)
             .map_err(build_error)?;
+        let has_choices = has_choices(&parsed);
+        let groups = first.captures_len() - 1;
+        let ending = if has_choices && groups > 0 {
+            let ending = regex::RegexBuilder::new(&format!("(?:{rust})\\z"))
+                .size_limit(SIZE_LIMIT)
+                .build()
+                .map_err(build_error)?;
+            Some(ending)
+        } else {
+            None
+        };
+        let all = if has_choices {
+            let vm = PikeVM::builder()
+                .configure(PikeVM::config().match_kind(MatchKind::All))
+                .thompson(NfaConfig::new().nfa_size_limit(Some(SIZE_LIMIT)))
+                .build(&rust)
+                .map_err(build_error)?;
+            let cache = RefCell::new(vm.create_cache());
+            Some((vm, cache))
+        } else {
+            None
+        };
         Ok(Pattern {
             greedy: preference(&parsed) != Some(false),
-            has_choices: has_choices(&parsed),
-            groups: first.captures_len() - 1,
+            groups,
             first,
             ending,
             all,
@@ -110,17 +120,14 @@ impl Pattern {
     pub fn find_at(&self, hay: &str, from: usize) -> Option<Found> {
         let perl = self.first.find_at(hay, from)?;
         let start = perl.start();
-        let end = if self.has_choices {
-            self.end_at(hay, start).unwrap_or(perl.end())
-        } else {
-            perl.end()
-        };
+        // Without quantifiers or alternatives every engine's extent is the
+        // same.
+        let end = self.end_at(hay, start).unwrap_or(perl.end());
         let mut groups = Vec::new();
         if self.groups > 0 {
-            let captures = if end == perl.end() {
-                self.first.captures_at(hay, start)
-            } else {
-                self.ending.captures_at(&hay[..end], start)
+            let captures = match &self.ending {
+                Some(ending) if end != perl.end() => ending.captures_at(&hay[..end], start),
+                _ => self.first.captures_at(hay, start),
             };
             if let Some(captures) = captures {
                 groups = (1..=self.groups)
@@ -135,14 +142,15 @@ impl Pattern {
     }
 
     /// The end of the longest (or, for a non-greedy RE, shortest) match
-    /// starting exactly at `start`.
+    /// starting exactly at `start`; `None` for a pattern without
+    /// quantifiers or alternatives, whose every match has one extent.
     fn end_at(&self, hay: &str, start: usize) -> Option<usize> {
-        let mut cache = self.all.create_cache();
+        let (vm, cache) = self.all.as_ref()?;
         let input = Input::new(hay)
             .range(start..)
             .anchored(Anchored::Yes)
             .earliest(!self.greedy);
-        self.all.find(&mut cache, input).map(|m| m.end())
+        vm.find(&mut cache.borrow_mut(), input).map(|m| m.end())
     }
 
     /// Every match from byte `from`, without overlaps; after an empty match
@@ -192,16 +200,16 @@ fn has_choices(ast: &Ast) -> bool {
 
 thread_local! {
     /// Patterns compiled by this session's thread, by text and flags.
-    static COMPILED: RefCell<HashMap<(String, Flags), Arc<Pattern>>> = RefCell::new(HashMap::new());
+    static COMPILED: RefCell<HashMap<(String, Flags), Rc<Pattern>>> = RefCell::new(HashMap::new());
 }
 
 /// `pattern` with `flags`, compiled (kept for the next call).
-pub(crate) fn compiled(pattern: &str, flags: Flags) -> Result<Arc<Pattern>, SqlError> {
+pub(crate) fn compiled(pattern: &str, flags: Flags) -> Result<Rc<Pattern>, SqlError> {
     let key = (pattern.to_string(), flags);
     if let Some(found) = COMPILED.with(|c| c.borrow().get(&key).cloned()) {
         return Ok(found);
     }
-    let compiled = Arc::new(Pattern::compile(pattern, flags)?);
+    let compiled = Rc::new(Pattern::compile(pattern, flags)?);
     COMPILED.with(|c| {
         let mut c = c.borrow_mut();
         if c.len() >= 64 {
