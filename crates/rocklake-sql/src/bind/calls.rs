@@ -216,6 +216,7 @@ impl Binder<'_> {
         let env = CallEnv {
             catalog: self.cat,
             memory: &memory,
+            interrupt: None,
         };
         (call.builtin.eval)(&values, &call.info, &env).map(Some)
     }

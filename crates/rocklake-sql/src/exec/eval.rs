@@ -199,6 +199,7 @@ pub fn eval(e: &BExpr, ctx: &ExecCtx, scope: Scope<'_>) -> Result<Datum, SqlErro
             let env = CallEnv {
                 catalog: ctx.catalog,
                 memory: ctx.budget(),
+                interrupt: ctx.limits.interrupt,
             };
             (call.builtin.eval)(&values, &call.info, &env)?
         }

@@ -107,6 +107,10 @@ fn terminate(a: &[Datum], _: &CallInfo, env: &CallEnv) -> Result<Datum, SqlError
         if Instant::now() >= deadline {
             return Ok(Datum::Bool(false));
         }
+        // The wait is canceled, timed out or ended like any statement.
+        if let Some(interrupt) = env.interrupt {
+            interrupt.check()?;
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
     Ok(Datum::Bool(true))

@@ -133,6 +133,9 @@ pub struct CallEnv<'a> {
     /// What a built-in that makes a large value (an array, a long string)
     /// checks its size against.
     pub memory: &'a dyn ValueMemory,
+    /// The statement's cancel, timeout and shutdown signals, for a built-in
+    /// that waits (`None` while binding: immutable calls do not wait).
+    pub interrupt: Option<&'a rocklake_types::Interrupt>,
 }
 
 /// The statement's memory, as a built-in making a large value sees it.
