@@ -215,15 +215,23 @@ async fn row_values_of_pg_expandarray_and_their_fields() {
             vec![Datum::text("(,2)"), Datum::Bool(false), Datum::Bool(false)],
         ]
     );
-    // Not on the search path, and not (yet) a FROM item.
+    // Not on the search path; in FROM its fields are the columns.
     let e = err(&mut s, "SELECT _pg_expandarray(ARRAY[1])").await;
     assert_eq!(e.code, SqlState::UNDEFINED_FUNCTION);
-    let e = err(
+    let (cols, found) = rows(
         &mut s,
-        "SELECT * FROM information_schema._pg_expandarray(ARRAY[1])",
+        "SELECT * FROM information_schema._pg_expandarray(ARRAY[7, 8])",
     )
     .await;
-    assert_eq!(e.code, SqlState::FEATURE_NOT_SUPPORTED);
+    let names: Vec<&str> = cols.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["x", "n"]);
+    assert_eq!(
+        found,
+        [
+            vec![Datum::Int4(7), Datum::Int4(1)],
+            vec![Datum::Int4(8), Datum::Int4(2)]
+        ]
+    );
     let e = err(&mut s, "SELECT (k).x FROM (SELECT 1 AS k) s").await;
     assert_eq!(e.code, SqlState::WRONG_OBJECT_TYPE);
 }

@@ -70,6 +70,9 @@ pub enum PgType {
     Inet,
     /// `xid`: a 32-bit transaction id.
     Xid,
+    /// `unknown` (OID 705): an untyped literal kept as written, as a
+    /// field of `ROW('a')` is; held as [`Datum::Text`].
+    Unknown,
     /// `regproc` (OID 24): a function's oid, shown as its name.
     RegProc,
     /// `regclass` (OID 2205).
@@ -80,6 +83,8 @@ pub enum PgType {
     RegNamespace,
     /// `json` (OID 114), kept as its text.
     Json,
+    /// `jsonb` (OID 3802), held as [`Datum::Jsonb`].
+    Jsonb,
     /// `aclitem` (OID 1033), an access privilege, kept as its text
     /// (`grantee=privileges/grantor`).
     AclItem,
@@ -123,11 +128,13 @@ impl PgType {
             PgType::Uuid => 2950,
             PgType::Inet => 869,
             PgType::Xid => 28,
+            PgType::Unknown => 705,
             PgType::RegProc => 24,
             PgType::RegClass => 2205,
             PgType::RegType => 2206,
             PgType::RegNamespace => 4089,
             PgType::Json => 114,
+            PgType::Jsonb => 3802,
             PgType::AclItem => 1033,
             PgType::Int2Vector => 22,
             PgType::OidVector => 30,
@@ -158,7 +165,7 @@ impl PgType {
 
     /// Every type RockLake has (`numeric` unconstrained), in the order
     /// `pg_type` lists them.
-    pub const ALL: [PgType; 31] = [
+    pub const ALL: [PgType; 32] = [
         PgType::Bool,
         PgType::Bytea,
         PgType::Char,
@@ -176,6 +183,7 @@ impl PgType {
         PgType::Tid,
         PgType::OidVector,
         PgType::Json,
+        PgType::Jsonb,
         PgType::AclItem,
         PgType::Float4,
         PgType::Float8,
@@ -233,11 +241,13 @@ impl PgType {
             PgType::Uuid => 2951,
             PgType::Inet => 1041,
             PgType::Xid => 1011,
+            PgType::Unknown => 0,
             PgType::RegProc => 1008,
             PgType::RegClass => 2210,
             PgType::RegType => 2211,
             PgType::RegNamespace => 4090,
             PgType::Json => 199,
+            PgType::Jsonb => 3807,
             PgType::AclItem => 1034,
             PgType::Int2Vector => 1006,
             PgType::OidVector => 1013,
@@ -272,11 +282,13 @@ impl PgType {
             PgType::Uuid => "uuid",
             PgType::Inet => "inet",
             PgType::Xid => "xid",
+            PgType::Unknown => "unknown",
             PgType::RegProc => "regproc",
             PgType::RegClass => "regclass",
             PgType::RegType => "regtype",
             PgType::RegNamespace => "regnamespace",
             PgType::Json => "json",
+            PgType::Jsonb => "jsonb",
             PgType::AclItem => "aclitem",
             PgType::Int2Vector => "int2vector",
             PgType::OidVector => "oidvector",
@@ -331,7 +343,7 @@ impl PgType {
 
     /// Whether values of this type are held as their text ([`Datum::Text`]).
     pub fn is_textual(&self) -> bool {
-        self.is_string() || matches!(self, PgType::Json | PgType::AclItem)
+        self.is_string() || matches!(self, PgType::Json | PgType::AclItem | PgType::Unknown)
     }
 
     /// Whether this is a string type (`text`, `varchar`, `name`, `"char"`).
@@ -407,6 +419,7 @@ impl PgType {
             "regtype" => PgType::RegType,
             "regnamespace" => PgType::RegNamespace,
             "json" => PgType::Json,
+            "jsonb" => PgType::Jsonb,
             "aclitem" => PgType::AclItem,
             "int2vector" => PgType::Int2Vector,
             "oidvector" => PgType::OidVector,
@@ -466,11 +479,13 @@ fn array_type_name(element: &PgType) -> &'static str {
         PgType::Uuid => "_uuid",
         PgType::Inet => "_inet",
         PgType::Xid => "_xid",
+        PgType::Unknown => "_unknown",
         PgType::RegProc => "_regproc",
         PgType::RegClass => "_regclass",
         PgType::RegType => "_regtype",
         PgType::RegNamespace => "_regnamespace",
         PgType::Json => "_json",
+        PgType::Jsonb => "_jsonb",
         PgType::AclItem => "_aclitem",
         PgType::Int2Vector => "_int2vector",
         PgType::OidVector => "_oidvector",
@@ -505,11 +520,13 @@ fn array_display_name(element: &PgType) -> &'static str {
         PgType::Uuid => "uuid[]",
         PgType::Inet => "inet[]",
         PgType::Xid => "xid[]",
+        PgType::Unknown => "unknown[]",
         PgType::RegProc => "regproc[]",
         PgType::RegClass => "regclass[]",
         PgType::RegType => "regtype[]",
         PgType::RegNamespace => "regnamespace[]",
         PgType::Json => "json[]",
+        PgType::Jsonb => "jsonb[]",
         PgType::AclItem => "aclitem[]",
         PgType::Int2Vector => "int2vector[]",
         PgType::OidVector => "oidvector[]",
@@ -577,6 +594,9 @@ pub enum Datum {
     },
     /// `numeric`, kept as its canonical decimal text (e.g. `-12.340`, `NaN`).
     Numeric(String),
+    /// `jsonb`, kept as its output text (`{"a": 1}`), which
+    /// [`crate::value::jsonb::parse`] reads back.
+    Jsonb(Arc<str>),
     /// `oid` (and an object-identifier alias whose name is not known).
     Oid(u32),
     /// A `regclass`, `regtype` or `regnamespace`: the object's oid, which it
@@ -624,6 +644,11 @@ impl Datum {
     /// A [`Datum::Text`] from any string.
     pub fn text(s: impl Into<Arc<str>>) -> Datum {
         Datum::Text(s.into())
+    }
+
+    /// A [`Datum::Jsonb`] of this value.
+    pub fn jsonb(value: &crate::value::jsonb::Jsonb) -> Datum {
+        Datum::Jsonb(value.to_text().into())
     }
 
     /// An array of these elements.

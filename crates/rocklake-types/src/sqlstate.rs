@@ -55,6 +55,8 @@ sqlstates! {
     DATETIME_FIELD_OVERFLOW = "22008";
     /// `22009 invalid_time_zone_displacement_value`.
     INVALID_TIME_ZONE_DISPLACEMENT_VALUE = "22009";
+    /// `2202E array_subscript_error`.
+    ARRAY_SUBSCRIPT_ERROR = "2202E";
     /// `22011 substring_error`.
     SUBSTRING_ERROR = "22011";
     /// `22012 division_by_zero`.
@@ -150,6 +152,8 @@ sqlstates! {
     DUPLICATE_OBJECT = "42710";
     /// `42803 grouping_error`.
     GROUPING_ERROR = "42803";
+    /// `42846 cannot_coerce`.
+    CANNOT_COERCE = "42846";
     /// `42804 datatype_mismatch`.
     DATATYPE_MISMATCH = "42804";
     /// `42809 wrong_object_type`.

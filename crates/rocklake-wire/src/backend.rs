@@ -135,9 +135,11 @@ pub fn put_empty_query(buf: &mut BytesMut) {
     let _ = put(buf, &EmptyQueryResponse::new());
 }
 
-/// `pg_type.typlen` of a type: its fixed size, or -1 for variable length.
+/// `pg_type.typlen` of a type: its fixed size, -1 for variable length,
+/// -2 for `unknown` (a C string).
 pub fn type_size(ty: &PgType) -> i16 {
     match ty {
+        PgType::Unknown => -2,
         PgType::Bool | PgType::Char => 1,
         PgType::Int2 => 2,
         PgType::Int4
@@ -160,6 +162,7 @@ pub fn type_size(ty: &PgType) -> i16 {
         | PgType::Varchar
         | PgType::Numeric(_)
         | PgType::Json
+        | PgType::Jsonb
         | PgType::AclItem
         | PgType::Int2Vector
         | PgType::OidVector

@@ -305,7 +305,15 @@ fn datum_for(ty: &PgType) -> BoxedStrategy<Datum> {
         ]
         .prop_map(Datum::text)
         .boxed(),
-        PgType::AclItem => "[a-z{}:\"]{0,12}".prop_map(Datum::text).boxed(),
+        // jsonb values are held in their output form.
+        PgType::Jsonb => prop_oneof![
+            "[a-z]{0,8}".prop_map(|k| format!("{{\"{k}\": [1, null, \"x\"]}}")),
+            "-?[1-9][0-9]{0,5}".prop_map(String::from),
+            Just("null".to_string()),
+        ]
+        .prop_map(|text| Datum::Jsonb(text.into()))
+        .boxed(),
+        PgType::AclItem | PgType::Unknown => "[a-z{}:\"]{0,12}".prop_map(Datum::text).boxed(),
         // Row values are never COPY input (no column has a row type).
         PgType::Record(_) => Just(Datum::Null).boxed(),
     };
@@ -365,6 +373,7 @@ fn any_type() -> impl Strategy<Value = PgType> {
         Just(PgType::Int2Vector),
         Just(PgType::OidVector),
         Just(PgType::Json),
+        Just(PgType::Jsonb),
     ]
 }
 

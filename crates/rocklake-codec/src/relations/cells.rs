@@ -19,7 +19,7 @@ pub fn datum_to_cell(datum: &Datum) -> pb::Cell {
         Datum::Oid(v) | Datum::Reg { oid: v, .. } => V::IntValue(i64::from(*v)),
         Datum::Float4(v) => V::Float4Value(*v),
         Datum::Float8(v) => V::Float8Value(*v),
-        Datum::Text(s) => V::TextValue(s.to_string()),
+        Datum::Text(s) | Datum::Jsonb(s) => V::TextValue(s.to_string()),
         Datum::Bytea(b) => V::BytesValue(b.clone()),
         Datum::Uuid(u) => V::BytesValue(u.to_vec()),
         Datum::Numeric(n) => V::NumericValue(n.clone()),
@@ -128,6 +128,7 @@ pub fn cell_to_datum(cell: pb::Cell, pg_type: &PgType) -> Result<Datum, String> 
             }
         }
         (PgType::Json | PgType::AclItem, V::TextValue(s)) => Datum::Text(s.into()),
+        (PgType::Jsonb, V::TextValue(s)) => Datum::Jsonb(s.into()),
         (_, other) => return Err(mismatch(&other)),
     })
 }

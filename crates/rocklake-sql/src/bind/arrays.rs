@@ -246,6 +246,7 @@ impl Binder<'_> {
         name: &str,
         args: &[&Expr],
         alias: Option<&sqlparser::ast::TableAlias>,
+        ordinality: bool,
     ) -> Result<FromPlan, SqlError> {
         if !is_set_function(name) {
             return Err(SqlError::unsupported(format!(
@@ -260,10 +261,31 @@ impl Binder<'_> {
         self.agg = saved_agg;
         *self.scope() = saved;
         let (func, args, ty) = bound?;
-        let column = alias.map_or_else(|| name.to_string(), |a| crate::ident::fold(&a.name));
         let entry = alias.map_or_else(|| name.to_string(), |a| crate::ident::fold(&a.name));
-        self.add_function_entry(alias, entry, vec![(column, ty)]);
-        Ok(FromPlan::Function(SetCall { func, args }))
+        let (mut columns, spread) = match &ty {
+            // A function returning rows: their fields are the columns.
+            Some(PgType::Record(fields)) => (
+                fields
+                    .iter()
+                    .map(|(field, field_type)| (field.clone(), Some(field_type.clone())))
+                    .collect(),
+                true,
+            ),
+            // Named by its output parameter, else by the alias or itself.
+            _ => {
+                let column = output_name(name).map_or_else(|| entry.clone(), str::to_string);
+                (vec![(column, ty)], false)
+            }
+        };
+        if ordinality {
+            columns.push(("ordinality".to_string(), Some(PgType::Int8)));
+        }
+        self.add_function_entry(alias, entry, columns);
+        Ok(FromPlan::Function {
+            call: SetCall { func, args },
+            spread,
+            ordinality,
+        })
     }
 
     fn bind_set_args(
@@ -406,14 +428,8 @@ pub(super) fn place_set_calls(e: &mut BExpr, width: usize) {
 pub(super) fn is_set_function(name: &str) -> bool {
     matches!(
         name,
-        "unnest"
-            | "generate_subscripts"
-            | "generate_series"
-            | EXPAND_ARRAY
-            | "regexp_matches"
-            | "regexp_split_to_table"
-            | "string_to_table"
-    )
+        "unnest" | "generate_subscripts" | "generate_series" | EXPAND_ARRAY
+    ) || array_behind(name).is_some()
 }
 
 /// Whether a `generate_series` argument makes it a series of timestamps.
@@ -422,6 +438,15 @@ fn is_time(t: &PgType) -> bool {
         t,
         PgType::Date | PgType::Timestamp | PgType::TimestampTz | PgType::Interval
     )
+}
+
+/// The name of a set-returning function's one output parameter, which
+/// names its column in FROM whatever the alias.
+fn output_name(name: &str) -> Option<&'static str> {
+    crate::functions::json::sets::SET_FUNCTIONS
+        .iter()
+        .find(|(set, _, _)| *set == name)
+        .and_then(|(_, _, column)| *column)
 }
 
 /// The library function whose array holds the values of set-returning
@@ -433,7 +458,12 @@ fn array_behind(name: &str) -> Option<&'static str> {
         "regexp_matches" => regex::MATCHES_ARRAY,
         "regexp_split_to_table" => regex::SPLIT_ARRAY,
         "string_to_table" => STRING_TO_TABLE_ARRAY,
-        _ => return None,
+        _ => {
+            return crate::functions::json::sets::SET_FUNCTIONS
+                .iter()
+                .find(|(set, _, _)| *set == name)
+                .map(|(_, array, _)| *array)
+        }
     })
 }
 

@@ -14,6 +14,10 @@ use crate::bind::Binder;
 use crate::functions::{self, resolve};
 use crate::plan::{BExpr, Builtin, Call, CallEnv, Form, Param, Reads, Ty, Volatility};
 
+/// PostgreSQL's `FUNC_MAX_ARGS`: a function takes at most this many
+/// arguments.
+const MAX_ARGUMENTS: usize = 100;
+
 impl Binder<'_> {
     /// `left symbol right` or `symbol operand` through the library; `None`
     /// when the library has no operator of that symbol and form.
@@ -160,6 +164,12 @@ impl Binder<'_> {
         candidates: &[&'static Builtin],
         args: Vec<(BExpr, Ty)>,
     ) -> Result<(BExpr, Ty), SqlError> {
+        if args.len() > MAX_ARGUMENTS {
+            return Err(SqlError::new(
+                SqlState::TOO_MANY_ARGUMENTS,
+                format!("cannot pass more than {MAX_ARGUMENTS} arguments to a function"),
+            ));
+        }
         let inputs: Vec<Ty> = args.iter().map(|(_, t)| t.clone()).collect();
         let resolved = resolve::resolve(candidates, &inputs, form)
             .map_err(|why| resolve::unresolved_error(why, name, form, &inputs))?;

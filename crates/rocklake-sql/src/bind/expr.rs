@@ -265,6 +265,9 @@ impl Binder<'_> {
         l: &Expr,
         r: &Expr,
     ) -> Result<(BExpr, Ty), SqlError> {
+        if let Some(fields) = self.bind_row_comparison(op, l, r) {
+            return fields;
+        }
         let (lb, lt) = self.bind_expr(l)?;
         let (rb, rt) = self.bind_expr(r)?;
         let (lb, rb) = self.unify_pair(lb, lt, rb, rt, op_symbol(op))?;
@@ -290,6 +293,9 @@ impl Binder<'_> {
             (None, Some(t)) => (self.coerce(lb, &lt, t, op)?, rb),
             (Some(t), None) => (lb, self.coerce(rb, &rt, t, op)?),
             (Some(a), Some(b)) => {
+                if let (PgType::Record(x), PgType::Record(y)) = (a, b) {
+                    super::rows::check_comparable_records(x, y)?;
+                }
                 if !comparable(a, b) {
                     return Err(SqlError::new(
                         SqlState::UNDEFINED_FUNCTION,
@@ -446,6 +452,14 @@ impl Binder<'_> {
                 ..
             } => self.bind_substring(expr, substring_from.as_deref(), substring_for.as_deref()),
             Expr::Function(f) => self.bind_function(f),
+            Expr::QualifiedWildcard(name, _) => {
+                let (b, t) = self.bind_whole_row(&super::rows::entry_name(name)?)?;
+                Ok((b, t))
+            }
+            Expr::Tuple(items) => {
+                let items: Vec<_> = items.iter().map(super::rows::RowItem::Expr).collect();
+                self.bind_row(&items)
+            }
             Expr::Position { expr, r#in } => self
                 .bind_library_function("strpos", &[r#in, expr])
                 .expect("the library has strpos"),
@@ -538,6 +552,10 @@ impl Binder<'_> {
     fn bind_identifier(&mut self, id: &Ident) -> Result<(BExpr, Ty), SqlError> {
         let name = fold(id);
         match self.resolve_column(std::slice::from_ref(&name)) {
+            // A FROM item's name: its whole row.
+            Err(e) if e.code == SqlState::UNDEFINED_COLUMN && self.names_from_item(&name) => {
+                self.bind_whole_row(&name)
+            }
             Err(e) if e.code == SqlState::UNDEFINED_COLUMN && id.quote_style.is_none() => {
                 let value = match name.as_str() {
                     "current_schema" => "public".to_string(),
@@ -557,6 +575,9 @@ impl Binder<'_> {
     /// `CAST(x AS t)` / `x::t`; casts of constants are folded, and a
     /// `regclass` constant is resolved now.
     fn bind_cast(&mut self, expr: &Expr, data_type: &DataType) -> Result<(BExpr, Ty), SqlError> {
+        if data_type.to_string().eq_ignore_ascii_case("record") {
+            return self.bind_record_cast(expr);
+        }
         let to = pg_type_of(data_type)?;
         // `ARRAY[]::int[]`: an empty constructor takes the cast's type.
         if let (Expr::Array(array), true) = (expr, to.is_array()) {
@@ -582,6 +603,21 @@ impl Binder<'_> {
                     (BExpr::Func(Func::ToReg(kind), vec![b]), Some(to))
                 }
             });
+        }
+        if t == Some(PgType::Jsonb) {
+            // `jsonb` to a number or boolean: the library's cast function.
+            let plain = match &to {
+                PgType::Numeric(_) => PgType::Numeric(None),
+                other => other.clone(),
+            };
+            if crate::functions::json::casts::TARGETS.contains(&plain) {
+                let (call, _) = self.bind_library_call(plain.type_name(), vec![(b, t)])?;
+                let call = match to {
+                    PgType::Numeric(Some(_)) => BExpr::Cast(Box::new(call), to.clone()),
+                    _ => call,
+                };
+                return Ok((call, Some(to)));
+            }
         }
         let b = match (&t, b) {
             (Some(_), b) => BExpr::Cast(Box::new(b), to.clone()),

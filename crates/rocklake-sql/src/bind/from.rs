@@ -248,7 +248,7 @@ impl Binder<'_> {
                 name,
                 alias,
                 args: Some(args),
-                with_ordinality: false,
+                with_ordinality,
                 ..
             } => {
                 let mut exprs = Vec::with_capacity(args.args.len());
@@ -268,12 +268,18 @@ impl Binder<'_> {
                 let function = from_function_name(&parts)?;
                 if self.scope().width > self.from_start && self.from_start == 0 {
                     // After other FROM items a function sees their columns
-                    // (PostgreSQL's implicit LATERAL): bound as
-                    // `LATERAL (SELECT f(args) AS column) AS alias`.
-                    let lateral = lateral_function(name, &exprs, alias.as_ref(), &function)?;
+                    // (PostgreSQL's implicit LATERAL): bound as a LATERAL
+                    // subquery.
+                    let lateral = lateral_function(
+                        name,
+                        &exprs,
+                        alias.as_ref(),
+                        &function,
+                        *with_ordinality,
+                    )?;
                     return self.bind_factor(&lateral);
                 }
-                self.bind_from_function(&function, &exprs, alias.as_ref())
+                self.bind_from_function(&function, &exprs, alias.as_ref(), *with_ordinality)
             }
             TableFactor::UNNEST {
                 alias,
@@ -282,7 +288,7 @@ impl Binder<'_> {
                 with_ordinality: false,
                 ..
             } if array_exprs.len() == 1 => {
-                self.bind_from_function("unnest", &[&array_exprs[0]], alias.as_ref())
+                self.bind_from_function("unnest", &[&array_exprs[0]], alias.as_ref(), false)
             }
             TableFactor::Table {
                 name,
@@ -711,33 +717,54 @@ fn flip(op: CmpOp) -> CmpOp {
     }
 }
 
-/// The set-returning function a FROM item names (`pg_catalog.` optional).
-/// `LATERAL (SELECT name(args) AS column) AS alias` for a function in FROM
-/// after other items: its column is named by the alias's column list, else
-/// the alias, else the function, as a function's column is.
+/// A function in FROM after other items, as a LATERAL subquery:
+/// `LATERAL (SELECT * FROM name(args) AS alias) AS alias` for a
+/// set-returning one (its columns as in the first place), `LATERAL
+/// (SELECT name(args) AS column) AS alias` for another (its column named by
+/// the alias's column list, else the alias, else the function).
 fn lateral_function(
     name: &sqlparser::ast::ObjectName,
     args: &[&Expr],
     alias: Option<&sqlparser::ast::TableAlias>,
     function: &str,
+    with_ordinality: bool,
 ) -> Result<TableFactor, SqlError> {
-    let column = alias
-        .and_then(|a| a.columns.first().map(|c| c.name.clone()))
-        .or_else(|| alias.map(|a| a.name.clone()))
-        .unwrap_or_else(|| sqlparser::ast::Ident::with_quote('"', function));
+    let inner_alias = match alias {
+        Some(a) => a.to_string(),
+        None => format!("AS {}", sqlparser::ast::Ident::with_quote('"', function)),
+    };
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    let sql = format!("SELECT {name}({}) AS {column}", args.join(", "));
+    let ordinality = if with_ordinality {
+        " WITH ORDINALITY"
+    } else {
+        ""
+    };
+    let sql = if super::arrays::is_set_function(function) {
+        format!(
+            "SELECT * FROM {name}({}){ordinality} {inner_alias}",
+            args.join(", ")
+        )
+    } else {
+        // Any other function: its one value, named by the alias.
+        let column = alias
+            .and_then(|a| a.columns.first().map(|c| c.name.clone()))
+            .or_else(|| alias.map(|a| a.name.clone()))
+            .unwrap_or_else(|| sqlparser::ast::Ident::with_quote('"', function));
+        format!("SELECT {name}({}) AS {column}", args.join(", "))
+    };
     let Some(Statement::Query(query)) = crate::parse::parse(&sql)?.into_iter().next() else {
         return Err(SqlError::unsupported(format!("function {name} in FROM")));
     };
-    let alias = alias
-        .cloned()
-        .unwrap_or_else(|| sqlparser::ast::TableAlias {
-            explicit: true,
-            name: sqlparser::ast::Ident::with_quote('"', function),
-            columns: Vec::new(),
-            at: None,
-        });
+    // The columns are named inside; outside only the item.
+    let alias = sqlparser::ast::TableAlias {
+        explicit: true,
+        name: alias.map_or_else(
+            || sqlparser::ast::Ident::with_quote('"', function),
+            |a| a.name.clone(),
+        ),
+        columns: Vec::new(),
+        at: None,
+    };
     Ok(TableFactor::Derived {
         lateral: true,
         subquery: query,
@@ -746,16 +773,13 @@ fn lateral_function(
     })
 }
 
+/// The function a FROM item names (`pg_catalog.` optional).
 fn from_function_name(parts: &[String]) -> Result<String, SqlError> {
     match parts {
         [n] => Ok(n.clone()),
         [s, n] if s == "pg_catalog" => Ok(n.clone()),
         [s, n] if s == "information_schema" && n == "_pg_expandarray" => {
-            Err(SqlError::unsupported(
-                "information_schema._pg_expandarray in FROM (a function returning \
-                 rows of several columns) is not supported; call it in the select \
-                 list",
-            ))
+            Ok(super::arrays::EXPAND_ARRAY.to_string())
         }
         _ => Err(SqlError::new(
             SqlState::UNDEFINED_FUNCTION,

@@ -30,6 +30,12 @@ impl Binder<'_> {
     /// A function call: an aggregate of this query level, or a scalar
     /// function.
     pub(crate) fn bind_function(&mut self, f: &Function) -> Result<(BExpr, Ty), SqlError> {
+        if let Some(items) = super::rows::row_items(f) {
+            return self.bind_row(&items?);
+        }
+        if let Some(with_rows) = super::rows::with_whole_rows(f) {
+            return self.bind_function(&with_rows);
+        }
         let name = function_name(f)?;
         if let (FunctionArguments::Subquery(q), "array") = (&f.args, name.as_str()) {
             return self.bind_array_subquery(q);
@@ -314,32 +320,6 @@ impl Binder<'_> {
                     Some(PgType::Int4),
                 ))
             }
-            ("json_build_object", _) => {
-                if argc > 100 {
-                    return Err(SqlError::new(
-                        SqlState::TOO_MANY_ARGUMENTS,
-                        "cannot pass more than 100 arguments to a function",
-                    ));
-                }
-                let mut bound = Vec::with_capacity(argc);
-                let mut json_values = 0u64;
-                for (i, a) in args.iter().enumerate() {
-                    let (b, t) = self.bind_expr(a)?;
-                    if i % 2 == 1 && t == Some(PgType::Json) && i / 2 < 64 {
-                        json_values |= 1 << (i / 2);
-                    }
-                    // Keys and untyped literals are text.
-                    let target = match (&t, i % 2) {
-                        (Some(t), 1) => t.clone(),
-                        _ => PgType::Text,
-                    };
-                    bound.push(self.coerce(b, &t, &target, name)?);
-                }
-                Ok((
-                    BExpr::Func(Func::JsonBuildObject { json_values }, bound),
-                    Some(PgType::Json),
-                ))
-            }
             ("current_setting", 1 | 2) => {
                 let mut bound = vec![self.bind_text_arg(args[0])?];
                 if let Some(missing_ok) = args.get(1) {
@@ -528,7 +508,7 @@ impl Binder<'_> {
 
     fn bind_aggregate(
         &mut self,
-        func: AggFunc,
+        mut func: AggFunc,
         args: &[&Expr],
         modifiers: AggModifiers<'_>,
     ) -> Result<(BExpr, Ty), SqlError> {
@@ -541,7 +521,7 @@ impl Binder<'_> {
         // Arguments, ORDER BY and FILTER are over the FROM rows, and may not
         // hold aggregates of this level themselves.
         let saved = self.agg.take();
-        let bound = self.bind_aggregate_inputs(func, args, &modifiers);
+        let bound = self.bind_aggregate_inputs(&mut func, args, &modifiers);
         self.agg = saved;
         let (args, order, filter, ty) = bound?;
         let state = self.agg.as_mut().expect("agg state");
@@ -562,13 +542,14 @@ impl Binder<'_> {
     #[allow(clippy::type_complexity)]
     fn bind_aggregate_inputs(
         &mut self,
-        func: AggFunc,
+        func: &mut AggFunc,
         args: &[&Expr],
         modifiers: &AggModifiers<'_>,
     ) -> Result<(Vec<BExpr>, Vec<(BExpr, bool, bool)>, Option<BExpr>, PgType), SqlError> {
         let arity = match func {
             AggFunc::CountStar => 0,
-            AggFunc::StringAgg
+            AggFunc::JsonObjectAgg { .. }
+            | AggFunc::StringAgg
             | AggFunc::Regression(_)
             | AggFunc::PercentileCont
             | AggFunc::PercentileDisc => 2,
@@ -585,6 +566,20 @@ impl Binder<'_> {
             bound.push(self.bind_expr(a)?);
         }
         let at = bound.first().and_then(|(_, t)| t.clone());
+        if let AggFunc::JsonAgg { binary, rows } = func {
+            *rows = at
+                .as_ref()
+                .is_some_and(|t| t.is_array() || matches!(t, PgType::Record(_)));
+            // The values become JSON as they are read.
+            let convert = if *binary { "to_jsonb" } else { "to_json" };
+            bound = vec![self.bind_library_call(convert, bound)?];
+        }
+        if let AggFunc::JsonObjectAgg { binary } = func {
+            let value = bound.pop().expect("two arguments");
+            let key = self.bind_library_call(crate::functions::json::KEY_TEXT, bound)?;
+            let convert = if *binary { "to_jsonb" } else { "to_json" };
+            bound = vec![key, self.bind_library_call(convert, vec![value])?];
+        }
         // percentile_cont/disc of an array of fractions give an array.
         let fractions_array = matches!(func, AggFunc::PercentileCont | AggFunc::PercentileDisc)
             && bound
@@ -596,7 +591,11 @@ impl Binder<'_> {
             _ => PgType::Float8,
         };
         let ty =
-            match func {
+            match *func {
+                AggFunc::JsonAgg { binary: true, .. } | AggFunc::JsonObjectAgg { binary: true } => {
+                    PgType::Jsonb
+                }
+                AggFunc::JsonAgg { .. } | AggFunc::JsonObjectAgg { .. } => PgType::Json,
                 AggFunc::CountStar | AggFunc::Count => PgType::Int8,
                 AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
                 AggFunc::Min | AggFunc::Max => at.clone().unwrap_or(PgType::Text),
@@ -644,7 +643,7 @@ impl Binder<'_> {
             };
         let mut out = Vec::with_capacity(bound.len());
         for (i, (b, t)) in bound.into_iter().enumerate() {
-            let target = match func {
+            let target = match *func {
                 AggFunc::BoolAnd | AggFunc::BoolOr => PgType::Bool,
                 AggFunc::StringAgg if t.as_ref().is_some_and(|t| *t == PgType::Bytea) && i == 0 => {
                     return Err(SqlError::unsupported(

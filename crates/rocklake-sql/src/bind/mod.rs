@@ -12,7 +12,6 @@ mod frames;
 mod from;
 mod func;
 mod joins;
-mod json;
 mod limits;
 mod locking;
 mod lookups;
@@ -25,6 +24,7 @@ mod order;
 mod predicates;
 mod projection;
 mod pruning;
+mod rows;
 mod window;
 
 use order::{output_index, sort_key};

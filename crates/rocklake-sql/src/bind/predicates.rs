@@ -126,12 +126,27 @@ impl Binder<'_> {
                 {
                     return self.bind_array_concat((l, lt), (r, rt));
                 }
+                // jsonb || jsonb (an untyped literal taken as jsonb).
+                let jsonb = Some(PgType::Jsonb);
+                if (lt == jsonb && (rt.is_none() || rt == jsonb)) || (lt.is_none() && rt == jsonb) {
+                    return self
+                        .bind_operator("||", Form::Infix, vec![(l, lt), (r, rt)])
+                        .expect("the library has jsonb's ||");
+                }
                 let l = self.coerce(l, &lt, &lt.clone().unwrap_or(PgType::Text), "||")?;
                 let r = self.coerce(r, &rt, &rt.clone().unwrap_or(PgType::Text), "||")?;
                 Ok((BExpr::Concat(Box::new(l), Box::new(r)), Some(PgType::Text)))
             }
-            BinaryOperator::Arrow => self.bind_json_get(left, right, false),
-            BinaryOperator::LongArrow => self.bind_json_get(left, right, true),
+            BinaryOperator::Arrow => self.bind_infix("->", left, right),
+            BinaryOperator::LongArrow => self.bind_infix("->>", left, right),
+            BinaryOperator::HashArrow => self.bind_infix("#>", left, right),
+            BinaryOperator::HashLongArrow => self.bind_infix("#>>", left, right),
+            BinaryOperator::AtArrow => self.bind_infix("@>", left, right),
+            BinaryOperator::ArrowAt => self.bind_infix("<@", left, right),
+            BinaryOperator::Question => self.bind_infix("?", left, right),
+            BinaryOperator::QuestionPipe => self.bind_infix("?|", left, right),
+            BinaryOperator::QuestionAnd => self.bind_infix("?&", left, right),
+            BinaryOperator::HashMinus => self.bind_infix("#-", left, right),
             BinaryOperator::PGStartsWith => self.bind_infix("^@", left, right),
             BinaryOperator::Overlaps => self.bind_overlaps(left, right),
             BinaryOperator::PGRegexMatch => self.bind_infix("~", left, right),
@@ -242,6 +257,9 @@ impl Binder<'_> {
         r: &Expr,
         not_distinct: bool,
     ) -> Result<(BExpr, Ty), SqlError> {
+        if let Some(fields) = self.bind_row_distinct(l, r, not_distinct) {
+            return fields;
+        }
         let (lb, lt) = self.bind_expr(l)?;
         let (rb, rt) = self.bind_expr(r)?;
         let (lb, rb) = self.unify_pair(lb, lt, rb, rt, "IS DISTINCT FROM")?;
@@ -258,6 +276,9 @@ impl Binder<'_> {
         list: &[Expr],
         negated: bool,
     ) -> Result<(BExpr, Ty), SqlError> {
+        if let Some(fields) = self.bind_row_in_list(expr, list, negated) {
+            return fields;
+        }
         let (xb, xt) = self.bind_expr(expr)?;
         let mut items = Vec::new();
         let mut ty = xt.clone();

@@ -97,6 +97,18 @@ pub fn io_functions(t: &PgType) -> [Proc; 4] {
             (323, "json_recv"),
             (324, "json_send"),
         ],
+        Unknown => [
+            (109, "unknownin"),
+            (110, "unknownout"),
+            (2416, "unknownrecv"),
+            (2417, "unknownsend"),
+        ],
+        Jsonb => [
+            (3806, "jsonb_in"),
+            (3804, "jsonb_out"),
+            (3805, "jsonb_recv"),
+            (3803, "jsonb_send"),
+        ],
         Float4 => [
             (200, "float4in"),
             (201, "float4out"),

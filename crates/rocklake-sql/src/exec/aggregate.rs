@@ -23,6 +23,7 @@ use crate::exec::statistics::{
     combine_bits, mode, percentile_cont, percentile_disc, Moments, Pairs,
 };
 use crate::exec::stream::{Buffered, RowCow, RowStream, Stream};
+use crate::functions::json;
 use crate::plan::{AggCall, AggFunc, AggPlan, SortKey};
 use rocklake_types::value::equality::{hash_key, row_key};
 
@@ -112,9 +113,12 @@ impl Accumulator {
             }
             return Ok(held);
         }
-        let keeps_items = self.func == AggFunc::ArrayAgg
-            || (matches!(self.func, AggFunc::StringAgg) || self.func.is_ordered_set())
-                && !value.is_null();
+        let keeps_items = matches!(
+            self.func,
+            AggFunc::ArrayAgg | AggFunc::JsonAgg { .. } | AggFunc::JsonObjectAgg { .. }
+        ) || (matches!(self.func, AggFunc::StringAgg)
+            || self.func.is_ordered_set())
+            && !value.is_null();
         if keeps_items {
             held += row_bytes(&keys) + row_bytes(std::slice::from_ref(&value)) + 32;
             self.items.push((keys, value, delimiter));
@@ -128,6 +132,8 @@ impl Accumulator {
             AggFunc::CountStar
             | AggFunc::Count
             | AggFunc::ArrayAgg
+            | AggFunc::JsonAgg { .. }
+            | AggFunc::JsonObjectAgg { .. }
             | AggFunc::StringAgg
             | AggFunc::Regression(_)
             | AggFunc::PercentileCont
@@ -233,6 +239,13 @@ impl Accumulator {
                     .map(|(_, v, _)| v)
                     .collect::<Vec<_>>(),
             ),
+            AggFunc::JsonAgg { binary, rows } => {
+                json::aggregates::finish_agg(binary, rows, self.items.iter().map(|(_, v, _)| v))?
+            }
+            AggFunc::JsonObjectAgg { binary } => json::aggregates::finish_object_agg(
+                binary,
+                self.items.iter().map(|(_, key, value)| (key, value)),
+            )?,
             AggFunc::StringAgg if self.items.is_empty() => Datum::Null,
             AggFunc::StringAgg => {
                 let mut out = String::new();

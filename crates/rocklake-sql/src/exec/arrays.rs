@@ -1,8 +1,7 @@
 //! Array values in expressions: constructors, subscripts, `op ANY/ALL
-//! (array)`, the array functions, and `json_build_object`.
+//! (array)`, and the array functions.
 
 use rocklake_types::datum::Datum;
-use rocklake_types::value::text::format_text;
 use rocklake_types::{SqlError, SqlState};
 
 use crate::exec::compare::cmp_holds;
@@ -106,90 +105,6 @@ fn not_an_array(d: &Datum) -> SqlError {
     )
 }
 
-/// `json_build_object(k1, v1, ...)` in PostgreSQL's `json` text layout:
-/// `{"k1" : v1, "k2" : v2}`.
-pub(crate) fn json_build_object(vals: &[Datum], json_values: u64) -> Result<Datum, SqlError> {
-    if !vals.len().is_multiple_of(2) {
-        return Err(SqlError::new(
-            SqlState::INVALID_PARAMETER_VALUE,
-            "argument list must have even number of elements",
-        )
-        .with_hint(
-            "The arguments of json_build_object() must consist of alternating keys and values.",
-        ));
-    }
-    let mut out = String::from("{");
-    for (i, pair) in vals.chunks(2).enumerate() {
-        if pair[0].is_null() {
-            return Err(SqlError::new(
-                SqlState::NULL_VALUE_NOT_ALLOWED,
-                "null value not allowed for object key",
-            ));
-        }
-        if i > 0 {
-            out.push_str(", ");
-        }
-        push_json_string(&mut out, &format_text(&pair[0]).unwrap_or_default());
-        out.push_str(" : ");
-        match (&pair[1], i < 64 && json_values >> i & 1 == 1) {
-            // A json value is embedded as its text.
-            (Datum::Text(json), true) => out.push_str(json),
-            (value, _) => push_json_value(&mut out, value),
-        }
-    }
-    out.push('}');
-    Ok(Datum::text(out))
-}
-
-/// A value as JSON: numbers and booleans bare, arrays as JSON arrays, NULL
-/// as `null`, everything else as a string of its text form.
-fn push_json_value(out: &mut String, value: &Datum) {
-    match value {
-        Datum::Null => out.push_str("null"),
-        Datum::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Datum::Int2(_) | Datum::Int4(_) | Datum::Int8(_) | Datum::Oid(_) => {
-            out.push_str(&format_text(value).unwrap_or_default())
-        }
-        Datum::Float4(_) | Datum::Float8(_) | Datum::Numeric(_) => {
-            let text = format_text(value).unwrap_or_default();
-            if text.parse::<f64>().is_ok_and(f64::is_finite) {
-                out.push_str(&text);
-            } else {
-                push_json_string(out, &text);
-            }
-        }
-        Datum::Array(items) | Datum::Vector(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                push_json_value(out, item);
-            }
-            out.push(']');
-        }
-        other => push_json_string(out, &format_text(other).unwrap_or_default()),
-    }
-}
-
-fn push_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,28 +161,5 @@ mod tests {
         assert_eq!(upper(&array).unwrap(), Datum::Int4(2));
         assert_eq!(upper(&vector).unwrap(), Datum::Int4(1));
         assert_eq!(upper(&ints(&[])).unwrap(), Datum::Null);
-    }
-
-    #[test]
-    fn json_objects_print_as_postgresql_prints_them() {
-        let pairs = [
-            Datum::text("a"),
-            Datum::Int4(1),
-            Datum::text("b"),
-            Datum::text("x\"y"),
-            Datum::text("c"),
-            Datum::Null,
-            Datum::text("d"),
-            Datum::Bool(false),
-            Datum::text("e"),
-            Datum::text("[1, {\"f\": 2}]"),
-        ];
-        // The fifth value is of type json: embedded, not a string.
-        let object = json_build_object(&pairs, 1 << 4).unwrap();
-        assert_eq!(
-            object,
-            Datum::text(r#"{"a" : 1, "b" : "x\"y", "c" : null, "d" : false, "e" : [1, {"f": 2}]}"#)
-        );
-        assert!(json_build_object(&[Datum::Null, Datum::Int4(1)], 0).is_err());
     }
 }

@@ -77,6 +77,8 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
             })
         }
         (D::Text(s), _) => parse_text(s, to),
+        (D::Jsonb(s), PgType::Json) => Ok(D::Text(s.clone())),
+        (D::Jsonb(_), PgType::Jsonb) => Ok(d),
         // Already named: casts between the object-identifier types keep
         // the name (the binder names values cast from other types).
         (D::Reg { .. }, t) if t.is_reg() => Ok(d),

@@ -29,6 +29,13 @@ pub fn compare(a: &Datum, b: &Datum) -> Ordering {
         (_, Null) => Ordering::Less,
         (Bool(x), Bool(y)) => x.cmp(y),
         (Text(x), Text(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Jsonb(x), Jsonb(y)) => {
+            use rocklake_types::value::jsonb::{compare_documents, parse};
+            match (parse(x), parse(y)) {
+                (Ok(x), Ok(y)) => compare_documents(&x, &y),
+                _ => x.as_bytes().cmp(y.as_bytes()),
+            }
+        }
         (Bytea(x), Bytea(y)) => x.cmp(y),
         (Uuid(x), Uuid(y)) => x.cmp(y),
         (TimestampTz(x) | Timestamp(x), TimestampTz(y) | Timestamp(y)) => x.cmp(y),

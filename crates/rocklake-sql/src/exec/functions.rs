@@ -18,9 +18,9 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
     if !matches!(
         f,
         Func::Coalesce
+            | Func::Row
             | Func::Greatest
             | Func::Least
-            | Func::JsonBuildObject { .. }
             | Func::ArrayToString
             | Func::ArrayCat
             | Func::CurrentSetting
@@ -31,6 +31,7 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
         return Ok(Datum::Null);
     }
     Ok(match f {
+        Func::Row => Datum::Record(vals.into()),
         Func::RecordField(i) => match vals.into_iter().next() {
             Some(Datum::Record(fields)) => fields.get(i).cloned().unwrap_or(Datum::Null),
             _ => Datum::Null,
@@ -63,10 +64,6 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
         Func::ArrayLower | Func::ArrayUpper | Func::ArrayLength | Func::Cardinality => {
             crate::exec::arrays::array_function(f, &vals)?
         }
-        Func::JsonBuildObject { json_values } => {
-            crate::exec::arrays::json_build_object(&vals, json_values)?
-        }
-        Func::JsonGet { as_text } => crate::exec::json::get(&vals[0], &vals[1], as_text)?,
         Func::ArrayCat | Func::ArrayAppend | Func::ArrayPrepend => {
             crate::exec::arrays::concatenate(f, vals)
         }

@@ -22,7 +22,6 @@ pub(crate) mod fetch;
 pub(crate) mod frames;
 pub(crate) mod functions;
 pub(crate) mod join;
-pub(crate) mod json;
 pub(crate) mod lateral;
 pub(crate) mod lookup_join;
 pub mod memory;

@@ -221,8 +221,13 @@ pub(crate) fn from_stream<'a>(
             Some(data) => Box::new(ScanStream::new(data, full, ctx)),
             None => Box::new(Nothing),
         },
-        FromPlan::Function(call) => Box::new(crate::exec::set_calls::FunctionScan::new(
+        FromPlan::Function {
             call,
+            spread,
+            ordinality,
+        } => Box::new(crate::exec::set_calls::FunctionScan::new(
+            call,
+            (*spread, *ordinality),
             outer.to_vec(),
             ctx,
         )?),

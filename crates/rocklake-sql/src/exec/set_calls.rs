@@ -88,6 +88,8 @@ impl<'a> RowStream<'a> for SetCalls<'a> {
 /// A set-returning function in FROM: its values as one-column rows.
 pub(crate) struct FunctionScan<'a> {
     values: SetValues,
+    spread: bool,
+    ordinality: bool,
     next: usize,
     ctx: &'a ExecCtx<'a>,
 }
@@ -95,6 +97,7 @@ pub(crate) struct FunctionScan<'a> {
 impl<'a> FunctionScan<'a> {
     pub(crate) fn new(
         call: &'a SetCall,
+        (spread, ordinality): (bool, bool),
         outer: Vec<&'a [Datum]>,
         ctx: &'a ExecCtx<'a>,
     ) -> Result<Self, SqlError> {
@@ -109,6 +112,8 @@ impl<'a> FunctionScan<'a> {
         }
         Ok(FunctionScan {
             values: set_values(call.func, &args)?,
+            spread,
+            ordinality,
             next: 0,
             ctx,
         })
@@ -123,7 +128,14 @@ impl<'a> RowStream<'a> for FunctionScan<'a> {
         self.ctx.tick()?;
         let value = self.values.get(self.next);
         self.next += 1;
-        Ok(Some(Cow::Owned(vec![value])))
+        let mut row = match value {
+            Datum::Record(fields) if self.spread => fields.to_vec(),
+            value => vec![value],
+        };
+        if self.ordinality {
+            row.push(Datum::Int8(self.next as i64));
+        }
+        Ok(Some(Cow::Owned(row)))
     }
 }
 

@@ -10,7 +10,7 @@
 //! [`arrays`] (array functions), [`strings`] (string, regular
 //! expression and binary string functions), [`system`] (information about values
 //! and the session), [`activity`] (the server's sessions), [`catalog_info`] (what the catalog says of objects), [`privileges`] (who may
-//! use them).
+//! use them), [`json`] (`json` and `jsonb`).
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -24,6 +24,7 @@ mod catalog_info;
 pub(crate) mod datetime;
 mod def;
 mod degrees;
+pub(crate) mod json;
 mod libm;
 mod math;
 mod privileges;
@@ -51,6 +52,7 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     strings::register(&mut library);
     activity::register(&mut library);
     privileges::register(&mut library);
+    json::register(&mut library);
     let mut registry = Registry {
         functions: HashMap::new(),
         prefix: HashMap::new(),

@@ -35,6 +35,21 @@ pub enum AggFunc {
     PercentileDisc,
     /// `mode() WITHIN GROUP (ORDER BY x)`.
     Mode,
+    /// `json_agg(x)` (`jsonb_agg` when `binary`): its argument is bound as
+    /// the value's JSON; `rows` when the values are arrays or rows, which
+    /// `json_agg` starts on new lines.
+    JsonAgg {
+        /// `jsonb_agg`.
+        binary: bool,
+        /// The values are arrays or rows.
+        rows: bool,
+    },
+    /// `json_object_agg(key, value)` (`jsonb_object_agg` when `binary`):
+    /// bound as the key's text and the value's JSON.
+    JsonObjectAgg {
+        /// `jsonb_object_agg`.
+        binary: bool,
+    },
 }
 
 impl AggFunc {
@@ -124,6 +139,16 @@ pub fn aggregate_named(name: &str) -> Option<AggFunc> {
         "percentile_cont" => AggFunc::PercentileCont,
         "percentile_disc" => AggFunc::PercentileDisc,
         "mode" => AggFunc::Mode,
+        "json_agg" => AggFunc::JsonAgg {
+            binary: false,
+            rows: false,
+        },
+        "jsonb_agg" => AggFunc::JsonAgg {
+            binary: true,
+            rows: false,
+        },
+        "json_object_agg" => AggFunc::JsonObjectAgg { binary: false },
+        "jsonb_object_agg" => AggFunc::JsonObjectAgg { binary: true },
         _ => return None,
     })
 }

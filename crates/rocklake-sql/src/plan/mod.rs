@@ -46,6 +46,8 @@ pub enum CmpOp {
 pub enum Func {
     /// `(row).field`: field number N (from 0) of a row value.
     RecordField(usize),
+    /// `ROW(...)` and whole-row references: a row of the arguments.
+    Row,
     /// `COALESCE(...)`
     Coalesce,
     /// `NULLIF(a, b)`
@@ -86,20 +88,6 @@ pub enum Func {
     ArrayAppend,
     /// `element || array`, `array_prepend`.
     ArrayPrepend,
-    /// `json_build_object(key, value, ...)`; bit `i` of `json_values` set
-    /// when the `i`-th value is of type `json` (embedded as it is, not as a
-    /// string; PostgreSQL takes 100 arguments at most, so 50 values).
-    JsonBuildObject {
-        /// The values of type `json`, by pair index.
-        json_values: u64,
-    },
-    /// `json -> key` (an object's field, `text`) or `json -> index` (an
-    /// array's element, `int`, negative from the end); with `as_text`,
-    /// `->>`: the value as text (a string unescaped, `null` as NULL).
-    JsonGet {
-        /// `->>`.
-        as_text: bool,
-    },
     /// `pg_relation_is_publishable(regclass)`: whether the relation is a
     /// permanent table.
     RelationIsPublishable,
@@ -500,8 +488,18 @@ pub enum FromPlan {
     /// join, run once per left row with that row as the level above its own.
     Lateral(Arc<QueryPlan>),
     /// A set-returning function in FROM (`generate_series(1, 3) AS s`):
-    /// one column, its arguments over the enclosing queries' rows only.
-    Function(SetCall),
+    /// its arguments over the enclosing queries' rows only; one column,
+    /// or with `spread` the fields of the rows it returns
+    /// (`jsonb_each(...)`: `key`, `value`).
+    Function {
+        /// The call.
+        call: SetCall,
+        /// Whether each value is a row whose fields are the columns.
+        spread: bool,
+        /// `WITH ORDINALITY`: a last `bigint` column numbering the rows
+        /// from 1.
+        ordinality: bool,
+    },
     /// The rows of a virtual table whose column `column` equals a column of
     /// the left input: only as the right input of an inner or left join with
     /// that column among its equi-join pairs, which looks the rows up per

@@ -27,7 +27,7 @@ pub fn common_type(a: &Ty, b: &Ty, what: &str) -> Result<Ty, SqlError> {
         (None, t) | (t, None) => return Ok(t.clone()),
         (Some(x), Some(y)) => (x, y),
     };
-    if x == y {
+    if x == y || matches!((x, y), (PgType::Record(_), PgType::Record(_))) && comparable(x, y) {
         return Ok(Some(x.clone()));
     }
     if let (Some(rx), Some(ry)) = (int_rank(x), int_rank(y)) {
@@ -88,7 +88,11 @@ fn string_common_type(x: &PgType, y: &PgType) -> PgType {
 
 /// Whether values of the two types may be compared with `=`, `<`, ...
 pub fn comparable(a: &PgType, b: &PgType) -> bool {
-    a == b
+    if let (PgType::Record(x), PgType::Record(y)) = (a, b) {
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| comparable(&p.1, &q.1));
+    }
+    // `json` has no comparison operators (`jsonb` has).
+    a == b && *a != PgType::Json
         || (a.is_numeric() || a.is_reg()) && (b.is_numeric() || b.is_reg())
         || a.is_string() && b.is_string()
         || matches!(

@@ -104,7 +104,14 @@ pub fn put_value(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
             buf.put_u32(*block);
             buf.put_u16(*offset);
         }
-        (PgType::Json | PgType::AclItem, Datum::Text(s)) => buf.put_slice(s.as_bytes()),
+        (PgType::Json | PgType::AclItem | PgType::Unknown, Datum::Text(s)) => {
+            buf.put_slice(s.as_bytes())
+        }
+        // jsonb_send: format version 1, then the text.
+        (PgType::Jsonb, Datum::Jsonb(s)) => {
+            buf.put_u8(1);
+            buf.put_slice(s.as_bytes());
+        }
         (PgType::Array(_) | PgType::Int2Vector | PgType::OidVector, Datum::Array(items))
         | (PgType::Array(_) | PgType::Int2Vector | PgType::OidVector, Datum::Vector(items)) => {
             put_array(buf, ty, items)?
@@ -222,7 +229,20 @@ pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
             super::json::check(value.as_str().unwrap_or_default())?;
             value
         }
-        PgType::AclItem => read_value(&PgType::Text, bytes)?,
+        PgType::AclItem | PgType::Unknown => read_value(&PgType::Text, bytes)?,
+        // jsonb_recv: format version 1, then the text.
+        PgType::Jsonb => match bytes.split_first() {
+            Some((1, text)) => {
+                let text = read_value(&PgType::Text, text)?;
+                Datum::jsonb(&super::jsonb::parse(text.as_str().unwrap_or_default())?)
+            }
+            _ => {
+                return Err(SqlError::new(
+                    SqlState::INVALID_BINARY_REPRESENTATION,
+                    "unsupported jsonb version number",
+                ))
+            }
+        },
         PgType::Array(_) | PgType::Int2Vector | PgType::OidVector => read_array(ty, bytes)?,
     })
 }

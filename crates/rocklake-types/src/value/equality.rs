@@ -93,11 +93,24 @@ pub fn push_equality_key(datum: &Datum, out: &mut Vec<u8>) {
             out.push(10);
             out.extend_from_slice(&span.to_be_bytes());
         }
-        Datum::Numeric(text) => bytes(out, 11, canonical_numeric(text).as_bytes()),
+        Datum::Numeric(text) => bytes(
+            out,
+            11,
+            super::numeric::without_trailing_zeros(text).as_bytes(),
+        ),
         Datum::Tid { block, offset } => {
             out.push(12);
             out.extend_from_slice(&block.to_be_bytes());
             out.extend_from_slice(&offset.to_be_bytes());
+        }
+        Datum::Jsonb(text) => {
+            // Numbers by value (`1.0` = `1`), the rest as stored.
+            let mut key = String::new();
+            match super::jsonb::parse(text) {
+                Ok(value) => value.write_equality_text(&mut key),
+                Err(_) => key.push_str(text),
+            }
+            bytes(out, 14, key.as_bytes());
         }
         Datum::Array(items) | Datum::Vector(items) | Datum::Record(items) => {
             out.push(13);
@@ -124,13 +137,6 @@ fn encode_float(v: f64, out: &mut Vec<u8>) {
 
 /// A numeric's canonical text (no leading zeros, sign only when not zero)
 /// without the trailing zeros of its fraction, which only give its scale.
-fn canonical_numeric(text: &str) -> &str {
-    if !text.contains('.') {
-        return text;
-    }
-    text.trim_end_matches('0').trim_end_matches('.')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,5 +17,6 @@ pub mod equality;
 pub mod inet;
 pub mod interval;
 pub mod json;
+pub mod jsonb;
 pub mod numeric;
 pub mod text;

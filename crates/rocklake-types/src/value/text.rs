@@ -29,6 +29,7 @@ pub fn format_text(datum: &Datum) -> Option<String> {
             out.push_str(s);
         }
         Datum::Numeric(s) => out.clone_from(s),
+        Datum::Jsonb(s) => out.push_str(s),
         Datum::Bytea(bytes) => {
             out.reserve(2 + 2 * bytes.len());
             out.push_str("\\x");
@@ -352,7 +353,8 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
             super::json::check(s)?;
             Datum::text(s.to_string())
         }
-        PgType::AclItem => Datum::text(s.to_string()),
+        PgType::Jsonb => Datum::jsonb(&super::jsonb::parse(s)?),
+        PgType::AclItem | PgType::Unknown => Datum::text(s.to_string()),
         PgType::Int2Vector | PgType::OidVector => {
             super::array::parse_vector(s, &ty.element_type().unwrap_or(PgType::Int2))?
         }

@@ -149,6 +149,15 @@ pub fn apply_typmod(canonical: &str, typmod: Option<(u16, u16)>) -> Result<Strin
     Ok(compose(&r))
 }
 
+/// The canonical numeric `text` without trailing fraction zeros (`1.50`
+/// is `1.5`, `2.00` is `2`): equal for equal values of any scale.
+pub fn without_trailing_zeros(text: &str) -> &str {
+    if !text.contains('.') {
+        return text;
+    }
+    text.trim_end_matches('0').trim_end_matches('.')
+}
+
 /// Whether the canonical numeric `s` is zero (of any scale).
 pub fn is_zero(s: &str) -> bool {
     s.trim_start_matches('-')
