@@ -16,3 +16,6 @@ SELECT array_fill(1, ARRAY[-1])
 SELECT cardinality(1)
 SELECT array_append(ARRAY[1], 'x')
 SELECT array_length('1 2'::int2vector, 1), cardinality('1 2 3'::int2vector)
+SELECT ARRAY[1,4,3] @> ARRAY[3,1,3], ARRAY[2,7] <@ ARRAY[1,7,4,2,6], ARRAY[1,4,3] && ARRAY[2,1], ARRAY[1,NULL] @> ARRAY[NULL]::int[], '{}'::int[] <@ ARRAY[1], ARRAY[1] && '{}'::int[]
+SELECT ARRAY[1,2] @> '{1}', ARRAY['a'] && '{a,b}', ARRAY['b'] <@ ARRAY['a'], NULL::int[] @> ARRAY[1]
+SELECT ARRAY[1,2] @> ARRAY[1.5]

@@ -147,6 +147,7 @@ impl Binder<'_> {
             BinaryOperator::QuestionPipe => self.bind_infix("?|", left, right),
             BinaryOperator::QuestionAnd => self.bind_infix("?&", left, right),
             BinaryOperator::HashMinus => self.bind_infix("#-", left, right),
+            BinaryOperator::PGOverlap => self.bind_infix("&&", left, right),
             BinaryOperator::PGStartsWith => self.bind_infix("^@", left, right),
             BinaryOperator::Overlaps => self.bind_overlaps(left, right),
             BinaryOperator::PGRegexMatch => self.bind_infix("~", left, right),

@@ -1,7 +1,8 @@
 //! Array functions (PostgreSQL's "Array Functions" table, one-dimensional
 //! arrays): `cardinality`, `array_length`, `array_lower`, `array_upper`,
 //! `array_ndims`, `array_dims`, `array_append`, `array_prepend`,
-//! `array_cat`, `array_position(s)`, `array_remove`, `array_replace`.
+//! `array_cat`, `array_position(s)`, `array_remove`, `array_replace`, and
+//! the operators `@>`, `<@` (containment) and `&&` (overlap).
 //! The `||` operator on arrays is bound with them in mind
 //! ([`crate::bind`]'s array concatenation).
 
@@ -70,6 +71,20 @@ pub(super) fn register(lib: &mut Library) {
         cat,
     )
     .not_strict();
+    // Containment and overlap: elements compared by equality, NULL
+    // elements matching nothing.
+    lib.infix("@>", Param::AnyArray, Param::AnyArray, BOOL, |a, _, _| {
+        Ok(Datum::Bool(contains(&a[0], &a[1])))
+    });
+    lib.infix("<@", Param::AnyArray, Param::AnyArray, BOOL, |a, _, _| {
+        Ok(Datum::Bool(contains(&a[1], &a[0])))
+    });
+    lib.infix("&&", Param::AnyArray, Param::AnyArray, BOOL, |a, _, _| {
+        let theirs = items(&a[1]);
+        Ok(Datum::Bool(items(&a[0]).iter().any(|x| {
+            !x.is_null() && theirs.iter().any(|y| !y.is_null() && compare(x, y).is_eq())
+        })))
+    });
     lib.function("array_position", [array(), element()], INT4, position)
         .not_strict();
     lib.function(
@@ -97,6 +112,14 @@ pub(super) fn register(lib: &mut Library) {
 
 fn items(d: &Datum) -> Vec<Datum> {
     d.elements().map(<[Datum]>::to_vec).unwrap_or_default()
+}
+
+/// Whether every element of `inner` is (non-NULL and) in `outer`.
+fn contains(outer: &Datum, inner: &Datum) -> bool {
+    let outer = items(outer);
+    items(inner).iter().all(|x| {
+        !x.is_null() && outer.iter().any(|y| !y.is_null() && compare(x, y).is_eq())
+    })
 }
 
 fn cardinality(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
