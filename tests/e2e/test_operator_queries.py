@@ -57,6 +57,20 @@ QUERIES = [
     "SELECT json_build_object('snapshot', snapshot_id, 'kinds', "
     "string_to_array(regexp_replace(changes_made, ':[^,]*', '', 'g'), ',')) "
     "FROM ducklake_snapshot_changes ORDER BY snapshot_id",
+    # The changes of each snapshot as JSON documents (jsonb and json).
+    "SELECT s.snapshot_id, jsonb_build_object('id', s.snapshot_id, 'schema_version', "
+    "s.schema_version, 'changes', c.changes_made) FROM ducklake_snapshot s "
+    "JOIN ducklake_snapshot_changes c USING (snapshot_id) ORDER BY 1",
+    "SELECT jsonb_agg(jsonb_build_object('id', snapshot_id, 'changes', changes_made) "
+    "ORDER BY snapshot_id) -> -1 ->> 'changes', json_agg(c ORDER BY snapshot_id)::text "
+    "LIKE '[{\"snapshot_id\":0%' FROM ducklake_snapshot_changes c",
+    "SELECT row_to_json(t), to_jsonb(t) - 'table_uuid' FROM (SELECT table_id, table_name "
+    "FROM ducklake_table WHERE end_snapshot IS NULL) t ORDER BY table_id",
+    "SELECT e.key, e.value FROM (SELECT jsonb_object_agg(table_name, table_id) AS j "
+    "FROM ducklake_table) t, jsonb_each(t.j) e ORDER BY 1",
+    "SELECT count(*) FILTER (WHERE d ? 'kind'), count(*) FILTER (WHERE d @> '{\"schema\": 1}') "
+    "FROM (SELECT jsonb_build_object('schema', schema_id, 'kind', 'table') AS d "
+    "FROM ducklake_table) t",
     # Names, formatted as an operator would.
     "SELECT string_agg(format('%I.%I', s.schema_name, t.table_name), ', ' "
     "ORDER BY s.schema_name, t.table_name) FROM ducklake_table t "
