@@ -72,6 +72,10 @@ pub enum SettingKind {
     Enum(&'static [&'static str]),
     /// A whole number.
     Integer,
+    /// A time zone ([`crate::value::zone::SessionZone`]): a name of the
+    /// time zone database or a POSIX offset, shown as the database spells
+    /// it.
+    TimeZone,
 }
 
 impl SettingKind {
@@ -79,7 +83,7 @@ impl SettingKind {
     /// kind.
     pub fn vartype_and_unit(self) -> (&'static str, Option<&'static str>) {
         match self {
-            SettingKind::Text => ("string", None),
+            SettingKind::Text | SettingKind::TimeZone => ("string", None),
             SettingKind::Milliseconds => ("integer", Some("ms")),
             SettingKind::Bool => ("bool", None),
             SettingKind::Enum(_) => ("enum", None),
@@ -200,13 +204,34 @@ pub const SETTINGS: &[Setting] = &[
     },
     fixed("standard_conforming_strings", "on", true),
     milliseconds("statement_timeout"),
-    fixed("TimeZone", "Etc/UTC", true),
+    Setting {
+        name: "TimeZone",
+        default: DefaultValue::Fixed("Etc/UTC"),
+        reported: true,
+        kind: SettingKind::TimeZone,
+    },
     fixed("timezone_abbreviations", "Default", false),
     // The current transaction's (outside one: the defaults'); the session
     // answers these from its transaction.
     isolation("transaction_isolation"),
     boolean("transaction_read_only", "off", false),
 ];
+
+/// Whether a client may give setting `name` at startup (as a startup
+/// parameter or in `options`): the settings a session can change whose
+/// values RockLake reads (time zone, timeouts, transaction defaults).
+pub fn settable_at_startup(name: &str) -> bool {
+    // The current transaction's own settings are not a session's.
+    find(name).is_some_and(|s| {
+        matches!(
+            s.kind,
+            SettingKind::TimeZone
+                | SettingKind::Milliseconds
+                | SettingKind::Bool
+                | SettingKind::Enum(_)
+        ) && !s.name.starts_with("transaction_")
+    })
+}
 
 /// The setting named `name` (any case).
 pub fn find(name: &str) -> Option<&'static Setting> {
@@ -288,6 +313,14 @@ pub fn canonical_value(name: &str, value: &str) -> Result<String, SqlError> {
             }
             Ok(found.to_string())
         }
+        Some(SettingKind::TimeZone) => crate::value::zone::SessionZone::parse(value)
+            .map(|zone| zone.name().to_string())
+            .ok_or_else(|| {
+                SqlError::new(
+                    SqlState::INVALID_PARAMETER_VALUE,
+                    format!("invalid value for parameter \"TimeZone\": \"{value}\""),
+                )
+            }),
         _ => Ok(value.to_string()),
     }
 }

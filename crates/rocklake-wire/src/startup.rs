@@ -63,6 +63,10 @@ pub struct ClientParams {
     pub minor_version: u16,
     /// Protocol options (`_pq_.*`) the client asked for; none are supported.
     pub protocol_options: Vec<String>,
+    /// Settings the client started the session with (a startup parameter
+    /// naming one a client may set, such as `TimeZone`, or `-c name=value`
+    /// in `options`): the session's values before it changes them.
+    pub settings: Vec<(String, String)>,
 }
 
 impl ClientParams {
@@ -171,7 +175,11 @@ where
                         "user" => client.user = value,
                         "database" => client.database = value,
                         "application_name" => client.application_name = value,
+                        "options" => client.settings.extend(command_line_settings(&value)),
                         _ if name.starts_with("_pq_.") => client.protocol_options.push(name),
+                        _ if settings::settable_at_startup(&name) => {
+                            client.settings.push((name, value))
+                        }
                         _ => {}
                     }
                 }
@@ -321,9 +329,48 @@ where
     }
 }
 
+/// The `-c name=value` and `--name=value` settings of the `options`
+/// startup parameter (words split at spaces, `\ ` a space in a value), of
+/// settings a client may set.
+fn command_line_settings(options: &str) -> Vec<(String, String)> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut chars = options.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => word.extend(chars.next()),
+            c if c.is_whitespace() => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let mut out = Vec::new();
+    let mut words = words.into_iter();
+    while let Some(word) = words.next() {
+        let assignment = match word.strip_prefix("--") {
+            Some(rest) => Some(rest.to_string()),
+            None if word == "-c" => words.next(),
+            None => word.strip_prefix("-c").map(str::to_string),
+        };
+        if let Some((name, value)) = assignment.as_deref().and_then(|a| a.split_once('=')) {
+            let name = name.replace('-', "_");
+            if settings::settable_at_startup(&name) {
+                out.push((name, value.to_string()));
+            }
+        }
+    }
+    out
+}
+
 /// Sends the ParameterStatus of every reported setting (the server's one
-/// settings table, as PostgreSQL 15 reports them), BackendKeyData and the
-/// first ReadyForQuery.
+/// settings table, as PostgreSQL 15 reports them; with the client's
+/// startup values), BackendKeyData and the first ReadyForQuery.
 pub async fn send_session_start<S>(
     transport: &mut Transport<S>,
     client: &ClientParams,
@@ -332,7 +379,14 @@ pub async fn send_session_start<S>(
 where
     S: AsyncRead + AsyncWrite + Unpin + Send,
 {
-    for (name, value) in settings::reported(&client.identity()) {
+    for (name, default) in settings::reported(&client.identity()) {
+        let given = client
+            .settings
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .and_then(|(_, v)| settings::canonical_value(name, v).ok());
+        let value = given.unwrap_or(default);
         let _ = backend::put(
             &mut transport.out,
             &ParameterStatus::new(name.to_string(), value),

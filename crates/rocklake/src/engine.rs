@@ -240,6 +240,12 @@ impl SessionFactory for EngineSessions {
                 tracing::warn!(name, %error, "server default of a setting refused");
             }
         }
+        // What the client started the session with comes after the
+        // server's defaults (a bad value ends the connection, as in
+        // PostgreSQL).
+        for (name, value) in &start.client.settings {
+            session.set_default_setting(name, value)?;
+        }
         if let Some(max) = self.limits.max_connections {
             if let Err(error) = session.set_default_setting("max_connections", &max.to_string()) {
                 tracing::warn!(%error, "server default of max_connections refused");

@@ -2,6 +2,7 @@
 //! version(), ...) and aggregates.
 
 use rocklake_types::datum::{Datum, PgType};
+use rocklake_types::value::zone::with_session_zone;
 use sqlparser::ast::{
     Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentClause, FunctionArguments,
     ObjectNamePart, OrderByExpr,
@@ -181,29 +182,31 @@ impl Binder<'_> {
                 self.reads_time = true;
                 konst(Datum::TimestampTz(self.now), PgType::TimestampTz)
             }
+            // The local date and time in the session's zone.
             ("current_date", 0) => {
                 self.reads_time = true;
-                let days = self.now.div_euclid(86_400_000_000);
+                let days = self.local_now().div_euclid(86_400_000_000);
                 konst(Datum::Date(days as i32), PgType::Date)
             }
             ("localtimestamp", 0) => {
                 self.reads_time = true;
-                konst(Datum::Timestamp(self.now), PgType::Timestamp)
+                konst(Datum::Timestamp(self.local_now()), PgType::Timestamp)
             }
             ("localtime", 0) => {
                 self.reads_time = true;
                 konst(
-                    Datum::Time(self.now.rem_euclid(86_400_000_000)),
+                    Datum::Time(self.local_now().rem_euclid(86_400_000_000)),
                     PgType::Time,
                 )
             }
             ("current_time", 0) => {
                 self.reads_time = true;
-                let micros = self.now.rem_euclid(86_400_000_000);
+                let micros = self.local_now().rem_euclid(86_400_000_000);
+                let east = with_session_zone(|zone| zone.offset_at(self.now));
                 konst(
                     Datum::TimeTz {
                         micros,
-                        offset_west_secs: 0,
+                        offset_west_secs: -east,
                     },
                     PgType::TimeTz,
                 )
@@ -690,6 +693,13 @@ fn agg_type_err(name: &str, t: &PgType) -> SqlError {
         SqlState::UNDEFINED_FUNCTION,
         format!("function {name}({}) does not exist", t.display_name()),
     )
+}
+
+impl Binder<'_> {
+    /// The statement's time on the clock of the session's zone.
+    fn local_now(&self) -> i64 {
+        with_session_zone(|zone| zone.local(self.now))
+    }
 }
 
 /// A function's name, folded; `pg_catalog.` may qualify it.

@@ -7,6 +7,7 @@ use rocklake_types::value::text::{format_text, parse_text};
 use rocklake_types::{SqlError, SqlState};
 
 use crate::exec::compare::to_f64;
+use rocklake_types::value::zone::with_session_zone as session;
 
 /// Text form used by casts to text and by `||` (booleans become `true`/`false`).
 pub fn text_of(d: &Datum) -> Option<String> {
@@ -115,13 +116,23 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
             }
             _ => parse_text(s, to),
         },
-        (D::TimestampTz(v) | D::Timestamp(v), PgType::TimestampTz) => Ok(D::TimestampTz(*v)),
-        (D::TimestampTz(v) | D::Timestamp(v), PgType::Timestamp) => Ok(D::Timestamp(*v)),
-        (D::TimestampTz(v) | D::Timestamp(v), PgType::Date) => Ok(D::Date(match *v {
-            i64::MAX => i32::MAX,
-            i64::MIN => i32::MIN,
-            v => v.div_euclid(DAY) as i32,
-        })),
+        // A timestamptz is an instant, shown and split in the session's
+        // zone; a timestamp (and a date) is local time there.
+        (D::TimestampTz(v), PgType::TimestampTz) => Ok(D::TimestampTz(*v)),
+        (D::Timestamp(v), PgType::TimestampTz) => Ok(D::TimestampTz(session(|z| z.instant(*v)))),
+        (D::TimestampTz(v), PgType::Timestamp) => Ok(D::Timestamp(session(|z| z.local(*v)))),
+        (D::Timestamp(v), PgType::Timestamp) => Ok(D::Timestamp(*v)),
+        (D::TimestampTz(v) | D::Timestamp(v), PgType::Date) => {
+            let local = match d {
+                D::TimestampTz(_) => session(|z| z.local(*v)),
+                _ => *v,
+            };
+            Ok(D::Date(match local {
+                i64::MAX => i32::MAX,
+                i64::MIN => i32::MIN,
+                v => v.div_euclid(DAY) as i32,
+            }))
+        }
         (D::Date(v), PgType::Timestamp | PgType::TimestampTz) => {
             let micros = match *v {
                 i32::MAX => i64::MAX,
@@ -131,19 +142,25 @@ pub fn cast_datum(d: Datum, to: &PgType) -> Result<Datum, SqlError> {
             Ok(if *to == PgType::Timestamp {
                 D::Timestamp(micros)
             } else {
-                D::TimestampTz(micros)
+                D::TimestampTz(session(|z| z.instant(micros)))
             })
         }
-        (D::TimestampTz(v) | D::Timestamp(v), PgType::Time) if !infinite(*v) => {
-            Ok(D::Time(v.rem_euclid(DAY)))
+        (D::Timestamp(v), PgType::Time) if !infinite(*v) => Ok(D::Time(v.rem_euclid(DAY))),
+        (D::TimestampTz(v), PgType::Time) if !infinite(*v) => {
+            Ok(D::Time(session(|z| z.local(*v)).rem_euclid(DAY)))
         }
-        (D::TimestampTz(v), PgType::TimeTz) if !infinite(*v) => Ok(D::TimeTz {
-            micros: v.rem_euclid(DAY),
-            offset_west_secs: 0,
-        }),
+        (D::TimestampTz(v), PgType::TimeTz) if !infinite(*v) => Ok(session(|z| D::TimeTz {
+            micros: z.local(*v).rem_euclid(DAY),
+            offset_west_secs: -z.offset_at(*v),
+        })),
+        // The zone's offset of today.
         (D::Time(v), PgType::TimeTz) => Ok(D::TimeTz {
             micros: *v,
-            offset_west_secs: 0,
+            offset_west_secs: -session(|z| {
+                z.offset_at(rocklake_types::datum::timestamptz_micros(
+                    std::time::SystemTime::now(),
+                ))
+            }),
         }),
         (D::Time(v), PgType::Interval) => Ok(D::Interval {
             months: 0,

@@ -117,9 +117,9 @@ fn items(d: &Datum) -> Vec<Datum> {
 /// Whether every element of `inner` is (non-NULL and) in `outer`.
 fn contains(outer: &Datum, inner: &Datum) -> bool {
     let outer = items(outer);
-    items(inner).iter().all(|x| {
-        !x.is_null() && outer.iter().any(|y| !y.is_null() && compare(x, y).is_eq())
-    })
+    items(inner)
+        .iter()
+        .all(|x| !x.is_null() && outer.iter().any(|y| !y.is_null() && compare(x, y).is_eq()))
 }
 
 fn cardinality(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {

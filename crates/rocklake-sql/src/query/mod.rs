@@ -172,7 +172,10 @@ pub(crate) async fn run(
     }
     let columns = out_columns(&plan.columns);
     let kept = shared
+        // Results are shared between sessions computed in UTC (a session's
+        // time zone may change what a statement computes).
         .filter(|_| derives_from_catalog(&b.scans, b.reads_time))
+        .filter(|_| rocklake_types::value::zone::with_session_zone(|zone| zone.is_utc()))
         .map(|(version, results)| {
             let key = ResultKey {
                 version,

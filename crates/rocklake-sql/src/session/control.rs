@@ -119,9 +119,11 @@ impl Session {
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Idle => {
                 self.state = TxState::Block(self.begin_ctx(mode).await?);
+                self.settings.begin_block();
                 Ok(QueryOutput::command("BEGIN"))
             }
             TxState::Implicit(mut ctx) => {
+                self.settings.begin_block();
                 // BEGIN inside a query string: its modes apply to the
                 // transaction the string already runs in.
                 let queried = ctx.queried;
@@ -151,9 +153,14 @@ impl Session {
         self.savepoints.clear();
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Idle => Ok(no_transaction("COMMIT")),
-            TxState::Failed(_) => Ok(QueryOutput::command("ROLLBACK")),
+            TxState::Failed(_) => {
+                self.settings.end_block(false);
+                Ok(QueryOutput::command("ROLLBACK"))
+            }
             TxState::Block(ctx) | TxState::Implicit(ctx) => {
-                ctx.txn.commit().await?;
+                let committed = ctx.txn.commit().await;
+                self.settings.end_block(committed.is_ok());
+                committed?;
                 Ok(QueryOutput::command("COMMIT"))
             }
         }

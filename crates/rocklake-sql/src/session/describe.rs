@@ -19,6 +19,7 @@ impl Session {
     /// given, the others inferred from their use). Statements without a
     /// result set describe as no columns.
     pub async fn describe(&mut self, sql: &str, declared: &[u32]) -> Result<Described, SqlError> {
+        self.settings.install_time_zone();
         let parsed = parse::parse_with_notices(sql)?;
         let mut described = self.describe_parsed(parsed.statements, declared).await?;
         described.notices = parsed.notices;

@@ -314,6 +314,7 @@ impl Session {
             TxState::Failed(ctx) => TxState::Failed(ctx),
             TxState::Implicit(_) | TxState::Idle => {
                 self.savepoints.clear();
+                self.settings.end_block(false);
                 TxState::Idle
             }
         };
@@ -472,11 +473,17 @@ impl Session {
         let Some((last, first)) = statements.split_last() else {
             return Ok(());
         };
+        // Several statements are one implicit transaction block (a new one
+        // after a COMMIT among them), which a failure rolls back with the
+        // settings it changed.
+        let several = !first.is_empty();
         for statement in first {
+            self.implicit_block(several);
             if !self.run_in_string(statement, sink).await? {
                 return Ok(());
             }
         }
+        self.implicit_block(several);
         match protocol {
             Protocol::Simple => {
                 let mut held = HeldCompletion::new(sink);
@@ -497,6 +504,14 @@ impl Session {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// Before a statement of a string of `several`: outside a transaction
+    /// block, the string's implicit block begins.
+    fn implicit_block(&mut self, several: bool) {
+        if several && matches!(self.state, TxState::Idle) {
+            self.settings.begin_block();
         }
     }
 
@@ -551,7 +566,15 @@ impl Session {
     /// Commits the implicit transaction of a finished query string, if any.
     async fn finish_implicit(&mut self) -> Result<(), SqlError> {
         match std::mem::replace(&mut self.state, TxState::Idle) {
-            TxState::Implicit(ctx) => ctx.txn.commit().await,
+            TxState::Implicit(ctx) => {
+                let committed = ctx.txn.commit().await;
+                self.settings.end_block(committed.is_ok());
+                committed
+            }
+            TxState::Idle => {
+                self.settings.end_block(true);
+                Ok(())
+            }
             other => {
                 self.state = other;
                 Ok(())
@@ -567,6 +590,7 @@ impl Session {
         sink: &mut dyn ResultSink,
     ) -> Result<(), Failure> {
         self.sync_transaction_settings();
+        self.settings.install_time_zone();
         if !matches!(self.state, TxState::Failed(_)) {
             if let Some(outcome) = self.run_role_statement(stmt).await {
                 return send_output(outcome?, sink).await;
@@ -580,6 +604,7 @@ impl Session {
                 savepoint: None,
             } => {
                 self.savepoints.clear();
+                self.settings.end_block(false);
                 match std::mem::replace(&mut self.state, TxState::Idle) {
                     TxState::Idle => no_transaction("ROLLBACK"),
                     _ => QueryOutput::command("ROLLBACK"),

@@ -10,6 +10,7 @@ use std::time::Duration;
 use rocklake_types::settings::{
     self, canonical_value, on_off, parse_duration, SessionIdentity, SettingValues,
 };
+use rocklake_types::value::zone::{set_session_zone, SessionZone};
 use rocklake_types::{ColumnDef, Datum, PgType, QueryOutput, SqlError, SqlState};
 use sqlparser::ast::{Expr, Ident, Reset, Set};
 
@@ -43,6 +44,20 @@ pub struct SessionSettings {
     /// Counts changes of values other than the transaction's (which no
     /// reported setting shows).
     value_generation: u64,
+    /// The `TimeZone` of the values of this generation.
+    zone: Option<(u64, SessionZone)>,
+    /// Inside a transaction block: the values as it began and those its
+    /// COMMIT keeps.
+    block: Option<BlockValues>,
+}
+
+/// The values a transaction block ends with: ROLLBACK goes back to
+/// `at_start`; COMMIT keeps `at_commit`, which has what `SET` changed in
+/// the block but not what `SET LOCAL` did.
+#[derive(Debug, Clone)]
+struct BlockValues {
+    at_start: BTreeMap<String, (String, String)>,
+    at_commit: BTreeMap<String, (String, String)>,
 }
 
 /// What a settings snapshot depends on: the values set, and the current
@@ -191,6 +206,23 @@ impl SessionSettings {
         self.value_generation += 1;
     }
 
+    /// Makes the session's `TimeZone` the one of the thread that runs it
+    /// (see [`rocklake_types::value::zone`]), before a statement.
+    pub fn install_time_zone(&mut self) {
+        let zone = match &self.zone {
+            Some((generation, zone)) if *generation == self.value_generation => zone.clone(),
+            _ => {
+                let zone = self
+                    .get("TimeZone")
+                    .and_then(|(_, value)| SessionZone::parse(&value))
+                    .unwrap_or_else(SessionZone::utc);
+                self.zone = Some((self.value_generation, zone.clone()));
+                zone
+            }
+        };
+        set_session_zone(zone);
+    }
+
     /// A number that changes whenever a value may have.
     pub fn generation(&self) -> u64 {
         self.generation
@@ -208,35 +240,99 @@ impl SessionSettings {
         (level, read_only)
     }
 
-    /// Sets `name` for the rest of the session; `DEFAULT` restores the
-    /// default. A value the setting cannot take fails with `22023`.
+    /// Sets `name` for the rest of the session (in a transaction block:
+    /// unless it rolls back); `DEFAULT` restores the default. A value the
+    /// setting cannot take fails with `22023`.
     pub fn set(&mut self, name: &str, value: String) -> Result<(), SqlError> {
-        check_settable(name)?;
+        let entry = self.entry(name, value)?;
         let key = name.to_lowercase();
+        for values in self.session_values() {
+            match &entry {
+                Some(entry) => values.insert(key.clone(), entry.clone()),
+                None => values.remove(&key),
+            };
+        }
+        Ok(())
+    }
+
+    /// `SET LOCAL`: sets `name` until the transaction block ends; `false`
+    /// (nothing set) outside one.
+    pub fn set_local(&mut self, name: &str, value: String) -> Result<bool, SqlError> {
+        if self.block.is_none() {
+            return Ok(false);
+        }
+        let entry = self.entry(name, value)?;
+        let key = name.to_lowercase();
+        match entry {
+            Some(entry) => self.changed.insert(key, entry),
+            None => self.changed.remove(&key),
+        };
+        Ok(true)
+    }
+
+    /// The value `name` is set to (`None`: its default), checked.
+    fn entry(&mut self, name: &str, value: String) -> Result<Option<(String, String)>, SqlError> {
+        check_settable(name)?;
         self.changed_values();
         if value.eq_ignore_ascii_case("default") {
-            self.changed.remove(&key);
-            return Ok(());
+            return Ok(None);
         }
         let value = canonical_value(name, &value)?;
         let spelled = self
             .get(name)
             .map(|(n, _)| n)
-            .unwrap_or_else(|| key.clone());
-        self.changed.insert(key, (spelled, value));
-        Ok(())
+            .unwrap_or_else(|| name.to_lowercase());
+        Ok(Some((spelled, value)))
+    }
+
+    /// The values a session-wide change goes to: the current ones, and in
+    /// a transaction block those its COMMIT keeps.
+    fn session_values(&mut self) -> Vec<&mut BTreeMap<String, (String, String)>> {
+        let mut out = vec![&mut self.changed];
+        if let Some(block) = &mut self.block {
+            out.push(&mut block.at_commit);
+        }
+        out
     }
 
     /// `RESET name`.
     pub fn reset(&mut self, name: &str) {
         self.changed_values();
-        self.changed.remove(&name.to_lowercase());
+        let key = name.to_lowercase();
+        for values in self.session_values() {
+            values.remove(&key);
+        }
     }
 
     /// `RESET ALL` / `DISCARD ALL`.
     pub fn reset_all(&mut self) {
         self.changed_values();
-        self.changed.clear();
+        for values in self.session_values() {
+            values.clear();
+        }
+    }
+
+    /// A transaction block begins: what it sets is undone if it rolls back.
+    pub fn begin_block(&mut self) {
+        if self.block.is_none() {
+            self.block = Some(BlockValues {
+                at_start: self.changed.clone(),
+                at_commit: self.changed.clone(),
+            });
+        }
+    }
+
+    /// The transaction block ends: committed, its `SET`s stay and its `SET
+    /// LOCAL`s go; rolled back, every change of the block goes.
+    pub fn end_block(&mut self, committed: bool) {
+        if let Some(block) = self.block.take() {
+            self.changed = if committed {
+                block.at_commit
+            } else {
+                block.at_start
+            };
+            self.changed_values();
+        }
     }
 }
 
@@ -255,22 +351,47 @@ fn check_settable(name: &str) -> Result<(), SqlError> {
     }
 }
 
-/// `SET name = value` / `SET name TO value` (other forms are accepted and
-/// ignored, as before).
+/// `SET [LOCAL] name = value`, `SET name TO value`, `SET [LOCAL] TIME ZONE
+/// zone`; `SET LOCAL` outside a transaction block warns and changes
+/// nothing, as in PostgreSQL.
 pub fn set(settings: &mut SessionSettings, statement: &Set) -> Result<QueryOutput, SqlError> {
-    if let Some((name, value)) = assignment(statement) {
+    let local = match statement {
+        Set::SingleAssignment { scope, .. } => {
+            matches!(scope, Some(sqlparser::ast::ContextModifier::Local))
+        }
+        Set::SetTimeZone { local, .. } => *local,
+        _ => false,
+    };
+    let Some((name, value)) = assignment(statement) else {
+        return Err(SqlError::unsupported(format!("{statement}")));
+    };
+    if !local {
         settings.set(&name, value)?;
+        return Ok(QueryOutput::command("SET"));
     }
-    Ok(QueryOutput::command("SET"))
+    if settings.set_local(&name, value)? {
+        return Ok(QueryOutput::command("SET"));
+    }
+    Ok(QueryOutput::Command {
+        tag: "SET".into(),
+        notices: vec![rocklake_types::output::Notice {
+            code: SqlState::NO_ACTIVE_SQL_TRANSACTION,
+            message: "SET LOCAL can only be used in transaction blocks".into(),
+        }],
+    })
 }
 
-/// The name and value of `SET name = value` / `SET name TO value`.
+/// The name and value of `SET name = value` / `SET name TO value` / `SET
+/// TIME ZONE zone`.
 pub fn assignment(statement: &Set) -> Option<(String, String)> {
-    let Set::SingleAssignment {
-        variable, values, ..
-    } = statement
-    else {
-        return None;
+    let (variable, values) = match statement {
+        Set::SingleAssignment {
+            variable, values, ..
+        } => (variable, values),
+        Set::SetTimeZone { value, .. } => {
+            return Some(("TimeZone".to_string(), time_zone_value(value)));
+        }
+        _ => return None,
     };
     let name = variable
         .0
@@ -291,6 +412,35 @@ pub fn assignment(statement: &Set) -> Option<(String, String)> {
         .collect::<Vec<_>>()
         .join(", ");
     Some((name, value))
+}
+
+/// The `TimeZone` value `SET TIME ZONE value` sets: a zone's name, the
+/// default for `LOCAL` and `DEFAULT`, and for a number of hours east
+/// PostgreSQL's POSIX spelling (`-7` is `<-07>+07`).
+fn time_zone_value(value: &Expr) -> String {
+    let text = match value {
+        Expr::Value(v) => v
+            .value
+            .clone()
+            .into_string()
+            .unwrap_or_else(|| v.to_string()),
+        other => other.to_string(),
+    };
+    if text.eq_ignore_ascii_case("local") || text.eq_ignore_ascii_case("default") {
+        return "default".to_string();
+    }
+    let Ok(hours) = text.trim().parse::<f64>() else {
+        return text;
+    };
+    let east = (hours * 3600.0).round() as i32;
+    let (h, m) = (east.abs() / 3600, east.abs() / 60 % 60);
+    let (sign, posix) = if east < 0 { ('-', '+') } else { ('+', '-') };
+    let clock = if m == 0 {
+        format!("{h:02}")
+    } else {
+        format!("{h:02}:{m:02}")
+    };
+    format!("<{sign}{clock}>{posix}{clock}")
 }
 
 /// `RESET name` / `RESET ALL`.
@@ -350,6 +500,55 @@ pub fn show(settings: &SessionSettings, variable: &[Ident]) -> Result<QueryOutpu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn zone_of(settings: &SessionSettings) -> String {
+        settings.get("TimeZone").unwrap().1
+    }
+
+    #[test]
+    fn blocks_undo_their_settings_as_postgres_does() {
+        let mut settings = SessionSettings::default();
+        settings.set("timezone", "asia/tokyo".into()).unwrap();
+        assert_eq!(zone_of(&settings), "Asia/Tokyo");
+        // Rolled back: the block's SET goes.
+        settings.begin_block();
+        settings.set("TimeZone", "Europe/Berlin".into()).unwrap();
+        settings.end_block(false);
+        assert_eq!(zone_of(&settings), "Asia/Tokyo");
+        // Committed: SET stays, SET LOCAL goes.
+        settings.begin_block();
+        settings.set("TimeZone", "Europe/Berlin".into()).unwrap();
+        assert!(settings.set_local("TimeZone", "UTC".into()).unwrap());
+        assert_eq!(zone_of(&settings), "UTC");
+        settings.end_block(true);
+        assert_eq!(zone_of(&settings), "Europe/Berlin");
+        // Outside a block SET LOCAL changes nothing.
+        assert!(!settings.set_local("TimeZone", "UTC".into()).unwrap());
+        assert_eq!(zone_of(&settings), "Europe/Berlin");
+        let e = settings.set("TimeZone", "Mars/Olympus".into()).unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid value for parameter \"TimeZone\": \"Mars/Olympus\""
+        );
+    }
+
+    #[test]
+    fn set_time_zone_spells_hours_as_postgres_does() {
+        let value = |sql: &str| {
+            let statement = crate::parse::parse(sql).unwrap().remove(0);
+            let sqlparser::ast::Statement::Set(set) = statement else {
+                panic!("{sql}")
+            };
+            assignment(&set).unwrap()
+        };
+        assert_eq!(value("SET TIME ZONE -7").1, "<-07>+07");
+        assert_eq!(value("SET TIME ZONE 5.5").1, "<+05:30>-05:30");
+        assert_eq!(value("SET TIME ZONE LOCAL").1, "default");
+        assert_eq!(
+            value("SET TIME ZONE 'Europe/Paris'"),
+            ("TimeZone".into(), "Europe/Paris".into())
+        );
+    }
 
     #[test]
     fn time_settings_read_like_postgres() {

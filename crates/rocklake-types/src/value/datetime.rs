@@ -69,20 +69,36 @@ pub fn format_date(days: i32) -> String {
     }
 }
 
-/// `timestamptz_out` in UTC (`2026-12-02 16:44:32.123456+00`) or
-/// `timestamp_out` (no zone).
+/// A timestamp's date (year, month, day) and time of day (microseconds).
+pub fn split(micros: i64) -> ((i64, u32, u32), i64) {
+    let days = micros.div_euclid(MICROS_PER_DAY);
+    (
+        civil_from_days(days + UNIX_TO_PG_EPOCH_DAYS),
+        micros.rem_euclid(MICROS_PER_DAY),
+    )
+}
+
+/// `timestamptz_out` in the session's zone (`2026-12-02 17:44:32.123456+01`)
+/// or `timestamp_out` (no zone).
 pub fn format_timestamp(micros: i64, with_zone: bool) -> String {
     match micros {
         i64::MAX => return "infinity".to_string(),
         i64::MIN => return "-infinity".to_string(),
         _ => {}
     }
+    // A `timestamptz` shows the local time of the session's zone.
+    let east = if with_zone {
+        super::zone::with_session_zone(|zone| zone.offset_at(micros))
+    } else {
+        0
+    };
+    let local = micros + i64::from(east) * MICROS_PER_SECOND;
     let mut out = String::new();
-    let bc = push_date(&mut out, micros.div_euclid(MICROS_PER_DAY));
+    let bc = push_date(&mut out, local.div_euclid(MICROS_PER_DAY));
     out.push(' ');
-    push_time(&mut out, micros.rem_euclid(MICROS_PER_DAY));
+    push_time(&mut out, local.rem_euclid(MICROS_PER_DAY));
     if with_zone {
-        out.push_str("+00");
+        push_zone(&mut out, -east);
     }
     out.push_str(bc);
     out
@@ -266,7 +282,8 @@ pub fn parse_time(s: &str) -> Option<(i64, Option<i32>)> {
 }
 
 /// Parses a timestamp (`YYYY-MM-DD[ T]HH:MM:SS[.f][zone]`, or a bare date)
-/// into microseconds since 2000-01-01 (UTC when `with_tz`; the zone is ignored
+/// into microseconds since 2000-01-01 (UTC when `with_tz`, a time without a
+/// zone being local time in the session's zone; the zone is ignored
 /// otherwise, as PostgreSQL does for `timestamp`).
 pub fn parse_timestamp(s: &str, with_tz: bool) -> Option<i64> {
     let t = s.trim();
@@ -293,11 +310,13 @@ pub fn parse_timestamp(s: &str, with_tz: bool) -> Option<i64> {
     } else {
         parse_time(rest)?
     };
-    let mut us = days * MICROS_PER_DAY + time;
-    if with_tz {
-        us -= i64::from(zone.unwrap_or(0)) * 1_000_000;
-    }
-    Some(us)
+    let us = days * MICROS_PER_DAY + time;
+    Some(match (with_tz, zone) {
+        (false, _) => us,
+        (true, Some(east)) => us - i64::from(east) * 1_000_000,
+        // Without a zone, local time in the session's zone.
+        (true, None) => super::zone::with_session_zone(|zone| zone.instant(us)),
+    })
 }
 
 #[cfg(test)]

@@ -20,3 +20,4 @@ pub mod json;
 pub mod jsonb;
 pub mod numeric;
 pub mod text;
+pub mod zone;

@@ -7,6 +7,7 @@
 
 use rocklake_types::datum::Datum;
 use rocklake_types::value::datetime::{MICROS_PER_DAY, MICROS_PER_SECOND};
+use rocklake_types::value::zone::with_session_zone;
 use rocklake_types::{SqlError, SqlState};
 
 use super::calendar::{
@@ -133,15 +134,6 @@ pub(crate) fn date_to_stamp(days: i32) -> i64 {
     }
 }
 
-/// A timestamp datum of the call's result type.
-fn stamp_datum(micros: i64, call: &CallInfo) -> Datum {
-    if call.result == TIMESTAMPTZ {
-        Datum::TimestampTz(micros)
-    } else {
-        Datum::Timestamp(micros)
-    }
-}
-
 fn date_plus(days: i32, by: i64) -> Result<Datum, SqlError> {
     if is_infinite_date(days) {
         return Ok(Datum::Date(days));
@@ -224,6 +216,29 @@ pub(super) fn shifted(micros: i64, (months, days, time): Span, sign: i64) -> Res
     )
 }
 
+/// `timestamptz ± interval`: months and days move the local time in the
+/// session's zone (a day is not always 24 hours), the time part moves the
+/// instant.
+pub(super) fn shifted_instant(utc: i64, span: Span, sign: i64) -> Result<i64, SqlError> {
+    let (months, days, time) = span;
+    if months == 0 && days == 0 {
+        return shifted(utc, span, sign);
+    }
+    let moved = with_session_zone(|zone| {
+        shifted(zone.local(utc), (months, days, 0), sign).map(|local| zone.instant(local))
+    })?;
+    shifted(moved, (0, 0, time), sign)
+}
+
+/// A timestamp of the call's type moved by an interval.
+fn stamp_shifted(micros: i64, span: Span, sign: i64, call: &CallInfo) -> Result<Datum, SqlError> {
+    Ok(if call.result == TIMESTAMPTZ {
+        Datum::TimestampTz(shifted_instant(micros, span, sign)?)
+    } else {
+        Datum::Timestamp(shifted(micros, span, sign)?)
+    })
+}
+
 fn date_plus_interval(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
     Ok(Datum::Timestamp(shifted(stamp(&a[0]), span(&a[1]), 1)?))
 }
@@ -237,15 +252,15 @@ fn date_minus_interval(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, 
 }
 
 fn stamp_plus_interval(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
-    Ok(stamp_datum(shifted(stamp(&a[0]), span(&a[1]), 1)?, call))
+    stamp_shifted(stamp(&a[0]), span(&a[1]), 1, call)
 }
 
 fn interval_plus_stamp(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
-    Ok(stamp_datum(shifted(stamp(&a[1]), span(&a[0]), 1)?, call))
+    stamp_shifted(stamp(&a[1]), span(&a[0]), 1, call)
 }
 
 fn stamp_minus_interval(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlError> {
-    Ok(stamp_datum(shifted(stamp(&a[0]), span(&a[1]), -1)?, call))
+    stamp_shifted(stamp(&a[0]), span(&a[1]), -1, call)
 }
 
 /// `timestamp - timestamp`: the difference in time, whole days moved out

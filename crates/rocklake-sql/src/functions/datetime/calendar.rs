@@ -60,12 +60,7 @@ pub(crate) fn checked_date(days: i64) -> Result<i32, SqlError> {
     }
 }
 
-/// A timestamp's (year, month, day) and microseconds of the day.
-pub(crate) fn split(micros: i64) -> ((i64, u32, u32), i64) {
-    let days = micros.div_euclid(MICROS_PER_DAY);
-    let time = micros.rem_euclid(MICROS_PER_DAY);
-    (civil_from_days(days + UNIX_TO_PG_EPOCH_DAYS), time)
-}
+pub(crate) use rocklake_types::value::datetime::split;
 
 /// The timestamp of a date (year, month, day) and time of day.
 pub(crate) fn join(date: (i64, u32, u32), time: i64) -> Result<i64, SqlError> {

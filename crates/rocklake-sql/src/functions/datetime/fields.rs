@@ -11,6 +11,7 @@ use rocklake_types::value::datetime::{
     UNIX_TO_PG_EPOCH_DAYS,
 };
 use rocklake_types::value::numeric;
+use rocklake_types::value::zone::with_session_zone;
 use rocklake_types::{SqlError, SqlState};
 
 use super::arith::{date_to_stamp, interval, span};
@@ -182,8 +183,12 @@ fn field(a: &[Datum], t: &PgType) -> Result<Value, SqlError> {
     let unsupported = || not_supported(name, t);
     match &a[1] {
         Datum::Date(days) => date_field(*days, unit).ok_or_else(unsupported),
-        Datum::Timestamp(us) => stamp_field(*us, unit, false).ok_or_else(unsupported),
-        Datum::TimestampTz(us) => stamp_field(*us, unit, true).ok_or_else(unsupported),
+        Datum::Timestamp(us) => stamp_field(*us, unit, None).ok_or_else(unsupported),
+        // On the clock of the session's zone.
+        Datum::TimestampTz(us) => {
+            let east = with_session_zone(|zone| zone.offset_at(*us));
+            stamp_field(*us, unit, Some(east)).ok_or_else(unsupported)
+        }
         Datum::Time(us) => time_field(*us, None, unit).ok_or_else(unsupported),
         Datum::TimeTz {
             micros,
@@ -312,17 +317,19 @@ fn clock_field(time: i64, unit: Unit) -> Option<Value> {
     })
 }
 
-fn stamp_field(micros: i64, unit: Unit, with_zone: bool) -> Option<Value> {
+/// A field of a timestamp; of a timestamptz (`east`: its zone's offset,
+/// seconds east) on the local clock.
+fn stamp_field(micros: i64, unit: Unit, east: Option<i32>) -> Option<Value> {
     if is_infinite_timestamp(micros) {
         return infinite_field(unit, micros > 0, false).filter(|_| {
-            with_zone
+            east.is_some()
                 || !matches!(
                     unit,
                     Unit::Timezone | Unit::TimezoneHour | Unit::TimezoneMinute
                 )
         });
     }
-    let (date, time) = split(micros);
+    let (date, time) = split(micros + i64::from(east.unwrap_or(0)) * MICROS_PER_SECOND);
     match unit {
         Unit::Microseconds | Unit::Milliseconds | Unit::Second | Unit::Minute | Unit::Hour => {
             clock_field(time, unit)
@@ -339,10 +346,17 @@ fn stamp_field(micros: i64, unit: Unit, with_zone: bool) -> Option<Value> {
                 .ok()
                 .map(Value::Numeric)
         }
-        Unit::Timezone | Unit::TimezoneHour | Unit::TimezoneMinute if with_zone => {
-            Some(Value::Scaled(0, 0))
+        Unit::Timezone | Unit::TimezoneHour | Unit::TimezoneMinute => {
+            let east = i64::from(east?);
+            Some(Value::Scaled(
+                match unit {
+                    Unit::Timezone => east,
+                    Unit::TimezoneHour => east / 3600,
+                    _ => east / 60 % 60,
+                },
+                0,
+            ))
         }
-        Unit::Timezone | Unit::TimezoneHour | Unit::TimezoneMinute => None,
         _ => calendar_field(date, unit).map(|v| Value::Scaled(v, 0)),
     }
 }
@@ -403,6 +417,12 @@ fn date_trunc(a: &[Datum], call: &CallInfo, _: &CallEnv) -> Result<Datum, SqlErr
     let unit = unit(name).ok_or_else(|| not_recognized(name, t))?;
     let truncated = if is_infinite_timestamp(micros) {
         micros
+    } else if call.result == TIMESTAMPTZ {
+        // On the clock of the session's zone.
+        let zone = rocklake_types::value::zone::session_zone();
+        let local =
+            truncate_stamp(zone.local(micros), unit).ok_or_else(|| not_recognized(name, t))??;
+        zone.instant(local)
     } else {
         truncate_stamp(micros, unit).ok_or_else(|| not_recognized(name, t))??
     };
@@ -429,7 +449,7 @@ pub(super) fn date_trunc_in_zone(
     if is_infinite_timestamp(micros) {
         return Ok(Datum::TimestampTz(micros));
     }
-    let zone = super::zones::zone(a[2].as_str().unwrap_or_default())?;
+    let zone = rocklake_types::value::zone::zone(a[2].as_str().unwrap_or_default())?;
     let local = zone.local(micros)?;
     let truncated = truncate_stamp(local, unit).ok_or_else(|| not_recognized(name, t))??;
     Ok(Datum::TimestampTz(zone.utc(truncated)?))

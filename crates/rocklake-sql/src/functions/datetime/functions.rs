@@ -15,10 +15,10 @@ use super::calendar::{
     checked_timestamp, days_in_month, interval_out_of_range, is_infinite_date,
     is_infinite_timestamp, join, justify_hours, split, timestamp_out_of_range,
 };
-use super::zones::{zone, Zone};
 use crate::functions::def::types::*;
 use crate::functions::def::Library;
 use crate::plan::{CallEnv, CallInfo};
+use rocklake_types::value::zone::{session_zone, zone, Zone};
 
 /// Registers the functions of this module.
 pub(super) fn register(lib: &mut Library) {
@@ -63,8 +63,18 @@ pub(super) fn register(lib: &mut Library) {
     });
     lib.function("justify_interval", [INTERVAL], INTERVAL, justify_interval);
     lib.function("age", [TIMESTAMP, TIMESTAMP], INTERVAL, age);
-    lib.function("age", [TIMESTAMPTZ, TIMESTAMPTZ], INTERVAL, age)
-        .stable();
+    // On the clock of the session's zone.
+    lib.function(
+        "age",
+        [TIMESTAMPTZ, TIMESTAMPTZ],
+        INTERVAL,
+        |a, call, env| {
+            let zone = session_zone();
+            let local = |d: &Datum| Datum::Timestamp(zone.local(stamp(d)));
+            age(&[local(&a[0]), local(&a[1])], call, env)
+        },
+    )
+    .stable();
     lib.function("isfinite", [DATE], BOOL, |a, _, _| {
         Ok(Datum::Bool(
             !matches!(&a[0], Datum::Date(d) if is_infinite_date(*d)),
@@ -233,7 +243,7 @@ fn make_timestamptz(a: &[Datum], _: &CallInfo, _: &CallEnv) -> Result<Datum, Sql
     let local = local_stamp(a)?;
     let utc = match a.get(6).and_then(Datum::as_str) {
         Some(name) => zone(name)?.utc(local)?,
-        None => local,
+        None => session_zone().instant(local),
     };
     Ok(Datum::TimestampTz(checked_timestamp(utc)?))
 }

@@ -1,11 +1,11 @@
 //! Date and time: PostgreSQL's operator table among `date`, `time`,
 //! `timetz`, `timestamp`, `timestamptz` and `interval` ([`arith`]), their
 //! fields ([`fields`]: `extract`, `date_part`, `date_trunc`), the other
-//! functions ([`functions`]), time zones ([`zones`]) and the calendar they
-//! share ([`calendar`]), series of timestamps ([`series`]) and template
-//! patterns (`to_char`, `to_date`, `to_timestamp`: [`template`]). The session's time zone is UTC.
+//! functions ([`functions`]) and the calendar they share ([`calendar`]),
+//! series of timestamps ([`series`]) and template patterns (`to_char`,
+//! `to_date`, `to_timestamp`: [`template`]). Time zones, the session's
+//! among them, are [`rocklake_types::value::zone`]'s.
 
-mod abbreviations;
 mod arith;
 pub(crate) mod calendar;
 mod fields;
@@ -13,7 +13,6 @@ mod functions;
 mod overlaps;
 pub(crate) mod series;
 mod template;
-mod zones;
 
 use super::def::Library;
 

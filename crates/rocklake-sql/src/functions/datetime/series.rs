@@ -8,7 +8,7 @@ use rocklake_types::{SqlError, SqlState};
 
 use super::super::def::types::*;
 use super::super::def::Library;
-use super::arith::{shifted, span};
+use super::arith::{shifted, shifted_instant, span};
 use crate::plan::{CallEnv, CallInfo};
 
 /// The hidden name of the array behind `generate_series` over timestamps.
@@ -65,7 +65,12 @@ fn series(a: &[Datum], call: &CallInfo, env: &CallEnv) -> Result<Datum, SqlError
         if values.len() % 1024 == 0 {
             env.memory.check(1024 * 32)?;
         }
-        current = match shifted(current, step, 1) {
+        let next = if tz {
+            shifted_instant(current, step, 1)
+        } else {
+            shifted(current, step, 1)
+        };
+        current = match next {
             Ok(next) => next,
             Err(_) => break,
         };

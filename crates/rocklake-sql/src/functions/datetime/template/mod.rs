@@ -8,6 +8,7 @@
 
 use rocklake_types::datum::Datum;
 use rocklake_types::value::datetime::days_from_civil;
+use rocklake_types::value::zone::session_zone;
 
 use super::super::def::types::*;
 use super::super::def::Library;
@@ -21,11 +22,9 @@ const MICROS_PER_DAY: i64 = 86_400_000_000;
 /// Registers `to_char` of timestamps, `to_date` and `to_timestamp(text,
 /// text)`.
 pub(super) fn register(lib: &mut Library) {
-    lib.function("to_char", [TIMESTAMP, TEXT], TEXT, |a, _, _| {
-        Ok(to_char(a, false))
-    });
+    lib.function("to_char", [TIMESTAMP, TEXT], TEXT, |a, _, _| Ok(to_char(a)));
     lib.function("to_char", [TIMESTAMPTZ, TEXT], TEXT, |a, _, _| {
-        Ok(to_char(a, true))
+        Ok(to_char(a))
     })
     .stable();
     lib.function("to_date", [TEXT, TEXT], DATE, |a, _, _| {
@@ -43,7 +42,8 @@ pub(super) fn register(lib: &mut Library) {
             a[0].as_str().unwrap_or_default(),
             a[1].as_str().unwrap_or_default(),
         )?;
-        Ok(Datum::TimestampTz(micros))
+        // Local time in the session's zone.
+        Ok(Datum::TimestampTz(session_zone().instant(micros)))
     })
     .stable();
 }
@@ -420,9 +420,16 @@ fn adjust_year(year: i64) -> i64 {
     }
 }
 
-/// `to_char(timestamp, template)`; `zone` says whether it is a
-/// `timestamptz` (shown in UTC, the session's zone).
-pub(super) fn format(micros: i64, zone: bool, template: &str) -> String {
+/// The zone a `timestamptz` is shown in by `to_char`: its offset (seconds
+/// east) and abbreviation at the instant.
+pub(super) struct ShownZone {
+    east: i32,
+    abbreviation: String,
+}
+
+/// `to_char(timestamp, template)`; with `zone` of a `timestamptz`, whose
+/// local time `micros` is.
+pub(super) fn format(micros: i64, zone: Option<&ShownZone>, template: &str) -> String {
     let ((year, month, day), time) = split(micros);
     let days = days_from_civil(year, i64::from(month), i64::from(day));
     let (iso_year, iso_week, iso_dow) = iso_week_date(days);
@@ -528,16 +535,22 @@ pub(super) fn format(micros: i64, zone: bool, template: &str) -> String {
                     format!("{r:<4}")
                 }
             }
-            Key::Zone(case) if zone => cased("UTC", case),
-            Key::Zone(_) => String::new(),
+            Key::Zone(case) => zone.map_or_else(String::new, |z| cased(&z.abbreviation, case)),
             Key::ZoneHours | Key::Offset => {
-                if fill {
-                    "+0".into()
+                let east = zone.map_or(0, |z| z.east);
+                let sign = if east < 0 { '-' } else { '+' };
+                let (hours, minutes) = (east.abs() / 3600, east.abs() / 60 % 60);
+                let mut text = if fill {
+                    format!("{sign}{hours}")
                 } else {
-                    "+00".into()
+                    format!("{sign}{hours:02}")
+                };
+                if key == Key::Offset && minutes != 0 {
+                    text.push_str(&format!(":{minutes:02}"));
                 }
+                text
             }
-            Key::ZoneMinutes => "00".into(),
+            Key::ZoneMinutes => format!("{:02}", zone.map_or(0, |z| z.east.abs() / 60 % 60)),
             Key::Strict => String::new(),
         };
         out.push_str(&text);
@@ -550,8 +563,9 @@ pub(super) fn format(micros: i64, zone: bool, template: &str) -> String {
     out
 }
 
-/// `to_char(timestamp or timestamptz, template)`.
-pub(super) fn to_char(a: &[Datum], zone: bool) -> Datum {
+/// `to_char(timestamp or timestamptz, template)`: a `timestamptz` on the
+/// clock of the session's zone.
+pub(super) fn to_char(a: &[Datum]) -> Datum {
     let micros = match &a[0] {
         Datum::Timestamp(v) | Datum::TimestampTz(v) => *v,
         _ => return Datum::Null,
@@ -561,7 +575,17 @@ pub(super) fn to_char(a: &[Datum], zone: bool) -> Datum {
     if super::calendar::is_infinite_timestamp(micros) || template.is_empty() {
         return Datum::Null;
     }
-    Datum::text(format(micros, zone, template))
+    Datum::text(match &a[0] {
+        Datum::TimestampTz(_) => {
+            let session = session_zone();
+            let zone = ShownZone {
+                east: session.offset_at(micros),
+                abbreviation: session.abbreviation_at(micros),
+            };
+            format(session.local(micros), Some(&zone), template)
+        }
+        _ => format(micros, None, template),
+    })
 }
 
 #[cfg(test)]
@@ -577,14 +601,23 @@ mod tests {
     fn templates_print_as_postgres_prints_them() {
         let t = stamp(2024, 3, 5, 14, 7, 9);
         assert_eq!(
-            format(t, false, "YYYY-MM-DD HH24:MI:SS"),
+            format(t, None, "YYYY-MM-DD HH24:MI:SS"),
             "2024-03-05 14:07:09"
         );
-        assert_eq!(format(t, false, "FMMonth DDth, Yyyy"), "March 05th, 4024");
-        assert_eq!(format(t, false, "Day|DY|RM"), "Tuesday  |TUE|III ");
-        assert_eq!(format(t, true, "\"Q\"Q TZ"), "Q1 UTC");
+        assert_eq!(format(t, None, "FMMonth DDth, Yyyy"), "March 05th, 4024");
+        assert_eq!(format(t, None, "Day|DY|RM"), "Tuesday  |TUE|III ");
+        let utc = ShownZone {
+            east: 0,
+            abbreviation: "UTC".into(),
+        };
+        assert_eq!(format(t, Some(&utc), "\"Q\"Q TZ"), "Q1 UTC");
+        let india = ShownZone {
+            east: -(5 * 3600 + 1800),
+            abbreviation: String::new(),
+        };
+        assert_eq!(format(t, Some(&india), "TZ|OF|TZH:TZM"), "|-05:30|-05:30");
         let bc = stamp(-43, 3, 15, 12, 0, 0);
-        assert_eq!(format(bc, false, "YYYY BC CC"), "0044 BC -01");
+        assert_eq!(format(bc, None, "YYYY BC CC"), "0044 BC -01");
     }
 
     #[test]

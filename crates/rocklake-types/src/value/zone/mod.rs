@@ -9,17 +9,27 @@
 //! before the change, one that occurs twice the offset from after it, as
 //! PostgreSQL's `DetermineTimeZoneOffset` does.
 
+mod abbreviations;
+mod session;
+
 use jiff::civil::DateTime;
 use jiff::tz::{AmbiguousOffset, TimeZone};
 use jiff::Timestamp;
-use rocklake_types::value::datetime::{MICROS_PER_SECOND, UNIX_TO_PG_EPOCH_DAYS};
-use rocklake_types::{SqlError, SqlState};
 
-use super::abbreviations::ABBREVIATIONS;
-use super::calendar::{split, timestamp_out_of_range};
+use super::datetime::{split, MICROS_PER_SECOND, UNIX_TO_PG_EPOCH_DAYS};
+use crate::error::SqlError;
+use crate::sqlstate::SqlState;
+use abbreviations::ABBREVIATIONS;
+
+pub use session::{session_zone, set_session_zone, with_session_zone, SessionZone};
+
+fn timestamp_out_of_range() -> SqlError {
+    SqlError::new(SqlState::DATETIME_FIELD_OVERFLOW, "timestamp out of range")
+}
 
 /// A time zone.
-pub(crate) enum Zone {
+#[derive(Debug, Clone)]
+pub enum Zone {
     /// A fixed offset, seconds east of UTC.
     Fixed(i32),
     /// A zone of the time zone database.
@@ -34,7 +44,7 @@ fn not_recognized(name: &str) -> SqlError {
 }
 
 /// The zone `name` stands for.
-pub(crate) fn zone(name: &str) -> Result<Zone, SqlError> {
+pub fn zone(name: &str) -> Result<Zone, SqlError> {
     let trimmed = name.trim();
     let lower = trimmed.to_ascii_lowercase();
     if let Ok(i) = ABBREVIATIONS.binary_search_by(|(a, _)| (*a).cmp(lower.as_str())) {
@@ -91,7 +101,7 @@ fn to_timestamp(utc_micros: i64) -> Result<Timestamp, SqlError> {
 
 impl Zone {
     /// The zone's offset (seconds east) at the instant `utc_micros`.
-    pub(crate) fn offset_at(&self, utc_micros: i64) -> Result<i32, SqlError> {
+    pub fn offset_at(&self, utc_micros: i64) -> Result<i32, SqlError> {
         match self {
             Zone::Fixed(east) => Ok(*east),
             Zone::Named(tz) => Ok(tz.to_offset(to_timestamp(utc_micros)?).seconds()),
@@ -100,12 +110,12 @@ impl Zone {
 
     /// The local time (as microseconds since 2000-01-01 on the local clock)
     /// of the instant `utc_micros`.
-    pub(crate) fn local(&self, utc_micros: i64) -> Result<i64, SqlError> {
+    pub fn local(&self, utc_micros: i64) -> Result<i64, SqlError> {
         Ok(utc_micros + i64::from(self.offset_at(utc_micros)?) * MICROS_PER_SECOND)
     }
 
     /// The instant whose local time in this zone is `local_micros`.
-    pub(crate) fn utc(&self, local_micros: i64) -> Result<i64, SqlError> {
+    pub fn utc(&self, local_micros: i64) -> Result<i64, SqlError> {
         let offset = match self {
             Zone::Fixed(east) => *east,
             Zone::Named(tz) => {
