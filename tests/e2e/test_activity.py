@@ -161,3 +161,55 @@ def test_duckdb_sessions_are_seen_while_they_write(rocklake, tmp_path, duck):
         writer.join(30)
     assert not errors
     assert con.execute("SELECT count(*) FROM lake.t").fetchone()[0] > 0
+
+
+DATABASE_STATS = ("SELECT numbackends, xact_commit, xact_rollback, sessions, sessions_killed, "
+                  "session_time, active_time, idle_in_transaction_time "
+                  "FROM pg_stat_database WHERE datname = current_database()")
+
+
+def stats_columns(dsn: str) -> list:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        cur = conn.execute("SELECT * FROM pg_stat_database WHERE datid = 0")
+        shared = cur.fetchone()
+        return [(c.name, c.type_code) for c in cur.description] + [
+            shared[1], conn.execute("SELECT count(*) > 0 FROM pg_stat_database "
+                                    "WHERE datname = current_database()").fetchone()]
+
+
+@pytest.mark.rocklake
+def test_pg_stat_database_counts_what_sessions_do(pg_server, rocklake):
+    rocklake.start()
+    reference = PostgresBackend(pg_server)
+    # PostgreSQL 15's columns and types, a row for shared objects.
+    assert stats_columns(rocklake.dsn()) == stats_columns(pg_server.dsn(reference.db))
+    dsn = rocklake.dsn()
+    with connect(dsn, "stats-watcher") as watcher:
+        before = watcher.execute(DATABASE_STATS).fetchone()
+        with connect(dsn, "stats-worker") as worker:
+            for _ in range(3):
+                worker.execute("BEGIN")
+                worker.execute("SELECT 1")
+                time.sleep(0.05)
+                worker.execute("COMMIT")
+            worker.execute("BEGIN")
+            worker.execute("SELECT pg_sleep(0.1)")
+            worker.execute("ROLLBACK")
+            with pytest.raises(psycopg.errors.DivisionByZero):
+                worker.execute("SELECT 1/0")
+            during = watcher.execute(DATABASE_STATS).fetchone()
+        victim = connect(dsn, "stats-victim")
+        victim.execute("BEGIN")
+        watcher.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE application_name = 'stats-victim'")
+        victim.close()
+        after = watcher.execute(DATABASE_STATS).fetchone()
+    assert during[0] == before[0] + 1, (before, during)
+    assert during[1] >= before[1] + 3, (before, during)
+    assert during[2] >= before[2] + 2, (before, during)
+    assert during[3] == before[3] + 1, (before, during)
+    assert after[3] == before[3] + 2 and after[4] == before[4] + 1, (before, after)
+    # Times in milliseconds: the transactions' idle time, the sleep's active time.
+    assert during[6] >= before[6] + 100, (before, during)
+    assert during[7] >= before[7] + 150, (before, during)
+    assert after[5] > before[5], (before, after)

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
@@ -71,6 +72,31 @@ pub struct SessionActivity {
     pub backend_start: i64,
     state: Mutex<ActivityState>,
     interrupt: Arc<Interrupt>,
+    /// The counters of its database.
+    totals: Arc<DatabaseTotals>,
+}
+
+/// What the sessions of one database did since the server started
+/// (`pg_stat_database`): transactions committed and rolled back, sessions,
+/// sessions ended by `pg_terminate_backend`, and the time sessions spent,
+/// in microseconds: in all, running statements, idle in a transaction. The
+/// time of sessions still connected is added when they end or change state.
+#[derive(Debug, Default)]
+pub struct DatabaseTotals {
+    /// `xact_commit`.
+    pub commits: AtomicI64,
+    /// `xact_rollback`.
+    pub rollbacks: AtomicI64,
+    /// `sessions`.
+    pub sessions: AtomicI64,
+    /// `sessions_killed`.
+    pub sessions_killed: AtomicI64,
+    /// `session_time` of ended sessions.
+    pub session_micros: AtomicI64,
+    /// `active_time`.
+    pub active_micros: AtomicI64,
+    /// `idle_in_transaction_time`.
+    pub idle_in_transaction_micros: AtomicI64,
 }
 
 fn now() -> i64 {
@@ -93,6 +119,43 @@ impl SessionActivity {
         self.state().clone()
     }
 
+    /// Adds the time since the last change of state to its state's total.
+    fn count_time(&self, state: &ActivityState, now: i64) {
+        let spent = (now - state.state_change).max(0);
+        let total = match state.state {
+            SessionState::Active => &self.totals.active_micros,
+            SessionState::IdleInTransaction | SessionState::IdleInTransactionAborted => {
+                &self.totals.idle_in_transaction_micros
+            }
+            SessionState::Idle => return,
+        };
+        total.fetch_add(spent, Ordering::Relaxed);
+    }
+
+    /// A transaction of the session ended: committed or rolled back.
+    pub fn transaction_ended(&self, committed: bool) {
+        let count = if committed {
+            &self.totals.commits
+        } else {
+            &self.totals.rollbacks
+        };
+        count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The time the session spent so far in its current state, by total
+    /// (session, active, idle in transaction), not yet counted.
+    pub fn uncounted_micros(&self) -> (i64, i64, i64) {
+        let now = now();
+        let state = self.state();
+        let spent = (now - state.state_change).max(0);
+        let (active, idle) = match state.state {
+            SessionState::Active => (spent, 0),
+            SessionState::IdleInTransaction | SessionState::IdleInTransactionAborted => (0, spent),
+            SessionState::Idle => (0, 0),
+        };
+        ((now - self.backend_start).max(0), active, idle)
+    }
+
     /// A statement `query` starts; `new_transaction` when it also starts a
     /// transaction.
     pub fn statement_started(&self, query: &str, new_transaction: bool) {
@@ -106,6 +169,7 @@ impl SessionActivity {
             text = &text[..cut];
         }
         let mut state = self.state();
+        self.count_time(&state, now);
         if new_transaction {
             state.xact_start = Some(now);
         }
@@ -122,7 +186,9 @@ impl SessionActivity {
     /// ended when that is [`SessionState::Idle`]; a failed block shows no
     /// start either, as in PostgreSQL).
     pub fn statement_ended(&self, after: SessionState) {
+        let now = now();
         let mut state = self.state();
+        self.count_time(&state, now);
         if matches!(
             after,
             SessionState::Idle | SessionState::IdleInTransactionAborted
@@ -130,7 +196,7 @@ impl SessionActivity {
             state.xact_start = None;
         }
         state.state = after;
-        state.state_change = now();
+        state.state_change = now;
         state.wait = Some(CLIENT_READ);
     }
 
@@ -149,6 +215,7 @@ impl SessionActivity {
 
     /// Ends the session (FATAL 57P01 to its client).
     pub fn terminate(&self) {
+        self.totals.sessions_killed.fetch_add(1, Ordering::Relaxed);
         self.interrupt.stop(StopReason::Shutdown);
     }
 }
@@ -157,6 +224,8 @@ impl SessionActivity {
 #[derive(Default)]
 pub struct ActivityBoard {
     sessions: Mutex<BTreeMap<i32, Arc<SessionActivity>>>,
+    /// Each database's counters, from its first session on.
+    databases: Mutex<BTreeMap<String, Arc<DatabaseTotals>>>,
     /// When the server started (`pg_postmaster_start_time()`).
     started: Option<i64>,
 }
@@ -187,6 +256,7 @@ impl ActivityBoard {
     pub fn new() -> ActivityBoard {
         ActivityBoard {
             sessions: Mutex::default(),
+            databases: Mutex::default(),
             started: Some(now()),
         }
     }
@@ -203,6 +273,8 @@ impl ActivityBoard {
     /// Adds a session; it leaves the board when the returned guard drops.
     pub fn join(self: &Arc<Self>, session: NewSession, interrupt: Arc<Interrupt>) -> ActivityGuard {
         let now = now();
+        let totals = self.totals(&session.database);
+        totals.sessions.fetch_add(1, Ordering::Relaxed);
         let activity = Arc::new(SessionActivity {
             pid: session.pid,
             database: session.database,
@@ -219,12 +291,19 @@ impl ActivityBoard {
                 wait: Some(CLIENT_READ),
             }),
             interrupt,
+            totals,
         });
         self.sessions().insert(session.pid, activity.clone());
         ActivityGuard {
             board: self.clone(),
             activity,
         }
+    }
+
+    /// The counters of `database` (zero before its first session).
+    pub fn totals(&self, database: &str) -> Arc<DatabaseTotals> {
+        let mut databases = self.databases.lock().unwrap_or_else(|e| e.into_inner());
+        databases.entry(database.to_string()).or_default().clone()
     }
 
     /// Every session, by pid.
@@ -259,6 +338,13 @@ impl ActivityGuard {
 impl Drop for ActivityGuard {
     fn drop(&mut self) {
         self.board.sessions().remove(&self.activity.pid);
+        let (session, active, idle) = self.activity.uncounted_micros();
+        let totals = &self.activity.totals;
+        totals.session_micros.fetch_add(session, Ordering::Relaxed);
+        totals.active_micros.fetch_add(active, Ordering::Relaxed);
+        totals
+            .idle_in_transaction_micros
+            .fetch_add(idle, Ordering::Relaxed);
     }
 }
 

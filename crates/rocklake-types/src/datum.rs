@@ -70,6 +70,9 @@ pub enum PgType {
     Inet,
     /// `xid`: a 32-bit transaction id.
     Xid,
+    /// `void` (OID 2278): what a function that returns nothing returns
+    /// (`pg_sleep`), an empty text.
+    Void,
     /// `unknown` (OID 705): an untyped literal kept as written, as a
     /// field of `ROW('a')` is; held as [`Datum::Text`].
     Unknown,
@@ -129,6 +132,7 @@ impl PgType {
             PgType::Inet => 869,
             PgType::Xid => 28,
             PgType::Unknown => 705,
+            PgType::Void => 2278,
             PgType::RegProc => 24,
             PgType::RegClass => 2205,
             PgType::RegType => 2206,
@@ -241,7 +245,7 @@ impl PgType {
             PgType::Uuid => 2951,
             PgType::Inet => 1041,
             PgType::Xid => 1011,
-            PgType::Unknown => 0,
+            PgType::Unknown | PgType::Void => 0,
             PgType::RegProc => 1008,
             PgType::RegClass => 2210,
             PgType::RegType => 2211,
@@ -283,6 +287,7 @@ impl PgType {
             PgType::Inet => "inet",
             PgType::Xid => "xid",
             PgType::Unknown => "unknown",
+            PgType::Void => "void",
             PgType::RegProc => "regproc",
             PgType::RegClass => "regclass",
             PgType::RegType => "regtype",
@@ -343,7 +348,11 @@ impl PgType {
 
     /// Whether values of this type are held as their text ([`Datum::Text`]).
     pub fn is_textual(&self) -> bool {
-        self.is_string() || matches!(self, PgType::Json | PgType::AclItem | PgType::Unknown)
+        self.is_string()
+            || matches!(
+                self,
+                PgType::Json | PgType::AclItem | PgType::Unknown | PgType::Void
+            )
     }
 
     /// Whether this is a string type (`text`, `varchar`, `name`, `"char"`).
@@ -480,6 +489,7 @@ fn array_type_name(element: &PgType) -> &'static str {
         PgType::Inet => "_inet",
         PgType::Xid => "_xid",
         PgType::Unknown => "_unknown",
+        PgType::Void => "_void",
         PgType::RegProc => "_regproc",
         PgType::RegClass => "_regclass",
         PgType::RegType => "_regtype",
@@ -521,6 +531,7 @@ fn array_display_name(element: &PgType) -> &'static str {
         PgType::Inet => "inet[]",
         PgType::Xid => "xid[]",
         PgType::Unknown => "unknown[]",
+        PgType::Void => "void[]",
         PgType::RegProc => "regproc[]",
         PgType::RegClass => "regclass[]",
         PgType::RegType => "regtype[]",

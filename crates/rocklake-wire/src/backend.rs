@@ -140,6 +140,7 @@ pub fn put_empty_query(buf: &mut BytesMut) {
 pub fn type_size(ty: &PgType) -> i16 {
     match ty {
         PgType::Unknown => -2,
+        PgType::Void => 4,
         PgType::Bool | PgType::Char => 1,
         PgType::Int2 => 2,
         PgType::Int4

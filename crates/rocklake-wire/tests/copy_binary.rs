@@ -313,6 +313,7 @@ fn datum_for(ty: &PgType) -> BoxedStrategy<Datum> {
         ]
         .prop_map(|text| Datum::Jsonb(text.into()))
         .boxed(),
+        PgType::Void => Just(Datum::text("")).boxed(),
         PgType::AclItem | PgType::Unknown => "[a-z{}:\"]{0,12}".prop_map(Datum::text).boxed(),
         // Row values are never COPY input (no column has a row type).
         PgType::Record(_) => Just(Datum::Null).boxed(),

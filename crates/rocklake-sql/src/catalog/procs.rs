@@ -97,6 +97,12 @@ pub fn io_functions(t: &PgType) -> [Proc; 4] {
             (323, "json_recv"),
             (324, "json_send"),
         ],
+        Void => [
+            (2298, "void_in"),
+            (2299, "void_out"),
+            (3120, "void_recv"),
+            (3121, "void_send"),
+        ],
         Unknown => [
             (109, "unknownin"),
             (110, "unknownout"),

@@ -2,7 +2,8 @@
 //! Functions" and "Session Information Functions"):
 //! `pg_cancel_backend`, `pg_terminate_backend` with PostgreSQL's permission
 //! rules, `pg_postmaster_start_time`, `inet_client_addr`,
-//! `inet_client_port`. They act on the server's board of sessions
+//! `inet_client_port`, and the delays `pg_sleep`, `pg_sleep_for`,
+//! `pg_sleep_until`. They act on the server's board of sessions
 //! ([`rocklake_types::activity`]), as `pg_stat_activity` shows it.
 
 use std::time::{Duration, Instant};
@@ -43,11 +44,67 @@ pub(super) fn register(lib: &mut Library) {
     )
     .stable()
     .reads_session();
+    lib.function("pg_sleep", [FLOAT8], PgType::Void, |a, _, env| {
+        let seconds = match &a[0] {
+            Datum::Float8(s) => *s,
+            _ => 0.0,
+        };
+        sleep(seconds, env)
+    })
+    .volatile()
+    .reads_session();
+    lib.function("pg_sleep_for", [INTERVAL], PgType::Void, |a, _, env| {
+        let Datum::Interval {
+            months,
+            days,
+            micros,
+        } = a[0]
+        else {
+            return Ok(Datum::text(""));
+        };
+        let span = (i64::from(months) * 30 + i64::from(days)) * 86_400_000_000 + micros;
+        sleep(span as f64 / 1e6, env)
+    })
+    .volatile()
+    .reads_session();
+    lib.function(
+        "pg_sleep_until",
+        [TIMESTAMPTZ],
+        PgType::Void,
+        |a, _, env| {
+            let Datum::TimestampTz(until) = a[0] else {
+                return Ok(Datum::text(""));
+            };
+            let now = rocklake_types::datum::timestamptz_micros(std::time::SystemTime::now());
+            sleep(until.saturating_sub(now) as f64 / 1e6, env)
+        },
+    )
+    .volatile()
+    .reads_session();
     lib.function("inet_client_port", [Param::Any; 0], INT4, |_, _, env| {
         Ok(own_client(env).map_or(Datum::Null, |peer| Datum::Int4(peer.port().into())))
     })
     .stable()
     .reads_session();
+}
+
+/// Waits `seconds` (nothing for none or less), ended early like any
+/// statement by a cancel, the statement timeout or shutdown.
+fn sleep(seconds: f64, env: &CallEnv) -> Result<Datum, SqlError> {
+    if seconds.is_finite() && seconds > 0.0 {
+        let deadline = Instant::now() + Duration::from_secs_f64(seconds.min(1e9));
+        loop {
+            if let Some(interrupt) = env.interrupt {
+                interrupt.check()?;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(10)));
+        }
+    }
+    Ok(Datum::text(""))
 }
 
 fn own_client(env: &CallEnv) -> Option<std::net::SocketAddr> {

@@ -312,7 +312,13 @@ impl Session {
             TxState::Block(ctx) if !self.savepoints.is_empty() => TxState::Failed(Some(ctx)),
             TxState::Block(_) => TxState::Failed(None),
             TxState::Failed(ctx) => TxState::Failed(ctx),
-            TxState::Implicit(_) | TxState::Idle => {
+            TxState::Implicit(_) => {
+                self.savepoints.clear();
+                self.settings.end_block(false);
+                self.transaction_ended(false);
+                TxState::Idle
+            }
+            TxState::Idle => {
                 self.savepoints.clear();
                 self.settings.end_block(false);
                 TxState::Idle
@@ -399,6 +405,13 @@ impl Session {
     fn statement_started(&self, sql: &str) {
         if let Some(activity) = &self.activity {
             activity.statement_started(sql, self.status() == TxStatus::Idle);
+        }
+    }
+
+    /// A transaction ended, committed or rolled back (`pg_stat_database`).
+    fn transaction_ended(&self, committed: bool) {
+        if let Some(activity) = &self.activity {
+            activity.transaction_ended(committed);
         }
     }
 
@@ -569,6 +582,7 @@ impl Session {
             TxState::Implicit(ctx) => {
                 let committed = ctx.txn.commit().await;
                 self.settings.end_block(committed.is_ok());
+                self.transaction_ended(committed.is_ok());
                 committed
             }
             TxState::Idle => {
@@ -607,7 +621,10 @@ impl Session {
                 self.settings.end_block(false);
                 match std::mem::replace(&mut self.state, TxState::Idle) {
                     TxState::Idle => no_transaction("ROLLBACK"),
-                    _ => QueryOutput::command("ROLLBACK"),
+                    _ => {
+                        self.transaction_ended(false);
+                        QueryOutput::command("ROLLBACK")
+                    }
                 }
             }
             Statement::Rollback {

@@ -104,6 +104,8 @@ pub fn put_value(buf: &mut BytesMut, ty: &PgType, datum: &Datum) -> Result<(), S
             buf.put_u32(*block);
             buf.put_u16(*offset);
         }
+        // void_send: nothing.
+        (PgType::Void, _) => {}
         (PgType::Json | PgType::AclItem | PgType::Unknown, Datum::Text(s)) => {
             buf.put_slice(s.as_bytes())
         }
@@ -230,6 +232,7 @@ pub fn read_value(ty: &PgType, bytes: &[u8]) -> Result<Datum, SqlError> {
             value
         }
         PgType::AclItem | PgType::Unknown => read_value(&PgType::Text, bytes)?,
+        PgType::Void => Datum::text(""),
         // jsonb_recv: format version 1, then the text.
         PgType::Jsonb => match bytes.split_first() {
             Some((1, text)) => {

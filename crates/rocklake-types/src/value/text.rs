@@ -355,6 +355,7 @@ pub fn parse_text(s: &str, ty: &PgType) -> Result<Datum, SqlError> {
         }
         PgType::Jsonb => Datum::jsonb(&super::jsonb::parse(s)?),
         PgType::AclItem | PgType::Unknown => Datum::text(s.to_string()),
+        PgType::Void => Datum::text(""),
         PgType::Int2Vector | PgType::OidVector => {
             super::array::parse_vector(s, &ty.element_type().unwrap_or(PgType::Int2))?
         }

@@ -1,9 +1,12 @@
-//! `pg_stat_activity`: one row per session of the server, from its board
+//! `pg_stat_activity` and `pg_stat_database`. `pg_stat_activity`: one row
+//! per session of the server, from its board
 //! of sessions ([`rocklake_types::activity`]), with PostgreSQL 15's
 //! columns. Like PostgreSQL, a role sees the query, state and times of
 //! other roles' sessions only with the privileges of their user (or of
 //! `pg_read_all_stats`); otherwise `query` reads
 //! `<insufficient privilege>` and those columns are NULL.
+
+use std::sync::atomic::Ordering;
 
 use rocklake_types::datum::{ColumnDef, Datum, PgType, Row};
 
@@ -93,4 +96,130 @@ pub(super) fn pg_stat_activity_rows(cat: &Catalog) -> Vec<Row> {
             row
         })
         .collect()
+}
+
+/// `pg_stat_database` (PostgreSQL 15's columns): one row per database and
+/// one for shared objects (`datid` 0).
+pub(super) fn pg_stat_database_columns() -> Vec<ColumnDef> {
+    use PgType::*;
+    let mut columns = vec![
+        col("datid", Oid),
+        col("datname", Name),
+        col("numbackends", Int4),
+    ];
+    for name in [
+        "xact_commit",
+        "xact_rollback",
+        "blks_read",
+        "blks_hit",
+        "tup_returned",
+        "tup_fetched",
+        "tup_inserted",
+        "tup_updated",
+        "tup_deleted",
+        "conflicts",
+        "temp_files",
+        "temp_bytes",
+        "deadlocks",
+        "checksum_failures",
+    ] {
+        columns.push(col(name, Int8));
+    }
+    columns.push(col("checksum_last_failure", TimestampTz));
+    for name in [
+        "blk_read_time",
+        "blk_write_time",
+        "session_time",
+        "active_time",
+        "idle_in_transaction_time",
+    ] {
+        columns.push(col(name, Float8));
+    }
+    for name in [
+        "sessions",
+        "sessions_abandoned",
+        "sessions_fatal",
+        "sessions_killed",
+    ] {
+        columns.push(col(name, Int8));
+    }
+    columns.push(col("stats_reset", TimestampTz));
+    columns
+}
+
+/// What RockLake counts is filled from the board of sessions: backends,
+/// commits and rollbacks, sessions and those terminated, the time sessions
+/// spent (in milliseconds, the connected ones' time so far included).
+/// `conflicts`, `temp_files`, `temp_bytes` are 0 (no standby conflicts and
+/// no temporary files, as RockLake has none), `blk_read_time` and
+/// `blk_write_time` 0 (as PostgreSQL without `track_io_timing`),
+/// `checksum_failures` NULL (as without data checksums); what it does not
+/// count (blocks, tuples, deadlocks, sessions abandoned or ended by a
+/// fatal error) is NULL.
+pub(super) fn pg_stat_database_rows(cat: &Catalog) -> Vec<Row> {
+    let sessions = cat.activity.list();
+    let since = Datum::TimestampTz(cat.activity.started());
+    let mut rows = vec![shared_objects_row(since.clone())];
+    for name in cat.databases.iter() {
+        let totals = cat.activity.totals(name);
+        let (mut backends, mut session, mut active, mut idle) = (0, 0, 0, 0);
+        for s in sessions.iter().filter(|s| s.database == *name) {
+            let (spent, running, waiting) = s.uncounted_micros();
+            backends += 1;
+            session += spent;
+            active += running;
+            idle += waiting;
+        }
+        let load = |counter: &std::sync::atomic::AtomicI64| counter.load(Ordering::Relaxed);
+        let millis = |micros: i64| Datum::Float8(micros as f64 / 1000.0);
+        let mut row = vec![
+            Datum::Oid(Catalog::database_oid(name)),
+            text(name),
+            Datum::Int4(backends),
+            Datum::Int8(load(&totals.commits)),
+            Datum::Int8(load(&totals.rollbacks)),
+        ];
+        // blks_read .. tup_deleted: not counted.
+        row.extend(std::iter::repeat_n(Datum::Null, 7));
+        // conflicts, temp_files, temp_bytes; deadlocks, checksum_failures,
+        // checksum_last_failure.
+        row.extend([Datum::Int8(0), Datum::Int8(0), Datum::Int8(0)]);
+        row.extend([Datum::Null, Datum::Null, Datum::Null]);
+        row.extend([
+            Datum::Float8(0.0),
+            Datum::Float8(0.0),
+            millis(load(&totals.session_micros) + session),
+            millis(load(&totals.active_micros) + active),
+            millis(load(&totals.idle_in_transaction_micros) + idle),
+            Datum::Int8(load(&totals.sessions)),
+            Datum::Null,
+            Datum::Null,
+            Datum::Int8(load(&totals.sessions_killed)),
+            since.clone(),
+        ]);
+        rows.push(row);
+    }
+    rows
+}
+
+/// The row of shared objects (`datid` 0, no name): no sessions.
+fn shared_objects_row(since: Datum) -> Row {
+    let mut row = vec![Datum::Oid(0), Datum::Null, Datum::Int4(0)];
+    row.extend([Datum::Int8(0), Datum::Int8(0)]);
+    row.extend(std::iter::repeat_n(Datum::Null, 7));
+    row.extend([Datum::Int8(0), Datum::Int8(0), Datum::Int8(0)]);
+    row.extend([Datum::Null, Datum::Null, Datum::Null]);
+    row.extend([
+        Datum::Float8(0.0),
+        Datum::Float8(0.0),
+        Datum::Null,
+        Datum::Null,
+        Datum::Null,
+        Datum::Null,
+        Datum::Null,
+        Datum::Null,
+        Datum::Null,
+        since,
+    ]);
+    row
 }

@@ -78,6 +78,8 @@ pub enum VirtualTable {
     Range,
     /// `pg_stat_activity`
     StatActivity,
+    /// `pg_stat_database`
+    StatDatabase,
     /// `information_schema.schemata`
     Schemata,
     /// `information_schema.tables`
@@ -334,6 +336,14 @@ static TABLES: &[TableDef] = &[
         rows: activity::pg_stat_activity_rows,
     },
     TableDef {
+        table: VirtualTable::StatDatabase,
+        schema: "pg_catalog",
+        name: "pg_stat_database",
+        oid: 12_266,
+        columns: activity::pg_stat_database_columns,
+        rows: activity::pg_stat_database_rows,
+    },
+    TableDef {
         table: VirtualTable::Schemata,
         schema: "information_schema",
         name: "schemata",
@@ -479,7 +489,10 @@ impl VirtualTable {
     /// Whether its rows change without the catalog changing (settings,
     /// sessions), so that results over it may not be kept.
     pub fn is_live(self) -> bool {
-        matches!(self, VirtualTable::Settings | VirtualTable::StatActivity)
+        matches!(
+            self,
+            VirtualTable::Settings | VirtualTable::StatActivity | VirtualTable::StatDatabase
+        )
     }
 
     /// The table's definition.
