@@ -10,7 +10,8 @@
 //! [`arrays`] (array functions), [`strings`] (string, regular
 //! expression and binary string functions), [`system`] (information about values
 //! and the session), [`activity`] (the server's sessions), [`catalog_info`] (what the catalog says of objects), [`privileges`] (who may
-//! use them), [`json`] (`json` and `jsonb`).
+//! use them), [`json`] (`json` and `jsonb`), [`number_format`] (`to_char` of numbers,
+//! `to_number`).
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -27,6 +28,7 @@ mod degrees;
 pub(crate) mod json;
 mod libm;
 mod math;
+mod number_format;
 mod privileges;
 pub(crate) mod resolve;
 pub(crate) mod strings;
@@ -53,6 +55,7 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
     activity::register(&mut library);
     privileges::register(&mut library);
     json::register(&mut library);
+    number_format::register(&mut library);
     let mut registry = Registry {
         functions: HashMap::new(),
         prefix: HashMap::new(),
