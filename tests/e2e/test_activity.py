@@ -213,3 +213,41 @@ def test_pg_stat_database_counts_what_sessions_do(pg_server, rocklake):
     assert during[6] >= before[6] + 100, (before, during)
     assert during[7] >= before[7] + 150, (before, during)
     assert after[5] > before[5], (before, after)
+
+
+def lock_wait_seen(dsn: str) -> list:
+    """A session waiting for a row another transaction locked shows a
+    `Lock`/`transactionid` wait, and no wait once it has the row."""
+    observed = []
+    with connect(dsn, "lock-setup") as setup:
+        setup.execute("DROP TABLE IF EXISTS lock_wait_t")
+        setup.execute("CREATE TABLE lock_wait_t (id int PRIMARY KEY, v int)")
+        setup.execute("INSERT INTO lock_wait_t VALUES (1, 10)")
+    with connect(dsn, "watcher") as watcher, connect(dsn, "holder") as holder, \
+            connect(dsn, "waiter") as waiter:
+        holder.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        holder.execute("SELECT v FROM lock_wait_t WHERE id = 1 FOR UPDATE")
+        waiter.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        thread = threading.Thread(
+            target=lambda: waiter.execute("SELECT v FROM lock_wait_t WHERE id = 1 FOR UPDATE"))
+        thread.start()
+        deadline = time.monotonic() + 10
+        waiting = []
+        while time.monotonic() < deadline and not waiting:
+            waiting = watcher.execute(
+                "SELECT state, wait_event_type, wait_event FROM pg_stat_activity "
+                "WHERE application_name = 'waiter' AND wait_event_type = 'Lock'").fetchall()
+            time.sleep(0.02)
+        observed.append(waiting)
+        holder.execute("ROLLBACK")
+        thread.join(30)
+        observed.append(seen(watcher, "waiter")[0][:1] + seen(watcher, "waiter")[0][7:8])
+        waiter.execute("ROLLBACK")
+    return observed
+
+
+@pytest.mark.rocklake
+def test_lock_waits_are_seen_as_on_postgresql(pg_server, rocklake):
+    rocklake.start()
+    reference = PostgresBackend(pg_server)
+    assert lock_wait_seen(rocklake.dsn()) == lock_wait_seen(pg_server.dsn(reference.db))

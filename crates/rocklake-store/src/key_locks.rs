@@ -116,6 +116,8 @@ impl Claims {
             state.waits_for.insert(self.me.id, holder.id);
         }
         let _waiting = Waiting(self);
+        // PostgreSQL shows a wait for another transaction so.
+        let _shown = rocklake_types::activity::show_wait("Lock", "transactionid");
         // The sender lives as long as the holder: an error means it ended.
         let _ = ended.wait_for(|ended| *ended).await;
         Ok(())

@@ -220,6 +220,48 @@ impl SessionActivity {
     }
 }
 
+thread_local! {
+    /// The session the thread runs (each session has its own thread), as
+    /// PostgreSQL's backends know their own entry: what deep code that
+    /// waits (a row or key lock) shows in `pg_stat_activity`.
+    static CURRENT: std::cell::RefCell<Option<Arc<SessionActivity>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Makes `activity` the session of this thread.
+pub fn enter(activity: &Arc<SessionActivity>) {
+    CURRENT.with(|current| {
+        let mut current = current.borrow_mut();
+        if !current.as_ref().is_some_and(|c| Arc::ptr_eq(c, activity)) {
+            *current = Some(Arc::clone(activity));
+        }
+    });
+}
+
+/// Shows the session of this thread waiting for `event` of `kind` (as
+/// `pg_stat_activity.wait_event_type`/`wait_event`) until the returned
+/// guard drops.
+pub fn show_wait(kind: &'static str, event: &'static str) -> ShownWait {
+    let activity = CURRENT.with(|current| current.borrow().clone());
+    if let Some(activity) = &activity {
+        activity.set_wait(Some((kind, event)));
+    }
+    ShownWait { activity }
+}
+
+/// A wait shown on the board, until dropped.
+pub struct ShownWait {
+    activity: Option<Arc<SessionActivity>>,
+}
+
+impl Drop for ShownWait {
+    fn drop(&mut self) {
+        if let Some(activity) = &self.activity {
+            activity.set_wait(None);
+        }
+    }
+}
+
 /// Every session of one server.
 #[derive(Default)]
 pub struct ActivityBoard {

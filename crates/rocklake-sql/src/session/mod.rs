@@ -404,6 +404,7 @@ impl Session {
 
     fn statement_started(&self, sql: &str) {
         if let Some(activity) = &self.activity {
+            rocklake_types::activity::enter(activity);
             activity.statement_started(sql, self.status() == TxStatus::Idle);
         }
     }
