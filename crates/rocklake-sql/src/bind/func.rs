@@ -170,12 +170,6 @@ impl Binder<'_> {
         args: &[&Expr],
     ) -> Result<(BExpr, Ty), SqlError> {
         let argc = args.len();
-        let bad_args = || {
-            SqlError::new(
-                SqlState::UNDEFINED_FUNCTION,
-                format!("function {name}() with {argc} arguments does not exist"),
-            )
-        };
         let konst = |d: Datum, t: PgType| Ok((BExpr::Const(d), Some(t)));
         match (name, argc) {
             ("now" | "current_timestamp" | "transaction_timestamp" | "statement_timestamp", 0) => {
@@ -303,26 +297,6 @@ impl Binder<'_> {
                 }
                 Ok((BExpr::Func(Func::ArrayToString, bound), Some(PgType::Text)))
             }
-            ("array_lower" | "array_upper" | "array_length", 2) => {
-                let (array, _) = self.bind_array_arg(name, args[0])?;
-                let dimension = self.bind_typed_arg(args[1], &PgType::Int4)?;
-                let func = match name {
-                    "array_lower" => Func::ArrayLower,
-                    "array_upper" => Func::ArrayUpper,
-                    _ => Func::ArrayLength,
-                };
-                Ok((
-                    BExpr::Func(func, vec![array, dimension]),
-                    Some(PgType::Int4),
-                ))
-            }
-            ("cardinality", 1) => {
-                let (array, _) = self.bind_array_arg(name, args[0])?;
-                Ok((
-                    BExpr::Func(Func::Cardinality, vec![array]),
-                    Some(PgType::Int4),
-                ))
-            }
             ("current_setting", 1 | 2) => {
                 let mut bound = vec![self.bind_text_arg(args[0])?];
                 if let Some(missing_ok) = args.get(1) {
@@ -443,15 +417,6 @@ impl Binder<'_> {
                     BExpr::Func(Func::ConstraintDef, vec![oid]),
                     Some(PgType::Text),
                 ))
-            }
-            ("abs", 1) => {
-                let (b, t) = self.bind_expr(args[0])?;
-                let t = t.unwrap_or(PgType::Float8);
-                if !t.is_numeric() {
-                    return Err(bad_args());
-                }
-                let b = self.coerce(b, &Some(t.clone()), &t, "abs")?;
-                Ok((BExpr::Func(Func::Abs, vec![b]), Some(t)))
             }
             ("coalesce" | "greatest" | "least", n) if n > 0 => {
                 let func = match name {

@@ -2,7 +2,6 @@
 //! (array)`, and the array functions.
 
 use rocklake_types::datum::Datum;
-use rocklake_types::{SqlError, SqlState};
 
 use crate::exec::compare::cmp_holds;
 use crate::exec::compare::compare;
@@ -53,26 +52,6 @@ pub(crate) fn any_all(op: CmpOp, value: &Datum, array: &Datum, all: bool) -> Dat
     }
 }
 
-/// The array functions of [`Func`] (arguments not NULL).
-pub(crate) fn array_function(f: Func, vals: &[Datum]) -> Result<Datum, SqlError> {
-    let items = vals[0].elements().ok_or_else(|| not_an_array(&vals[0]))?;
-    if f == Func::Cardinality {
-        return Ok(Datum::Int4(items.len() as i32));
-    }
-    // One-dimensional arrays only: other dimensions, and empty arrays, have
-    // no bounds.
-    if vals.get(1).and_then(Datum::as_i64) != Some(1) || items.is_empty() {
-        return Ok(Datum::Null);
-    }
-    let lower = lower_bound(&vals[0]);
-    let length = items.len() as i64;
-    Ok(Datum::Int4(match f {
-        Func::ArrayLower => lower,
-        Func::ArrayUpper => lower + length - 1,
-        _ => length,
-    } as i32))
-}
-
 /// `array_cat`, `array_append`, `array_prepend` (a NULL array counts as
 /// empty; two NULL arrays give NULL).
 pub(crate) fn concatenate(f: Func, vals: Vec<Datum>) -> Datum {
@@ -96,13 +75,6 @@ pub(crate) fn concatenate(f: Func, vals: Vec<Datum>) -> Datum {
         _ if a.is_null() && b.is_null() => Datum::Null,
         _ => Datum::array([items(&a), items(&b)].concat()),
     }
-}
-
-fn not_an_array(d: &Datum) -> SqlError {
-    SqlError::new(
-        SqlState::DATATYPE_MISMATCH,
-        format!("argument {d:?} is not an array"),
-    )
 }
 
 #[cfg(test)]
@@ -151,15 +123,11 @@ mod tests {
     }
 
     #[test]
-    fn subscripts_and_bounds_follow_the_lower_bound() {
+    fn subscripts_follow_the_lower_bound() {
         let array = ints(&[Some(5), Some(6)]);
         assert_eq!(subscript(&array, &Datum::Int4(1)), Datum::Int4(5));
         assert_eq!(subscript(&array, &Datum::Int4(0)), Datum::Null);
         let vector = Datum::Vector(vec![Datum::Int2(5), Datum::Int2(6)].into());
         assert_eq!(subscript(&vector, &Datum::Int4(0)), Datum::Int2(5));
-        let upper = |a: &Datum| array_function(Func::ArrayUpper, &[a.clone(), Datum::Int4(1)]);
-        assert_eq!(upper(&array).unwrap(), Datum::Int4(2));
-        assert_eq!(upper(&vector).unwrap(), Datum::Int4(1));
-        assert_eq!(upper(&ints(&[])).unwrap(), Datum::Null);
     }
 }

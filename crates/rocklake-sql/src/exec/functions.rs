@@ -10,7 +10,6 @@ use crate::catalog::Catalog;
 use crate::exec::cast::text_of;
 use crate::exec::compare::compare;
 use crate::exec::context::ExecCtx;
-use crate::exec::operators::negate;
 use crate::plan::Func;
 
 pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, SqlError> {
@@ -61,19 +60,9 @@ pub(crate) fn call(f: Func, vals: Vec<Datum>, ctx: &ExecCtx) -> Result<Datum, Sq
             }
             best.unwrap_or(Datum::Null)
         }
-        Func::ArrayLower | Func::ArrayUpper | Func::ArrayLength | Func::Cardinality => {
-            crate::exec::arrays::array_function(f, &vals)?
-        }
         Func::ArrayCat | Func::ArrayAppend | Func::ArrayPrepend => {
             crate::exec::arrays::concatenate(f, vals)
         }
-        Func::Abs => match &vals[0] {
-            Datum::Numeric(s) => Datum::Numeric(s.trim_start_matches('-').to_string()),
-            Datum::Float4(v) => Datum::Float4(v.abs()),
-            Datum::Float8(v) => Datum::Float8(v.abs()),
-            d if d.as_i64().is_some_and(|v| v < 0) => negate(d.clone())?,
-            d => d.clone(),
-        },
         Func::ToReg(kind) => match &vals[0] {
             Datum::Text(name) => ctx.catalog.reg_from_name(kind, name)?,
             other => match other.as_i64().and_then(|oid| u32::try_from(oid).ok()) {

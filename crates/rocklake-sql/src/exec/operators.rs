@@ -7,32 +7,6 @@ use rocklake_types::{SqlError, SqlState};
 use crate::exec::cast::{int_to, range_err, text_of};
 use crate::exec::compare::{numeric_text, to_f64};
 
-pub(crate) fn negate(d: Datum) -> Result<Datum, SqlError> {
-    Ok(match d {
-        Datum::Int2(v) => Datum::Int2(v.checked_neg().ok_or_else(|| range_err(&PgType::Int2))?),
-        Datum::Int4(v) => Datum::Int4(v.checked_neg().ok_or_else(|| range_err(&PgType::Int4))?),
-        Datum::Int8(v) => Datum::Int8(v.checked_neg().ok_or_else(|| range_err(&PgType::Int8))?),
-        Datum::Float4(v) => Datum::Float4(-v),
-        Datum::Float8(v) => Datum::Float8(-v),
-        Datum::Numeric(s) => Datum::Numeric(numeric::arith("0", &s, '-')?),
-        Datum::Interval {
-            months,
-            days,
-            micros,
-        } => Datum::Interval {
-            months: -months,
-            days: -days,
-            micros: -micros,
-        },
-        Datum::Null => Datum::Null,
-        other => {
-            return Err(SqlError::new(
-                SqlState::UNDEFINED_FUNCTION,
-                format!("operator does not exist: - {other:?}"),
-            ))
-        }
-    })
-}
 fn int_width(d: &Datum) -> Option<u8> {
     match d {
         Datum::Int2(_) => Some(2),

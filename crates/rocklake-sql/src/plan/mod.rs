@@ -56,8 +56,6 @@ pub enum Func {
     Greatest,
     /// `LEAST(...)`
     Least,
-    /// `abs(x)`
-    Abs,
     /// `pg_database_size(name | oid)`, over the scan at this index.
     DatabaseSize(usize),
     /// `pg_relation_size(regclass)` (also `pg_table_size`,
@@ -74,14 +72,6 @@ pub enum Func {
     IndexDef,
     /// `pg_get_constraintdef(constraint oid [, pretty])`.
     ConstraintDef,
-    /// `array_lower(array, dimension)`.
-    ArrayLower,
-    /// `array_upper(array, dimension)`.
-    ArrayUpper,
-    /// `array_length(array, dimension)`.
-    ArrayLength,
-    /// `cardinality(array)`.
-    Cardinality,
     /// `array || array`, `array_cat`.
     ArrayCat,
     /// `array || element`, `array_append`.
