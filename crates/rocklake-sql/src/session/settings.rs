@@ -58,6 +58,8 @@ pub struct SessionSettings {
 struct BlockValues {
     at_start: BTreeMap<String, (String, String)>,
     at_commit: BTreeMap<String, (String, String)>,
+    /// Whether the block set anything (else its end changes nothing).
+    set: bool,
 }
 
 /// What a settings snapshot depends on: the values set, and the current
@@ -204,6 +206,9 @@ impl SessionSettings {
     fn changed_values(&mut self) {
         self.generation += 1;
         self.value_generation += 1;
+        if let Some(block) = &mut self.block {
+            block.set = true;
+        }
     }
 
     /// Makes the session's `TimeZone` the one of the thread that runs it
@@ -318,6 +323,7 @@ impl SessionSettings {
             self.block = Some(BlockValues {
                 at_start: self.changed.clone(),
                 at_commit: self.changed.clone(),
+                set: false,
             });
         }
     }
@@ -325,7 +331,7 @@ impl SessionSettings {
     /// The transaction block ends: committed, its `SET`s stay and its `SET
     /// LOCAL`s go; rolled back, every change of the block goes.
     pub fn end_block(&mut self, committed: bool) {
-        if let Some(block) = self.block.take() {
+        if let Some(block) = self.block.take().filter(|block| block.set) {
             self.changed = if committed {
                 block.at_commit
             } else {
