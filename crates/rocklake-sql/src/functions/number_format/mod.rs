@@ -5,7 +5,7 @@
 //! symbol). Each type prepares its number as PostgreSQL does (integers
 //! exactly; `numeric` rounded half away from zero; floats to 15 (`real`: 6)
 //! significant digits, rounded as `printf` rounds the binary value), then
-//! [`write`] writes it; [`read`] reads text back.
+//! [`mod@write`] writes it; [`mod@read`] reads text back.
 
 mod pattern;
 mod read;
