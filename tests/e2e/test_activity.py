@@ -239,6 +239,22 @@ def lock_wait_seen(dsn: str) -> list:
                 "WHERE application_name = 'waiter' AND wait_event_type = 'Lock'").fetchall()
             time.sleep(0.02)
         observed.append(waiting)
+        # Who blocks whom, as monitoring queries ask it.
+        observed.append(watcher.execute(
+            "SELECT blocked.application_name, blocking.application_name "
+            "FROM pg_stat_activity blocked JOIN pg_stat_activity blocking "
+            "ON blocking.pid = ANY (pg_blocking_pids(blocked.pid))").fetchall())
+        observed.append(watcher.execute(
+            "SELECT wa.application_name, ho.application_name, w.locktype, w.mode, h.mode, "
+            "w.waitstart IS NOT NULL, h.waitstart IS NULL, wa.backend_xid IS NULL, "
+            "ho.backend_xid = h.transactionid "
+            "FROM pg_locks w JOIN pg_locks h ON h.transactionid = w.transactionid "
+            "AND h.granted AND h.pid <> w.pid "
+            "JOIN pg_stat_activity wa ON wa.pid = w.pid JOIN pg_stat_activity ho ON ho.pid = h.pid "
+            "WHERE NOT w.granted").fetchall())
+        observed.append(watcher.execute(
+            "SELECT locktype, mode, granted, fastpath, virtualxid = virtualtransaction "
+            "FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'virtualxid'").fetchall())
         holder.execute("ROLLBACK")
         thread.join(30)
         observed.append(seen(watcher, "waiter")[0][:1] + seen(watcher, "waiter")[0][7:8])

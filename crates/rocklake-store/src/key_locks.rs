@@ -23,6 +23,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
+use rocklake_types::activity::locks::{show_lock_wait, HeldXid};
+
 use crate::error::{StoreError, StoreResult};
 
 /// The claims of every transaction in flight.
@@ -44,6 +46,8 @@ struct State {
 pub(crate) struct Holder {
     id: u64,
     ended: watch::Sender<bool>,
+    /// Its transaction id on the board of sessions, once it claimed a key.
+    xid: std::sync::OnceLock<u32>,
 }
 
 /// What [`Claims::claim`] found.
@@ -61,6 +65,8 @@ pub(crate) struct Claims {
     locks: Arc<KeyLocks>,
     me: Arc<Holder>,
     keys: Vec<Vec<u8>>,
+    /// The transaction id the session shows while it holds claims.
+    shown: Option<HeldXid>,
 }
 
 impl KeyLocks {
@@ -72,8 +78,10 @@ impl KeyLocks {
             me: Arc::new(Holder {
                 id: self.next_id.fetch_add(1, Ordering::Relaxed),
                 ended,
+                xid: std::sync::OnceLock::new(),
             }),
             keys: Vec::new(),
+            shown: None,
         }
     }
 
@@ -94,6 +102,13 @@ impl Claims {
             None => {
                 state.holders.insert(key.to_vec(), Arc::clone(&self.me));
                 self.keys.push(key.to_vec());
+                if self.shown.is_none() {
+                    let shown = HeldXid::take();
+                    if let Some(xid) = shown.xid() {
+                        let _ = self.me.xid.set(xid);
+                    }
+                    self.shown = Some(shown);
+                }
                 Claim::Claimed
             }
         }
@@ -117,7 +132,7 @@ impl Claims {
         }
         let _waiting = Waiting(self);
         // PostgreSQL shows a wait for another transaction so.
-        let _shown = rocklake_types::activity::show_wait("Lock", "transactionid");
+        let _shown = show_lock_wait(holder.xid.get().copied());
         // The sender lives as long as the holder: an error means it ended.
         let _ = ended.wait_for(|ended| *ended).await;
         Ok(())

@@ -2,7 +2,7 @@
 //! Functions" and "Session Information Functions"):
 //! `pg_cancel_backend`, `pg_terminate_backend` with PostgreSQL's permission
 //! rules, `pg_postmaster_start_time`, `inet_client_addr`,
-//! `inet_client_port`, and the delays `pg_sleep`, `pg_sleep_for`,
+//! `inet_client_port`, `pg_blocking_pids`, and the delays `pg_sleep`, `pg_sleep_for`,
 //! `pg_sleep_until`. They act on the server's board of sessions
 //! ([`rocklake_types::activity`]), as `pg_stat_activity` shows it.
 
@@ -77,6 +77,21 @@ pub(super) fn register(lib: &mut Library) {
             };
             let now = rocklake_types::datum::timestamptz_micros(std::time::SystemTime::now());
             sleep(until.saturating_sub(now) as f64 / 1e6, env)
+        },
+    )
+    .volatile()
+    .reads_session();
+    lib.function(
+        "pg_blocking_pids",
+        [INT4],
+        PgType::array_of(INT4),
+        |a, _, env| {
+            let pid = a[0].as_i64().unwrap_or(0) as i32;
+            let sessions = env.catalog.activity.list();
+            let pids = rocklake_types::activity::locks::blocking_pids(&sessions, pid);
+            Ok(Datum::array(
+                pids.into_iter().map(Datum::Int4).collect::<Vec<_>>(),
+            ))
         },
     )
     .volatile()

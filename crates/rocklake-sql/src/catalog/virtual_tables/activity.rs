@@ -1,4 +1,4 @@
-//! `pg_stat_activity` and `pg_stat_database`. `pg_stat_activity`: one row
+//! `pg_stat_activity`, `pg_stat_database` and `pg_locks`. `pg_stat_activity`: one row
 //! per session of the server, from its board
 //! of sessions ([`rocklake_types::activity`]), with PostgreSQL 15's
 //! columns. Like PostgreSQL, a role sees the query, state and times of
@@ -83,7 +83,7 @@ pub(super) fn pg_stat_activity_rows(cat: &Catalog) -> Vec<Row> {
                     optional_text(state.wait.map(|(kind, _)| kind)),
                     optional_text(state.wait.map(|(_, event)| event)),
                     text(state.state.as_str()),
-                    Datum::Null,
+                    state.xid.map_or(Datum::Null, Datum::Oid),
                     Datum::Null,
                     Datum::Null,
                     text(&state.query),
@@ -222,4 +222,57 @@ fn shared_objects_row(since: Datum) -> Row {
         since,
     ]);
     row
+}
+
+/// `pg_locks` (PostgreSQL 15's columns): RockLake's locks, from the board
+/// of sessions ([`rocklake_types::activity::locks`]): each open
+/// transaction's virtual transaction id, each transaction id held by a
+/// transaction with row or key locks, each wait for one.
+pub(super) fn pg_locks_columns() -> Vec<ColumnDef> {
+    use PgType::*;
+    vec![
+        col("locktype", Text),
+        col("database", Oid),
+        col("relation", Oid),
+        col("page", Int4),
+        col("tuple", Int2),
+        col("virtualxid", Text),
+        col("transactionid", Xid),
+        col("classid", Oid),
+        col("objid", Oid),
+        col("objsubid", Int2),
+        col("virtualtransaction", Text),
+        col("pid", Int4),
+        col("mode", Text),
+        col("granted", Bool),
+        col("fastpath", Bool),
+        col("waitstart", TimestampTz),
+    ]
+}
+
+pub(super) fn pg_locks_rows(cat: &Catalog) -> Vec<Row> {
+    let sessions = cat.activity.list();
+    rocklake_types::activity::locks::lock_rows(&sessions)
+        .into_iter()
+        .map(|lock| {
+            vec![
+                text(lock.locktype),
+                Datum::Null,
+                Datum::Null,
+                Datum::Null,
+                Datum::Null,
+                optional_text(lock.virtualxid.as_deref()),
+                lock.transactionid.map_or(Datum::Null, Datum::Oid),
+                Datum::Null,
+                Datum::Null,
+                Datum::Null,
+                text(&lock.virtualtransaction),
+                Datum::Int4(lock.pid),
+                text(lock.mode),
+                Datum::Bool(lock.granted),
+                Datum::Bool(lock.fastpath),
+                time(lock.waitstart),
+            ]
+        })
+        .collect()
 }

@@ -80,6 +80,8 @@ pub enum VirtualTable {
     StatActivity,
     /// `pg_stat_database`
     StatDatabase,
+    /// `pg_locks`
+    Locks,
     /// `information_schema.schemata`
     Schemata,
     /// `information_schema.tables`
@@ -344,6 +346,14 @@ static TABLES: &[TableDef] = &[
         rows: activity::pg_stat_database_rows,
     },
     TableDef {
+        table: VirtualTable::Locks,
+        schema: "pg_catalog",
+        name: "pg_locks",
+        oid: 12_073,
+        columns: activity::pg_locks_columns,
+        rows: activity::pg_locks_rows,
+    },
+    TableDef {
         table: VirtualTable::Schemata,
         schema: "information_schema",
         name: "schemata",
@@ -491,7 +501,10 @@ impl VirtualTable {
     pub fn is_live(self) -> bool {
         matches!(
             self,
-            VirtualTable::Settings | VirtualTable::StatActivity | VirtualTable::StatDatabase
+            VirtualTable::Settings
+                | VirtualTable::StatActivity
+                | VirtualTable::StatDatabase
+                | VirtualTable::Locks
         )
     }
 

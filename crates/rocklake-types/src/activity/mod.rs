@@ -54,6 +54,14 @@ pub struct ActivityState {
     /// What the session waits for (`pg_stat_activity.wait_event_type`,
     /// `wait_event`), if it waits.
     pub wait: Option<(&'static str, &'static str)>,
+    /// The number of the session's current (or last) transaction, the
+    /// second half of its virtual transaction id (`pg_locks`).
+    pub transaction_number: u32,
+    /// The transaction id of the current transaction once it holds a row
+    /// or key lock ([`locks`]).
+    pub xid: Option<u32>,
+    /// The transaction the session waits for, and since when.
+    pub lock_wait: Option<(u32, i64)>,
 }
 
 /// One session's entry on the board.
@@ -70,6 +78,8 @@ pub struct SessionActivity {
     pub client: Option<SocketAddr>,
     /// When the session started.
     pub backend_start: i64,
+    /// The first half of its virtual transaction ids (`3/17`).
+    pub backend_id: u32,
     state: Mutex<ActivityState>,
     interrupt: Arc<Interrupt>,
     /// The counters of its database.
@@ -110,7 +120,7 @@ const CLIENT_READ: (&str, &str) = ("Client", "ClientRead");
 pub const QUERY_TEXT_BYTES: usize = 1024;
 
 impl SessionActivity {
-    fn state(&self) -> MutexGuard<'_, ActivityState> {
+    pub(crate) fn state(&self) -> MutexGuard<'_, ActivityState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -172,6 +182,7 @@ impl SessionActivity {
         self.count_time(&state, now);
         if new_transaction {
             state.xact_start = Some(now);
+            state.transaction_number = state.transaction_number.wrapping_add(1);
         }
         state.query_start = Some(now);
         // The buffer of the last query is reused: no allocation per statement.
@@ -220,6 +231,8 @@ impl SessionActivity {
     }
 }
 
+pub mod locks;
+
 thread_local! {
     /// The session the thread runs (each session has its own thread), as
     /// PostgreSQL's backends know their own entry: what deep code that
@@ -238,28 +251,9 @@ pub fn enter(activity: &Arc<SessionActivity>) {
     });
 }
 
-/// Shows the session of this thread waiting for `event` of `kind` (as
-/// `pg_stat_activity.wait_event_type`/`wait_event`) until the returned
-/// guard drops.
-pub fn show_wait(kind: &'static str, event: &'static str) -> ShownWait {
-    let activity = CURRENT.with(|current| current.borrow().clone());
-    if let Some(activity) = &activity {
-        activity.set_wait(Some((kind, event)));
-    }
-    ShownWait { activity }
-}
-
-/// A wait shown on the board, until dropped.
-pub struct ShownWait {
-    activity: Option<Arc<SessionActivity>>,
-}
-
-impl Drop for ShownWait {
-    fn drop(&mut self) {
-        if let Some(activity) = &self.activity {
-            activity.set_wait(None);
-        }
-    }
+/// The session this thread runs, if it runs one.
+pub fn current() -> Option<Arc<SessionActivity>> {
+    CURRENT.with(|current| current.borrow().clone())
 }
 
 /// Every session of one server.
@@ -268,6 +262,8 @@ pub struct ActivityBoard {
     sessions: Mutex<BTreeMap<i32, Arc<SessionActivity>>>,
     /// Each database's counters, from its first session on.
     databases: Mutex<BTreeMap<String, Arc<DatabaseTotals>>>,
+    /// Numbers the sessions (`backend_id`).
+    next_backend_id: AtomicI64,
     /// When the server started (`pg_postmaster_start_time()`).
     started: Option<i64>,
 }
@@ -299,6 +295,7 @@ impl ActivityBoard {
         ActivityBoard {
             sessions: Mutex::default(),
             databases: Mutex::default(),
+            next_backend_id: AtomicI64::new(0),
             started: Some(now()),
         }
     }
@@ -331,9 +328,13 @@ impl ActivityBoard {
                 state_change: now,
                 query: String::new(),
                 wait: Some(CLIENT_READ),
+                transaction_number: 0,
+                xid: None,
+                lock_wait: None,
             }),
             interrupt,
             totals,
+            backend_id: self.next_backend_id.fetch_add(1, Ordering::Relaxed) as u32 + 1,
         });
         self.sessions().insert(session.pid, activity.clone());
         ActivityGuard {
