@@ -131,6 +131,10 @@ fn integer(t: &Template, value: i64, int4: bool) -> Result<Number, SqlError> {
         return Ok(roman_number(value));
     }
     if t.exponent {
+        // `integer` goes through printf as a double, `bigint` as numeric.
+        if int4 {
+            return Ok(printf_exponent(value as f64, t.post));
+        }
         return Ok(signed(scientific(&value.to_string(), t.post)?));
     }
     let mut value = value;
@@ -222,6 +226,17 @@ fn scientific(value: &str, post: usize) -> Result<String, SqlError> {
     Ok(format!("{mantissa}e{exponent_sign}{:02}", exponent.abs()))
 }
 
+/// `value` as C's `printf("%+.{post}e")` writes it (`1.23e+04`), a space
+/// for the plus sign.
+fn printf_exponent(value: f64, post: usize) -> Number {
+    let text = format!("{value:.post$e}");
+    // Rust writes `1.23e4`; C's printf `1.23e+04`.
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    let exponent: i64 = exponent.parse().unwrap_or(0);
+    let sign = if exponent < 0 { '-' } else { '+' };
+    signed(format!("{mantissa}e{sign}{:02}", exponent.abs()))
+}
+
 fn float(t: &Template, value: f64, single: bool) -> Result<Number, SqlError> {
     if t.roman {
         let n = if value.is_finite() && value.round_ties_even().abs() < 2_147_483_648.0 {
@@ -235,12 +250,7 @@ fn float(t: &Template, value: f64, single: bool) -> Result<Number, SqlError> {
         if !value.is_finite() {
             return Ok(exponent_overflow(t));
         }
-        let text = format!("{value:.prec$e}", prec = t.post);
-        // Rust writes `1.23e4`; C's printf `1.23e+04`.
-        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-        let exponent: i64 = exponent.parse().unwrap_or(0);
-        let sign = if exponent < 0 { '-' } else { '+' };
-        return Ok(signed(format!("{mantissa}e{sign}{:02}", exponent.abs())));
+        return Ok(printf_exponent(value, t.post));
     }
     let mut value = value;
     let mut pre = t.pre;
@@ -292,6 +302,10 @@ mod tests {
         assert_eq!(format(&n("99.99"), NUMERIC, "99.9"), " ##.#");
         assert_eq!(format(&n("9.995"), NUMERIC, "9.99EEEE"), " 10.00e+00");
         assert_eq!(format(&Datum::Int8(485), INT8, "FMRN"), "CDLXXXV");
+        // `integer` in scientific notation goes through printf (renormalized),
+        // `bigint` through numeric (not).
+        assert_eq!(format(&Datum::Int4(9891), INT4, "9EEEE"), " 1e+04");
+        assert_eq!(format(&Datum::Int8(9891), INT8, "9EEEE"), " 10e+03");
         assert_eq!(format(&Datum::Int8(3), INT8, "FM9th"), "3rd");
         assert_eq!(format(&Datum::Int8(12), INT8, "999V99"), "  1200");
         // A template that runs out of digits cuts the output.
