@@ -9,8 +9,9 @@ PostgreSQL 15 (fsync=on, synchronous_commit=on), side by side in one run.
 For each backend, on fresh catalogs:
   lone      one writer: LONE 1-row autocommit INSERTs (inlined in the
             catalog) and PARQUET autocommit INSERTs of 1,000 rows (a Parquet
-            file each): median and p95 latency, and the CPU the server and
-            DuckDB spent per 1-row commit;
+            file each): median and p95 latency, the CPU the server and
+            DuckDB spent per 1-row commit, and the server's context switches
+            per 1-row commit (voluntary ones, by thread: its hand-offs);
   writers   for each count in WRITERS, that many writer processes (a DuckDB
             instance each, DuckLake's default retry settings, DuckDB's
             `threads` setting N when given) commit 1-row
@@ -56,7 +57,8 @@ def client_cpu() -> float:
 def lone_writer(duck: bench.Duck, cat: bench.Catalog, inserts: int, parquet: int,
                 threads: int | None):
     """Latencies (s) of INSERTS 1-row commits and PARQUET 1,000-row commits,
-    and the server's and DuckDB's CPU ms per 1-row commit."""
+    the server's and DuckDB's CPU ms per 1-row commit, and the server's
+    voluntary and involuntary context switches per 1-row commit."""
     con = duck.connect()
     if threads:
         con.execute(f"SET threads = {threads}")
@@ -67,12 +69,18 @@ def lone_writer(duck: bench.Duck, cat: bench.Catalog, inserts: int, parquet: int
     one_row, files = [], []
     pids = bench.server_pids(cat.backend)
     server_before, client_before = bench.cpu_seconds(pids), client_cpu()
+    switches_before = bench.context_switches(pids)
     for n in range(inserts):
         start = time.perf_counter()
         con.execute(f"INSERT INTO l.t VALUES (0, {n})")
         one_row.append(time.perf_counter() - start)
     cpu = (bench.ms((bench.cpu_seconds(pids) - server_before) / inserts),
            bench.ms((client_cpu() - client_before) / inserts))
+    switches_after = bench.context_switches(pids)
+    voluntary, involuntary = bench.switches_between(switches_before, switches_after)
+    by_thread = bench.switches_by_thread(switches_before, switches_after, bench.thread_names(pids))
+    cpu = cpu + (voluntary / inserts, involuntary / inserts,
+                 {name: count / inserts for name, count in by_thread.items() if count})
     for n in range(parquet):
         start = time.perf_counter()
         con.execute(f"INSERT INTO l.p SELECT 0, i FROM range({n * 1000}, {(n + 1) * 1000}) r(i)")
@@ -96,6 +104,13 @@ def print_lone(results):
     rl, pg = results[("rocklake", "cpu")], results[("postgres", "cpu")]
     for i, whose in enumerate(("server", "DuckDB (client)")):
         print(f"| 1-row INSERT, {whose} CPU ms per commit | {rl[i]:.2f} | {pg[i]:.2f} | {ratio(rl[i], pg[i])} |")
+    for i, kind in ((2, "voluntary"), (3, "involuntary")):
+        print(f"| 1-row INSERT, server {kind} context switches per commit | {rl[i]:.1f} | {pg[i]:.1f} "
+              f"| {ratio(rl[i], pg[i])} |")
+    for name, per in (("RockLake", rl[4]), ("PostgreSQL", pg[4])):
+        top = sorted(per.items(), key=lambda item: -item[1])[:6]
+        print(f"\n{name} voluntary switches per commit by thread: "
+              + ", ".join(f"{thread} {count:.1f}" for thread, count in top))
 
 
 def print_writers(results, table_modes, counts, rounds):

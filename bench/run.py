@@ -543,6 +543,66 @@ def cpu_seconds(pids) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def context_switches(pids) -> dict[tuple[int, int], tuple[int, int]]:
+    """Voluntary and involuntary context switches of every thread of PIDS,
+    by (pid, thread id): a voluntary switch is a thread going to sleep, so
+    its count is the number of hand-offs (waits for another thread, the
+    kernel or the network) a workload caused."""
+    out = {}
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                status = open(f"/proc/{pid}/task/{tid}/status").read()
+            except OSError:
+                continue
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            out[(pid, int(tid))] = (int(fields["voluntary_ctxt_switches"]),
+                                    int(fields["nonvoluntary_ctxt_switches"]))
+    return out
+
+
+def thread_names(pids) -> dict[tuple[int, int], str]:
+    """The name of every thread of PIDS (`session-7`, `tokio-runtime-w`,
+    ...), with digits dropped so that threads of one kind add up."""
+    names = {}
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                name = open(f"/proc/{pid}/task/{tid}/comm").read().strip()
+            except OSError:
+                continue
+            names[(pid, int(tid))] = name.rstrip("0123456789-") or name
+    return names
+
+
+def switches_by_thread(before: dict, after: dict, names: dict) -> dict[str, int]:
+    """Voluntary context switches between the samples, by thread name."""
+    out: dict[str, int] = {}
+    for thread, (v, _) in after.items():
+        name = names.get(thread, "?")
+        out[name] = out.get(name, 0) + v - before.get(thread, (0, 0))[0]
+    return out
+
+
+def switches_between(before: dict, after: dict) -> tuple[int, int]:
+    """Context switches (voluntary, involuntary) of the threads alive at
+    both samples, between them."""
+    voluntary = involuntary = 0
+    for thread, (v, i) in after.items():
+        v0, i0 = before.get(thread, (0, 0))
+        voluntary += v - v0
+        involuntary += i - i0
+    return voluntary, involuntary
+
+
 # ---------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------
