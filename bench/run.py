@@ -543,12 +543,9 @@ def cpu_seconds(pids) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def context_switches(pids) -> dict[tuple[int, int], tuple[int, int]]:
-    """Voluntary and involuntary context switches of every thread of PIDS,
-    by (pid, thread id): a voluntary switch is a thread going to sleep, so
-    its count is the number of hand-offs (waits for another thread, the
-    kernel or the network) a workload caused."""
-    out = {}
+def thread_files(pids, name: str):
+    """(pid, thread id) and the text of /proc/PID/task/TID/NAME for every
+    thread of PIDS (threads that end meanwhile are left out)."""
     for pid in pids:
         try:
             threads = os.listdir(f"/proc/{pid}/task")
@@ -556,12 +553,21 @@ def context_switches(pids) -> dict[tuple[int, int], tuple[int, int]]:
             continue
         for tid in threads:
             try:
-                status = open(f"/proc/{pid}/task/{tid}/status").read()
+                yield (pid, int(tid)), open(f"/proc/{pid}/task/{tid}/{name}").read()
             except OSError:
                 continue
-            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-            out[(pid, int(tid))] = (int(fields["voluntary_ctxt_switches"]),
-                                    int(fields["nonvoluntary_ctxt_switches"]))
+
+
+def context_switches(pids) -> dict[tuple[int, int], tuple[int, int]]:
+    """Voluntary and involuntary context switches of every thread of PIDS,
+    by (pid, thread id): a voluntary switch is a thread going to sleep, so
+    its count is the number of hand-offs (waits for another thread, the
+    kernel or the network) a workload caused."""
+    out = {}
+    for thread, status in thread_files(pids, "status"):
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        out[thread] = (int(fields["voluntary_ctxt_switches"]),
+                       int(fields["nonvoluntary_ctxt_switches"]))
     return out
 
 
@@ -569,17 +575,9 @@ def thread_names(pids) -> dict[tuple[int, int], str]:
     """The name of every thread of PIDS (`session-7`, `tokio-runtime-w`,
     ...), with digits dropped so that threads of one kind add up."""
     names = {}
-    for pid in pids:
-        try:
-            threads = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in threads:
-            try:
-                name = open(f"/proc/{pid}/task/{tid}/comm").read().strip()
-            except OSError:
-                continue
-            names[(pid, int(tid))] = name.rstrip("0123456789-") or name
+    for thread, comm in thread_files(pids, "comm"):
+        name = comm.strip()
+        names[thread] = name.rstrip("0123456789-") or name
     return names
 
 

@@ -28,6 +28,17 @@ def seen(watcher: psycopg.Connection, application: str) -> list[tuple]:
     return watcher.execute(WATCH, [application]).fetchall()
 
 
+def rows_within(conn: psycopg.Connection, sql: str, seconds: float = 10) -> list[tuple]:
+    """The rows of `sql` once it has some, asked again until then (at most
+    `seconds`: a hang shows as no rows)."""
+    deadline = time.monotonic() + seconds
+    rows = []
+    while time.monotonic() < deadline and not rows:
+        rows = conn.execute(sql).fetchall()
+        time.sleep(0.02)
+    return rows
+
+
 def states_of_a_session(dsn: str) -> list:
     """What another session sees of one going through a transaction block."""
     observed = []
@@ -95,14 +106,8 @@ def cancel_running_query(dsn: str) -> list:
 
         thread = threading.Thread(target=run)
         thread.start()
-        deadline = time.monotonic() + 10
-        active = []
-        while time.monotonic() < deadline and not active:
-            active = watcher.execute(
-                "SELECT state, query FROM pg_stat_activity "
-                "WHERE application_name = 'runner' AND state = 'active'").fetchall()
-            time.sleep(0.02)
-        observed.append(active)
+        observed.append(rows_within(watcher, "SELECT state, query FROM pg_stat_activity "
+                                    "WHERE application_name = 'runner' AND state = 'active'"))
         observed.append(watcher.execute(
             "SELECT pg_cancel_backend(pid) FROM pg_stat_activity "
             "WHERE application_name = 'runner'").fetchall())
@@ -231,14 +236,9 @@ def lock_wait_seen(dsn: str) -> list:
         thread = threading.Thread(
             target=lambda: waiter.execute("SELECT v FROM lock_wait_t WHERE id = 1 FOR UPDATE"))
         thread.start()
-        deadline = time.monotonic() + 10
-        waiting = []
-        while time.monotonic() < deadline and not waiting:
-            waiting = watcher.execute(
-                "SELECT state, wait_event_type, wait_event FROM pg_stat_activity "
-                "WHERE application_name = 'waiter' AND wait_event_type = 'Lock'").fetchall()
-            time.sleep(0.02)
-        observed.append(waiting)
+        observed.append(rows_within(
+            watcher, "SELECT state, wait_event_type, wait_event FROM pg_stat_activity "
+                     "WHERE application_name = 'waiter' AND wait_event_type = 'Lock'"))
         # Who blocks whom, as monitoring queries ask it.
         observed.append(watcher.execute(
             "SELECT blocked.application_name, blocking.application_name "

@@ -206,7 +206,7 @@ pub const SETTINGS: &[Setting] = &[
     milliseconds("statement_timeout"),
     Setting {
         name: "TimeZone",
-        default: DefaultValue::Fixed("Etc/UTC"),
+        default: DefaultValue::Fixed(crate::value::zone::DEFAULT_ZONE),
         reported: true,
         kind: SettingKind::TimeZone,
     },

@@ -154,13 +154,11 @@ impl Session {
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Idle => Ok(no_transaction("COMMIT")),
             TxState::Failed(_) => {
-                self.settings.end_block(false);
                 self.transaction_ended(false);
                 Ok(QueryOutput::command("ROLLBACK"))
             }
             TxState::Block(ctx) | TxState::Implicit(ctx) => {
                 let committed = ctx.txn.commit().await;
-                self.settings.end_block(committed.is_ok());
                 self.transaction_ended(committed.is_ok());
                 committed?;
                 Ok(QueryOutput::command("COMMIT"))

@@ -314,7 +314,6 @@ impl Session {
             TxState::Failed(ctx) => TxState::Failed(ctx),
             TxState::Implicit(_) => {
                 self.savepoints.clear();
-                self.settings.end_block(false);
                 self.transaction_ended(false);
                 TxState::Idle
             }
@@ -409,8 +408,10 @@ impl Session {
         }
     }
 
-    /// A transaction ended, committed or rolled back (`pg_stat_database`).
-    fn transaction_ended(&self, committed: bool) {
+    /// A transaction ended, committed or rolled back: its settings stay
+    /// or are undone, and `pg_stat_database` counts it.
+    fn transaction_ended(&mut self, committed: bool) {
+        self.settings.end_block(committed);
         if let Some(activity) = &self.activity {
             activity.transaction_ended(committed);
         }
@@ -582,7 +583,6 @@ impl Session {
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Implicit(ctx) => {
                 let committed = ctx.txn.commit().await;
-                self.settings.end_block(committed.is_ok());
                 self.transaction_ended(committed.is_ok());
                 committed
             }
@@ -619,9 +619,12 @@ impl Session {
                 savepoint: None,
             } => {
                 self.savepoints.clear();
-                self.settings.end_block(false);
                 match std::mem::replace(&mut self.state, TxState::Idle) {
-                    TxState::Idle => no_transaction("ROLLBACK"),
+                    TxState::Idle => {
+                        // A query string's implicit block still ends.
+                        self.settings.end_block(false);
+                        no_transaction("ROLLBACK")
+                    }
                     _ => {
                         self.transaction_ended(false);
                         QueryOutput::command("ROLLBACK")

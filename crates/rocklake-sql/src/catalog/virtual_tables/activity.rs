@@ -159,67 +159,76 @@ pub(super) fn pg_stat_database_columns() -> Vec<ColumnDef> {
 pub(super) fn pg_stat_database_rows(cat: &Catalog) -> Vec<Row> {
     let sessions = cat.activity.list();
     let since = Datum::TimestampTz(cat.activity.started());
-    let mut rows = vec![shared_objects_row(since.clone())];
+    // The row of shared objects (`datid` 0, no name): no sessions.
+    let mut rows = vec![database_stats_row(Datum::Oid(0), Datum::Null, None, &since)];
     for name in cat.databases.iter() {
         let totals = cat.activity.totals(name);
-        let (mut backends, mut session, mut active, mut idle) = (0, 0, 0, 0);
+        let load = |counter: &std::sync::atomic::AtomicI64| counter.load(Ordering::Relaxed);
+        let mut counts = Counts {
+            backends: 0,
+            commits: load(&totals.commits),
+            rollbacks: load(&totals.rollbacks),
+            session_micros: load(&totals.session_micros),
+            active_micros: load(&totals.active_micros),
+            idle_micros: load(&totals.idle_in_transaction_micros),
+            sessions: load(&totals.sessions),
+            killed: load(&totals.sessions_killed),
+        };
         for s in sessions.iter().filter(|s| s.database == *name) {
             let (spent, running, waiting) = s.uncounted_micros();
-            backends += 1;
-            session += spent;
-            active += running;
-            idle += waiting;
+            counts.backends += 1;
+            counts.session_micros += spent;
+            counts.active_micros += running;
+            counts.idle_micros += waiting;
         }
-        let load = |counter: &std::sync::atomic::AtomicI64| counter.load(Ordering::Relaxed);
-        let millis = |micros: i64| Datum::Float8(micros as f64 / 1000.0);
-        let mut row = vec![
-            Datum::Oid(Catalog::database_oid(name)),
-            text(name),
-            Datum::Int4(backends),
-            Datum::Int8(load(&totals.commits)),
-            Datum::Int8(load(&totals.rollbacks)),
-        ];
-        // blks_read .. tup_deleted: not counted.
-        row.extend(std::iter::repeat_n(Datum::Null, 7));
-        // conflicts, temp_files, temp_bytes; deadlocks, checksum_failures,
-        // checksum_last_failure.
-        row.extend([Datum::Int8(0), Datum::Int8(0), Datum::Int8(0)]);
-        row.extend([Datum::Null, Datum::Null, Datum::Null]);
-        row.extend([
-            Datum::Float8(0.0),
-            Datum::Float8(0.0),
-            millis(load(&totals.session_micros) + session),
-            millis(load(&totals.active_micros) + active),
-            millis(load(&totals.idle_in_transaction_micros) + idle),
-            Datum::Int8(load(&totals.sessions)),
-            Datum::Null,
-            Datum::Null,
-            Datum::Int8(load(&totals.sessions_killed)),
-            since.clone(),
-        ]);
-        rows.push(row);
+        let datid = Datum::Oid(Catalog::database_oid(name));
+        rows.push(database_stats_row(datid, text(name), Some(counts), &since));
     }
     rows
 }
 
-/// The row of shared objects (`datid` 0, no name): no sessions.
-fn shared_objects_row(since: Datum) -> Row {
-    let mut row = vec![Datum::Oid(0), Datum::Null, Datum::Int4(0)];
-    row.extend([Datum::Int8(0), Datum::Int8(0)]);
+/// What a database's row of `pg_stat_database` counts.
+struct Counts {
+    backends: i32,
+    commits: i64,
+    rollbacks: i64,
+    session_micros: i64,
+    active_micros: i64,
+    idle_micros: i64,
+    sessions: i64,
+    killed: i64,
+}
+
+/// One row of `pg_stat_database`; without `counts` (the shared objects),
+/// no backends, transactions or sessions and no times.
+fn database_stats_row(datid: Datum, datname: Datum, counts: Option<Counts>, since: &Datum) -> Row {
+    let millis = |micros: i64| Datum::Float8(micros as f64 / 1000.0);
+    let counted = |value: Option<Datum>| value.unwrap_or(Datum::Null);
+    let c = counts.as_ref();
+    let mut row = vec![
+        datid,
+        datname,
+        Datum::Int4(c.map_or(0, |c| c.backends)),
+        Datum::Int8(c.map_or(0, |c| c.commits)),
+        Datum::Int8(c.map_or(0, |c| c.rollbacks)),
+    ];
+    // blks_read .. tup_deleted: not counted.
     row.extend(std::iter::repeat_n(Datum::Null, 7));
+    // conflicts, temp_files, temp_bytes; deadlocks, checksum_failures,
+    // checksum_last_failure.
     row.extend([Datum::Int8(0), Datum::Int8(0), Datum::Int8(0)]);
     row.extend([Datum::Null, Datum::Null, Datum::Null]);
     row.extend([
         Datum::Float8(0.0),
         Datum::Float8(0.0),
+        counted(c.map(|c| millis(c.session_micros))),
+        counted(c.map(|c| millis(c.active_micros))),
+        counted(c.map(|c| millis(c.idle_micros))),
+        counted(c.map(|c| Datum::Int8(c.sessions))),
         Datum::Null,
         Datum::Null,
-        Datum::Null,
-        Datum::Null,
-        Datum::Null,
-        Datum::Null,
-        Datum::Null,
-        since,
+        counted(c.map(|c| Datum::Int8(c.killed))),
+        since.clone(),
     ]);
     row
 }

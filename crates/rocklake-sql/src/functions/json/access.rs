@@ -115,7 +115,7 @@ fn json_child<'a>(text: &'a str, step: &Step) -> Result<Option<&'a str>, SqlErro
 }
 
 /// A `json` part as `->` (`as_text` false) or `->>` give it.
-fn json_result(raw: &str, as_text: bool) -> Result<Datum, SqlError> {
+pub(super) fn json_result(raw: &str, as_text: bool) -> Result<Datum, SqlError> {
     if !as_text {
         return Ok(Datum::text(raw));
     }
@@ -155,7 +155,7 @@ fn json_path(json: &Datum, path: &[Option<String>], as_text: bool) -> Result<Dat
 }
 
 /// A `jsonb` part as `->` or `->>` give it.
-fn jsonb_result(value: &Jsonb, as_text: bool) -> Datum {
+pub(super) fn jsonb_result(value: &Jsonb, as_text: bool) -> Datum {
     match (value, as_text) {
         (_, false) => Datum::jsonb(value),
         (Jsonb::String(s), true) => Datum::text(s.as_str()),

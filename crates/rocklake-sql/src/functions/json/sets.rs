@@ -11,6 +11,7 @@ use rocklake_types::SqlError;
 
 use super::super::def::types::*;
 use super::super::def::Library;
+use super::access::{json_result, jsonb_result};
 use super::{document, invalid_parameter};
 use crate::plan::ScalarFn;
 
@@ -115,24 +116,6 @@ pub(super) fn register(lib: &mut Library) {
     }
 }
 
-/// A `jsonb` value as `->>` gives it: strings unquoted, `null` as NULL.
-fn jsonb_text(value: &Jsonb) -> Datum {
-    match value {
-        Jsonb::String(s) => Datum::text(s.as_str()),
-        Jsonb::Null => Datum::Null,
-        other => Datum::text(other.to_text()),
-    }
-}
-
-/// A `json` part as `->>` gives it.
-fn json_text(raw: &str) -> Result<Datum, SqlError> {
-    Ok(match node(raw)? {
-        Node::String(s) => Datum::text(s),
-        Node::Null => Datum::Null,
-        _ => Datum::text(raw),
-    })
-}
-
 fn jsonb_each(d: &Datum, as_text: bool, name: &str) -> Result<Datum, SqlError> {
     let Jsonb::Object(pairs) = document(d)? else {
         return Err(invalid_parameter(format!(
@@ -142,11 +125,7 @@ fn jsonb_each(d: &Datum, as_text: bool, name: &str) -> Result<Datum, SqlError> {
     let rows: Vec<Datum> = pairs
         .iter()
         .map(|(key, value)| {
-            let value = if as_text {
-                jsonb_text(value)
-            } else {
-                Datum::jsonb(value)
-            };
+            let value = jsonb_result(value, as_text);
             Datum::Record(Arc::from(vec![Datum::text(key.as_str()), value]))
         })
         .collect();
@@ -165,11 +144,7 @@ fn json_each(d: &Datum, as_text: bool) -> Result<Datum, SqlError> {
     };
     let mut rows = Vec::with_capacity(pairs.len());
     for (key, value) in pairs {
-        let value = if as_text {
-            json_text(value.get())?
-        } else {
-            Datum::text(value.get())
-        };
+        let value = json_result(value.get(), as_text)?;
         rows.push(Datum::Record(Arc::from(vec![Datum::text(key), value])));
     }
     Ok(Datum::array(rows))
@@ -180,13 +155,7 @@ fn jsonb_elements(d: &Datum, as_text: bool) -> Result<Datum, SqlError> {
         Jsonb::Array(items) => Ok(Datum::array(
             items
                 .iter()
-                .map(|item| {
-                    if as_text {
-                        jsonb_text(item)
-                    } else {
-                        Datum::jsonb(item)
-                    }
-                })
+                .map(|item| jsonb_result(item, as_text))
                 .collect::<Vec<_>>(),
         )),
         Jsonb::Object(_) => Err(invalid_parameter("cannot extract elements from an object")),
@@ -199,11 +168,7 @@ fn json_elements(d: &Datum, as_text: bool, name: &str) -> Result<Datum, SqlError
         Node::Array(items) => {
             let mut out = Vec::with_capacity(items.len());
             for item in items {
-                out.push(if as_text {
-                    json_text(item.get())?
-                } else {
-                    Datum::text(item.get())
-                });
+                out.push(json_result(item.get(), as_text)?);
             }
             Ok(Datum::array(out))
         }

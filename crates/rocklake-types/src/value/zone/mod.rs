@@ -21,7 +21,7 @@ use crate::error::SqlError;
 use crate::sqlstate::SqlState;
 use abbreviations::ABBREVIATIONS;
 
-pub use session::{session_zone, set_session_zone, with_session_zone, SessionZone};
+pub use session::{session_zone, set_session_zone, with_session_zone, SessionZone, DEFAULT_ZONE};
 
 fn timestamp_out_of_range() -> SqlError {
     SqlError::new(SqlState::DATETIME_FIELD_OVERFLOW, "timestamp out of range")

@@ -19,6 +19,9 @@ pub struct SessionZone {
     zone: Option<Arc<Zone>>,
 }
 
+/// The name of the default time zone, as `SHOW TimeZone` gives it.
+pub const DEFAULT_ZONE: &str = "Etc/UTC";
+
 thread_local! {
     static SESSION_ZONE: RefCell<SessionZone> = RefCell::new(SessionZone::utc());
 }
@@ -27,7 +30,7 @@ impl SessionZone {
     /// `Etc/UTC`, the default.
     pub fn utc() -> SessionZone {
         SessionZone {
-            name: Arc::from("Etc/UTC"),
+            name: Arc::from(DEFAULT_ZONE),
             zone: None,
         }
     }
