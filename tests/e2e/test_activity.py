@@ -267,3 +267,43 @@ def test_lock_waits_are_seen_as_on_postgresql(pg_server, rocklake):
     rocklake.start()
     reference = PostgresBackend(pg_server)
     assert lock_wait_seen(rocklake.dsn()) == lock_wait_seen(pg_server.dsn(reference.db))
+
+
+def sleeps_ended(dsn: str) -> list:
+    """`pg_sleep` waits, and ends like any statement: by statement_timeout
+    and by a cancel from another session."""
+    observed = []
+    with connect(dsn, "sleeper") as sleeper, connect(dsn, "watcher") as watcher:
+        started = time.monotonic()
+        observed.append(sleeper.execute("SELECT pg_sleep(0.2)::text").fetchall())
+        observed.append(time.monotonic() - started >= 0.2)
+        sleeper.execute("SET statement_timeout = '100ms'")
+        with pytest.raises(psycopg.errors.QueryCanceled) as timed_out:
+            sleeper.execute("SELECT pg_sleep(30)")
+        observed.append(str(timed_out.value).splitlines()[0])
+        sleeper.execute("RESET statement_timeout")
+        outcome = {}
+
+        def sleep():
+            try:
+                sleeper.execute("SELECT pg_sleep_for('30 seconds')")
+                outcome["result"] = "finished"
+            except psycopg.Error as error:
+                outcome["result"] = error.sqlstate
+
+        thread = threading.Thread(target=sleep)
+        thread.start()
+        rows_within(watcher, "SELECT 1 FROM pg_stat_activity "
+                             "WHERE application_name = 'sleeper' AND state = 'active'")
+        watcher.execute("SELECT pg_cancel_backend(pid) FROM pg_stat_activity "
+                        "WHERE application_name = 'sleeper'")
+        thread.join(20)
+        observed.append(outcome.get("result"))
+    return observed
+
+
+@pytest.mark.rocklake
+def test_sleeps_end_as_on_postgresql(pg_server, rocklake):
+    rocklake.start()
+    reference = PostgresBackend(pg_server)
+    assert sleeps_ended(rocklake.dsn()) == sleeps_ended(pg_server.dsn(reference.db))
