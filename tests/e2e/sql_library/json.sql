@@ -134,3 +134,5 @@ SELECT row_to_json(t, true), row_to_json(t, false) FROM (SELECT 1 AS a, 'x y' AS
 SELECT to_jsonb(t) FROM (VALUES (2, 'b'), (1, 'a')) t(n, s) ORDER BY n
 SELECT json_agg(t ORDER BY n), jsonb_agg(t ORDER BY n DESC) FROM (VALUES (2, 'b'), (1, 'a')) t(n, s)
 SELECT jsonb_object_agg(s, t ORDER BY s), json_object_agg(s, t ORDER BY s) FROM (VALUES (2, 'b'), (1, 'a')) t(n, s)
+SELECT (repeat('[', 1000000) || repeat(']', 1000000))::jsonb
+SELECT (repeat('{"a":', 1000000) || '1' || repeat('}', 1000000))::json

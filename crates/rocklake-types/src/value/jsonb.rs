@@ -114,8 +114,15 @@ impl<'de> Deserialize<'de> for Pairs<'de> {
     }
 }
 
-/// Reads JSON text into a [`Jsonb`].
+/// Reads JSON text into a [`Jsonb`] (at most
+/// [`MAX_DEPTH`](super::json::MAX_DEPTH) levels deep).
 pub fn parse(text: &str) -> Result<Jsonb, SqlError> {
+    super::json::check_depth(text)?;
+    parse_checked(text)
+}
+
+/// [`parse`] of text whose depth was checked.
+fn parse_checked(text: &str) -> Result<Jsonb, SqlError> {
     Ok(match node(text)? {
         Node::Null => Jsonb::Null,
         Node::Bool(b) => Jsonb::Bool(b),
@@ -124,13 +131,13 @@ pub fn parse(text: &str) -> Result<Jsonb, SqlError> {
         Node::Array(items) => Jsonb::Array(
             items
                 .into_iter()
-                .map(|item| parse(item.get()))
+                .map(|item| parse_checked(item.get()))
                 .collect::<Result<_, _>>()?,
         ),
         Node::Object(pairs) => {
             let mut fields = Vec::with_capacity(pairs.len());
             for (key, value) in pairs {
-                fields.push((key, parse(value.get())?));
+                fields.push((key, parse_checked(value.get())?));
             }
             Jsonb::object(fields)
         }
