@@ -4,7 +4,7 @@ PostgreSQL 15 (fsync=on, synchronous_commit=on), side by side in one run.
 
     .venv/bin/python bench/commits.py [--writers 1,4,8,16] [--seconds 20]
                                       [--lone 200] [--parquet 50] [--rounds 1]
-                                      [--threads N]
+                                      [--threads N] [--baseline-bin OLD_BINARY]
 
 For each backend, on fresh catalogs:
   lone      one writer: LONE 1-row autocommit INSERTs (inlined in the
@@ -21,7 +21,9 @@ For each backend, on fresh catalogs:
             make progress), p50 and p99 latency of acknowledged commits.
 For RockLake it also counts the WAL objects the catalog wrote per commit: 1.0
 means every commit made its own durable write; below 1, concurrent commits
-shared writes (group commit). Every round checks that the tables hold exactly
+shared writes (group commit). With --baseline-bin, an older release binary
+runs every step too (backend "baseline", after RockLake), for goal 5 of #38:
+nothing slower than the release before. Every round checks that the tables hold exactly
 the acknowledged rows. Timings are reported, never asserted. RockLake is the
 release binary (target/release/rocklake, or ROCKLAKE_BIN).
 """
@@ -33,7 +35,6 @@ import pathlib
 import resource
 import statistics
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -95,39 +96,55 @@ def ratio(a: float, b: float) -> str:
 
 
 def print_lone(results):
-    print("\n| lone writer | RockLake | PostgreSQL | ratio |")
-    print("|---|---|---|---|")
+    base = ("baseline", "cpu") in results
+    extra = " RockLake before | now / before |" if base else ""
+    print(f"\n| lone writer | RockLake | PostgreSQL | ratio |{extra}")
+    print("|---|---|---|---|" + ("---|---|" if base else ""))
+
+    def row(label, rl, pg, old, digits):
+        line = f"| {label} | {rl:.{digits}f} | {pg:.{digits}f} | {ratio(rl, pg)} |"
+        if base:
+            line += f" {old:.{digits}f} | {ratio(rl, old)} |"
+        print(line)
+
+    def get(name, key):
+        return results.get((name, key)) or (0.0,) * 5
+
     for kind, label in (("one_row", "1-row INSERT"), ("parquet", "1,000-row INSERT (Parquet file)")):
-        rl, pg = results[("rocklake", kind)], results[("postgres", kind)]
+        rl, pg, old = get("rocklake", kind), get("postgres", kind), get("baseline", kind)
         for i, stat in enumerate(("median", "p95")):
-            print(f"| {label}, {stat} ms | {rl[i]:.1f} | {pg[i]:.1f} | {ratio(rl[i], pg[i])} |")
-    rl, pg = results[("rocklake", "cpu")], results[("postgres", "cpu")]
+            row(f"{label}, {stat} ms", rl[i], pg[i], old[i], 1)
+    rl, pg, old = get("rocklake", "cpu"), get("postgres", "cpu"), get("baseline", "cpu")
     for i, whose in enumerate(("server", "DuckDB (client)")):
-        print(f"| 1-row INSERT, {whose} CPU ms per commit | {rl[i]:.2f} | {pg[i]:.2f} | {ratio(rl[i], pg[i])} |")
+        row(f"1-row INSERT, {whose} CPU ms per commit", rl[i], pg[i], old[i], 2)
     for i, kind in ((2, "voluntary"), (3, "involuntary")):
-        print(f"| 1-row INSERT, server {kind} context switches per commit | {rl[i]:.1f} | {pg[i]:.1f} "
-              f"| {ratio(rl[i], pg[i])} |")
-    for name, per in (("RockLake", rl[4]), ("PostgreSQL", pg[4])):
+        row(f"1-row INSERT, server {kind} context switches per commit", rl[i], pg[i], old[i], 1)
+    named = [("RockLake", rl[4]), ("PostgreSQL", pg[4])] + ([("RockLake before", old[4])] if base else [])
+    for name, per in named:
         top = sorted(per.items(), key=lambda item: -item[1])[:6]
         print(f"\n{name} voluntary switches per commit by thread: "
               + ", ".join(f"{thread} {count:.1f}" for thread, count in top))
 
 
-def print_writers(results, table_modes, counts, rounds):
+def print_writers(results, table_modes, counts, rounds, baseline=False):
     print("\n| table | writers | round | RL commits/s | PG commits/s | ratio | failed (RL / PG) "
-          "| fewest per writer (RL / PG) | p50 ms (RL / PG) | p99 ms (RL / PG) | RL WAL objects per commit |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| fewest per writer (RL / PG) | p50 ms (RL / PG) | p99 ms (RL / PG) | RL WAL objects per commit |"
+          + (" RL before commits/s (now / before) |" if baseline else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if baseline else ""))
     for own in table_modes:
         for count in counts:
             for round_no in range(rounds):
                 r, wal = results[("rocklake", own, count, round_no)]
                 p, _ = results[("postgres", own, count, round_no)]
+                old = results.get(("baseline", own, count, round_no))
                 print(f"| {'one each' if own else 'shared'} | {count} | {round_no + 1} | "
                       f"{r.commits_per_s:.1f} | {p.commits_per_s:.1f} | "
                       f"{ratio(r.commits_per_s, p.commits_per_s)} | {r.failed} / {p.failed} | "
                       f"{r.per_writer_min} / {p.per_writer_min} | {r.p50_ms:.1f} / {p.p50_ms:.1f} | "
                       f"{r.p99_ms:.1f} / {p.p99_ms:.1f} | "
-                      f"{'-' if wal is None else f'{wal:.2f}'} |")
+                      f"{'-' if wal is None else f'{wal:.2f}'} |"
+                      + (f" {old[0].commits_per_s:.1f} ({ratio(r.commits_per_s, old[0].commits_per_s)}) |"
+                         if old else ""))
     errors = {(key[0], value[0].first_error) for key, value in results.items()
               if len(key) == 4 and value[0].first_error}
     for name, error in sorted(errors):
@@ -144,14 +161,11 @@ def main():
     ap.add_argument("--no-own-tables", action="store_true", help="only the shared-table rounds")
     ap.add_argument("--threads", type=int, default=None,
                     help="DuckDB's threads setting in every writer (default: DuckDB's, one per core)")
+    ap.add_argument("--baseline-bin",
+                    help="an older rocklake release binary, run as backend 'baseline' in every step")
     args = ap.parse_args()
     counts = [int(c) for c in args.writers.split(",") if c]
-    binary = bench.rocklake_binary()
-    if not binary.is_file():
-        sys.exit(f"{binary} missing: cargo build --release -p rocklake")
-    workdir = pathlib.Path(tempfile.mkdtemp(prefix="rocklake-commits-"))
-    duck = bench.Duck(workdir, want_sqlite=False, may_install=False)
-    backends = [bench.RockLake(workdir, binary, duck), bench.Postgres(workdir, duck, durable=True)]
+    workdir, duck, backends = bench.rocklake_and_postgres("rocklake-commits-", args.baseline_bin)
     print(f"# {bench.machine_info()}")
     print(f"# git {bench.git_rev()}; DuckDB {duck.version}; writers {counts}, "
           f"{args.seconds:.0f} s per round; lone writer {args.lone} + {args.parquet} inserts; "
@@ -187,7 +201,7 @@ def main():
         for backend in backends:
             backend.stop()
     print_lone(results)
-    print_writers(results, table_modes, counts, args.rounds)
+    print_writers(results, table_modes, counts, args.rounds, bool(args.baseline_bin))
 
 
 if __name__ == "__main__":

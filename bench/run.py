@@ -612,6 +612,21 @@ def rocklake_binary() -> pathlib.Path:
     return binary if binary.is_absolute() else REPO_ROOT / binary
 
 
+def rocklake_and_postgres(prefix: str, baseline_bin: str | None = None):
+    """The working directory, DuckDB and the backends of a RockLake-against-
+    PostgreSQL run: the release binary, a durable PostgreSQL 15 and, with
+    `baseline_bin`, an older release binary as backend "baseline"."""
+    binary = rocklake_binary()
+    if not binary.is_file():
+        sys.exit(f"{binary} missing: cargo build --release -p rocklake")
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
+    duck = Duck(workdir, want_sqlite=False, may_install=False)
+    backends = [RockLake(workdir, binary, duck), Postgres(workdir, duck, durable=True)]
+    if baseline_bin:
+        backends.append(RockLake(workdir, pathlib.Path(baseline_bin).resolve(), duck, name="baseline"))
+    return workdir, duck, backends
+
+
 def machine_info():
     cpu = "?"
     try:

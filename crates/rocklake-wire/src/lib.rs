@@ -7,6 +7,9 @@
 //!
 //! Modules, from the socket inwards:
 //! - [`server`]: accept loop, session cap, per-connection task;
+//! - [`socket`] / [`session_thread`]: the client socket, moved from the
+//!   runtime's reactor to the session's own thread once the session starts,
+//!   and the executor that thread runs the session with;
 //! - [`startup`]: SSL/TLS negotiation, StartupMessage, authentication,
 //!   ParameterStatus; [`access`]: which users may use which databases;
 //! - [`tls`]: certificates and the plain-or-TLS client stream;
@@ -33,6 +36,8 @@ pub mod frontend;
 pub mod scram;
 pub mod server;
 pub mod session;
+pub mod session_thread;
+pub mod socket;
 pub mod startup;
 pub mod tls;
 pub mod transport;

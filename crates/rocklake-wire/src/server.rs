@@ -16,6 +16,8 @@ use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use crate::backend::{self, Severity};
 use crate::connection::Connection;
 use crate::session::{SessionFactory, SessionStart, SqlSession};
+use crate::session_thread::{self, ThreadPark};
+use crate::socket::ClientSocket;
 use crate::startup::{self, AuthMethod, ClientParams, Encryption, Handshake};
 use crate::tls::{ClientStream, TlsConfig};
 use crate::transport::ConnectionError;
@@ -239,10 +241,17 @@ async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) -> Res
 
 /// Runs a started session on its own thread (see [`serve_until`]) and
 /// waits for it to end.
-async fn run_session(started: Started, shared: Arc<Shared>) -> Result<(), String> {
+async fn run_session(mut started: Started, shared: Arc<Shared>) -> Result<(), String> {
     let runtime = tokio::runtime::Handle::current();
     let (done, ended) = tokio::sync::oneshot::channel();
     let pid = started.pid;
+    let park =
+        ThreadPark::new().map_err(|e| format!("cannot make a session's wake-up pipe: {e}"))?;
+    started
+        .transport
+        .get_mut()
+        .move_to_thread(Arc::clone(&park))
+        .map_err(|e| format!("cannot hand the socket to its session thread: {e}"))?;
     let stack = shared.config.session_stack_bytes;
     let thread = std::thread::Builder::new()
         .name(format!("session-{pid}"))
@@ -266,7 +275,10 @@ async fn run_session(started: Started, shared: Arc<Shared>) -> Result<(), String
             let connection = Connection::new(transport, session)
                 .with_shutdown(shared.stopping.subscribe())
                 .with_interrupt(interrupt);
-            let result = runtime.block_on(connection.run());
+            // Timers and spawned tasks inside the session use the runtime;
+            // the session's own waits sleep on `park` (see session_thread).
+            let _runtime = runtime.enter();
+            let result = session_thread::block_on(&park, connection.run());
             let _ = done.send(result.map_err(|e| {
                 if let ConnectionError::Panic(message) = &e {
                     tracing::error!(pid, %message, "a session panicked; it was closed, the server goes on");
@@ -341,7 +353,7 @@ async fn start(
     shared: &Shared,
 ) -> Result<Option<Started>, String> {
     let tls = shared.config.tls.as_ref();
-    let mut transport = Transport::new(ClientStream::Plain(stream));
+    let mut transport = Transport::new(ClientStream::Plain(ClientSocket::new(stream)));
     let mut encryption = match tls {
         Some(_) => Encryption::Available,
         None => Encryption::Unavailable,

@@ -14,9 +14,11 @@ use std::task::{Context, Poll};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
+
+use crate::session_thread::ThreadPark;
+use crate::socket::ClientSocket;
 
 /// TLS settings of a server.
 #[derive(Clone)]
@@ -76,7 +78,7 @@ impl TlsConfig {
     }
 
     /// Runs the TLS handshake on a client's stream.
-    pub async fn accept(&self, stream: TcpStream) -> io::Result<ClientStream> {
+    pub async fn accept(&self, stream: ClientSocket) -> io::Result<ClientStream> {
         let tls = self.acceptor.accept(stream).await?;
         Ok(ClientStream::Tls(Box::new(tls)))
     }
@@ -85,15 +87,24 @@ impl TlsConfig {
 /// A client connection's byte stream.
 pub enum ClientStream {
     /// Unencrypted TCP.
-    Plain(TcpStream),
+    Plain(ClientSocket),
     /// TLS over TCP.
-    Tls(Box<TlsStream<TcpStream>>),
+    Tls(Box<TlsStream<ClientSocket>>),
 }
 
 impl ClientStream {
     /// True for a TLS stream.
     pub fn is_tls(&self) -> bool {
         matches!(self, ClientStream::Tls(_))
+    }
+
+    /// Hands the socket under the stream (and the TLS state above it, which
+    /// stays as it is) to the session thread that sleeps on `park`.
+    pub fn move_to_thread(&mut self, park: Arc<ThreadPark>) -> io::Result<()> {
+        match self {
+            ClientStream::Plain(socket) => socket.move_to_thread(park),
+            ClientStream::Tls(tls) => tls.get_mut().0.move_to_thread(park),
+        }
     }
 }
 

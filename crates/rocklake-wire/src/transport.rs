@@ -224,6 +224,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Transport<S> {
         Ok(())
     }
 
+    /// The stream, mutably (e.g. to hand it to the session thread).
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.stream
+    }
+
     /// Gives the stream back (e.g. to wrap it in TLS after SSLRequest).
     pub fn into_inner(self) -> S {
         self.stream

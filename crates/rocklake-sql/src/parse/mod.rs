@@ -42,6 +42,15 @@ pub struct Parsed {
     pub notices: Vec<Notice>,
 }
 
+impl Parsed {
+    /// The statements to change: a copy of what the statement cache keeps,
+    /// or, for a string it does not keep (a long one, whose statements may
+    /// nest too deeply to copy), the statements themselves.
+    pub fn into_owned(shared: std::sync::Arc<Parsed>) -> Parsed {
+        std::sync::Arc::try_unwrap(shared).unwrap_or_else(|shared| Parsed::clone(&shared))
+    }
+}
+
 /// Parses a query string into statements, with the depth guards: the
 /// token nesting check, the parser's recursion limit, then [`prepare`].
 /// Short query strings seen before come from the statement cache.
@@ -51,13 +60,19 @@ pub fn parse(sql: &str) -> Result<Vec<Statement>, SqlError> {
 
 /// [`parse`], with the notices of the lexer.
 pub fn parse_with_notices(sql: &str) -> Result<Parsed, SqlError> {
+    parse_shared(sql).map(Parsed::into_owned)
+}
+
+/// [`parse_with_notices`], sharing what the statement cache keeps instead
+/// of copying it (for callers that only read the statements).
+pub fn parse_shared(sql: &str) -> Result<std::sync::Arc<Parsed>, SqlError> {
     cache::get_or_parse(sql, parse_uncached)
 }
 
 /// [`parse_with_notices`] without the statement cache. Identifiers follow
 /// PostgreSQL's lexer ([`crate::ident::apply_lexer_rules`]) before the
 /// parser sees them.
-fn parse_uncached(sql: &str) -> Result<Parsed, SqlError> {
+pub(crate) fn parse_uncached(sql: &str) -> Result<Parsed, SqlError> {
     let dialect = PostgreSqlDialect {};
     let syntax_error = |e: ParserError| SqlError::new(SqlState::SYNTAX_ERROR, e.to_string());
     let mut tokens = Tokenizer::new(&dialect, sql)

@@ -463,29 +463,31 @@ impl Session {
                 }
             }
         }
-        let parsed = parse::parse_with_notices(sql).and_then(|mut parsed| {
-            if !params.is_empty() {
-                for statement in &mut parsed.statements {
-                    crate::session::params::substitute(statement, params)?;
-                }
+        let parsed = parse::parse_shared(sql).and_then(|shared| {
+            if params.is_empty() {
+                return Ok(shared);
             }
-            Ok(parsed)
+            let mut parsed = parse::Parsed::into_owned(shared);
+            for statement in &mut parsed.statements {
+                crate::session::params::substitute(statement, params)?;
+            }
+            Ok(Arc::new(parsed))
         });
-        let statements = match parsed {
+        let parsed = match parsed {
             Ok(parsed) => {
                 if protocol == Protocol::Simple {
                     for notice in &parsed.notices {
                         sink.notice(notice).await?;
                     }
                 }
-                parsed.statements
+                parsed
             }
             Err(error) => {
                 self.on_error();
                 return sink.error(&error).await;
             }
         };
-        let Some((last, first)) = statements.split_last() else {
+        let Some((last, first)) = parsed.statements.split_last() else {
             return Ok(());
         };
         // Several statements are one implicit transaction block (a new one

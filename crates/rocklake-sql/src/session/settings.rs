@@ -16,6 +16,9 @@ use sqlparser::ast::{Expr, Ident, Reset, Set};
 
 use crate::ident::fold;
 
+/// How many [`SessionSettings::snapshot`]s of one generation a session keeps.
+const KEPT_SNAPSHOTS: usize = 4;
+
 /// The settings of one session: the server's defaults, overridden by what
 /// the session set.
 #[derive(Debug, Clone, Default)]
@@ -135,8 +138,14 @@ impl SessionSettings {
             return all.clone();
         }
         let all = Arc::new(self.all());
-        self.snapshots
-            .retain(|(k, _)| k.0 == key.0 && k.1.is_none() != key.1.is_none());
+        // Values of older generations are gone for good; of this one, the
+        // few transaction characteristics a session alternates between stay
+        // (DuckDB: outside a transaction, its REPEATABLE READ blocks, the
+        // implicit transactions of single statements).
+        self.snapshots.retain(|(k, _)| k.0 == key.0);
+        if self.snapshots.len() >= KEPT_SNAPSHOTS {
+            self.snapshots.remove(0);
+        }
         self.snapshots.push((key, all.clone()));
         all
     }
@@ -309,8 +318,13 @@ impl SessionSettings {
         }
     }
 
-    /// `RESET ALL` / `DISCARD ALL`.
+    /// `RESET ALL` / `DISCARD ALL`. With nothing set it changes nothing, so
+    /// the values stay shared: DuckDB sends `DISCARD ALL` after every
+    /// transaction, and building them again was 2% of a commit's server CPU.
     pub fn reset_all(&mut self) {
+        if self.session_values().iter().all(|values| values.is_empty()) {
+            return;
+        }
         self.changed_values();
         for values in self.session_values() {
             values.clear();
@@ -535,6 +549,34 @@ mod tests {
         assert_eq!(
             e.message,
             "invalid value for parameter \"TimeZone\": \"Mars/Olympus\""
+        );
+    }
+
+    #[test]
+    fn values_are_built_again_only_when_they_change() {
+        let mut settings = SessionSettings::default();
+        let repeatable = Some(("repeatable read".to_string(), false));
+        let committed = Some(("read committed".to_string(), false));
+        let first = settings.snapshot();
+        // DuckDB's round: its block, an implicit transaction, DISCARD ALL.
+        for _ in 0..3 {
+            for transaction in [repeatable.clone(), None, committed.clone(), None] {
+                settings.set_transaction(transaction);
+                settings.snapshot();
+            }
+            settings.reset_all();
+        }
+        assert!(
+            Arc::ptr_eq(&first, &settings.snapshot()),
+            "shared, not built again"
+        );
+        settings.set("DateStyle", "ISO, MDY".into()).unwrap();
+        let changed = settings.snapshot();
+        assert!(!Arc::ptr_eq(&first, &changed));
+        settings.reset_all();
+        assert!(
+            !Arc::ptr_eq(&changed, &settings.snapshot()),
+            "RESET ALL changed a value"
         );
     }
 
