@@ -521,6 +521,12 @@ impl CacheView {
         self.cache.registry.keep(self.seen, version);
     }
 
+    /// Whether no commit that ended wrote under `tag` since this
+    /// transaction's snapshot.
+    pub(crate) fn tag_unchanged(&self, tag: u8) -> bool {
+        self.cache.tag_commit[usize::from(tag)].load(Ordering::SeqCst) <= self.seen
+    }
+
     /// Looks up `read` of `prefix` (its first byte is the tag).
     pub(crate) fn lookup(&self, prefix: &[u8], read: Read) -> Lookup {
         let Some(&tag) = prefix.first() else {

@@ -13,6 +13,7 @@ mod generic_keys;
 mod namespaces;
 mod relation_map;
 mod row_locks;
+mod table_edges;
 
 pub use relation_map::RelationMap;
 pub use row_locks::RowLockWait;
@@ -22,7 +23,7 @@ use std::sync::Arc;
 
 use rocklake_codec::keys::encode_key;
 use rocklake_codec::relations::{Relation, RowLayout};
-use rocklake_codec::tables::SnapshotColumns;
+use rocklake_codec::tables::{KeyField, SnapshotColumns};
 use rocklake_codec::tags::Tag;
 use rocklake_codec::values::encode_namespace;
 use rocklake_types::datum::{ColumnDef, Datum, Row};
@@ -109,6 +110,8 @@ pub struct WriteTxn {
     claims: Claims,
     /// The generic rows this transaction deleted or updated.
     touched_rows: TouchedRows,
+    /// The ends of the catalog tables it inserts into (uniqueness probes).
+    edges: table_edges::TableEdges,
 }
 
 impl WriteTxn {
@@ -133,6 +136,7 @@ impl WriteTxn {
             writes: Some(Writes::new()),
             written_bytes: 0,
             touched_rows: TouchedRows::default(),
+            edges: table_edges::TableEdges::default(),
         })
     }
 
@@ -155,6 +159,7 @@ impl WriteTxn {
     fn note_write(&mut self, key: &[u8], value: Option<&[u8]>) {
         self.wrote = true;
         self.written_tags.add_key(key);
+        self.edges.note_write(key);
         if let Some(writes) = &mut self.writes {
             self.written_bytes += key.len() + value.map_or(0, <[u8]>::len);
             // Kept for the journal up to its limit, else for the scan cache.
@@ -476,6 +481,12 @@ impl WriteTxn {
                 let prefix = encode_key(table.table.tag, &fields[..relation.primary_key.len()]);
                 (prefix, relation.primary_key.clone())
             }
+            // A key holding the row sequence this insert just allocated
+            // (never handed out before, and counted durably with the rows
+            // that use it) is new by construction: nothing to probe. DuckLake's
+            // statistics and file-list tables are keyed so; probing each of
+            // their rows cost two SlateDB seeks (docs/benchmarks.md).
+            _ if layout.key_fields().contains(&KeyField::RowSeq) => return Ok(()),
             // The whole key is unique: it holds the primary key, if any.
             _ => (key.to_vec(), layout.key_columns()),
         };
@@ -530,14 +541,23 @@ impl WriteTxn {
     /// the last row, and this answers its uniqueness probe without a SlateDB
     /// seek once the last row is cached. `false` when the cache cannot tell
     /// (this transaction wrote the table, or a later commit did).
-    async fn beyond_last_row(&self, relation: &Relation, probe: &[u8]) -> StoreResult<bool> {
-        if !probe.starts_with(&rows_prefix(relation, &[])) {
+    async fn beyond_last_row(&mut self, relation: &Relation, probe: &[u8]) -> StoreResult<bool> {
+        let table = rows_prefix(relation, &[]);
+        if !probe.starts_with(&table) {
             return Ok(false);
+        }
+        if self.edges.wrote(&table) {
+            // The cache no longer answers; what it told before does.
+            return Ok(self.edges.beyond_snapshot_and_writes(&table, probe));
         }
         let cached = self
             .view()
             .cached_edge_row(relation, &[], slatedb::IterationOrder::Descending)
             .await?;
+        if let Some(last) = &cached {
+            self.edges
+                .note_snapshot_last(&table, last.as_ref().map(|row| row.key.as_slice()));
+        }
         Ok(cached.is_some_and(|last| sorts_after(probe, last.as_ref())))
     }
 
@@ -546,6 +566,19 @@ impl WriteTxn {
     /// ended yet, so nothing is read and kept here).
     fn beyond_latest_last_row(&self, relation: &Relation, probe: &[u8]) -> bool {
         let table = rows_prefix(relation, &[]);
+        // No commit wrote the table since this transaction's snapshot: the
+        // latest state of the table is the snapshot's. (A commit in flight
+        // that inserts the same key holds its claim, which this transaction
+        // waited for before asking.)
+        if probe.starts_with(&table)
+            && self.edges.beyond_snapshot(&table, probe)
+            && self
+                .cache
+                .as_ref()
+                .is_some_and(|view| view.tag_unchanged(table[0]))
+        {
+            return true;
+        }
         let cache = &self.inner.scan_cache;
         let Some(latest) = cache.view(cache.before_snapshot()) else {
             return false;

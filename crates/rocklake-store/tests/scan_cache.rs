@@ -376,6 +376,57 @@ async fn uniqueness_probes_beyond_the_cached_last_row_still_find_every_duplicate
     assert_eq!(ids(&rows), vec![0, 1, 2, 3, 4, 5]);
 }
 
+/// A transaction that inserted into a table still answers the probes of
+/// its next inserts beyond every key without a seek (what the snapshot's
+/// last row was, and the greatest key it wrote), and still finds every
+/// duplicate: its own rows, the snapshot's, and a commit made since.
+#[tokio::test]
+async fn uniqueness_probes_after_the_transactions_own_inserts_still_find_every_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path()).await;
+    let (snapshots, _) = setup(&store).await;
+    insert_snapshot(&store, &snapshots, 1).await;
+
+    let mut txn = store.write().unwrap();
+    for id in 2..=50 {
+        txn.insert(&snapshots, snapshot_row(id)).await.unwrap();
+    }
+    for id in [50, 20, 1, 0] {
+        let err = txn.insert(&snapshots, snapshot_row(id)).await.unwrap_err();
+        assert!(
+            matches!(err, rocklake_store::StoreError::UniqueViolation { .. }),
+            "snapshot {id}: {err:?}"
+        );
+    }
+    drop(txn);
+
+    // A commit since the transaction's snapshot took a key beyond both the
+    // snapshot's last row and the transaction's own rows.
+    let mut txn = store.write().unwrap();
+    txn.insert(&snapshots, snapshot_row(2)).await.unwrap();
+    insert_snapshot(&store, &snapshots, 3).await;
+    let err = txn.insert(&snapshots, snapshot_row(3)).await.unwrap_err();
+    assert!(
+        matches!(err, rocklake_store::StoreError::UniqueViolation { .. }),
+        "{err:?}"
+    );
+    drop(txn);
+
+    let mut txn = store.write().unwrap();
+    for id in 4..=9 {
+        txn.insert(&snapshots, snapshot_row(id)).await.unwrap();
+    }
+    txn.commit().await.unwrap();
+    let rows = store
+        .read()
+        .unwrap()
+        .view()
+        .rows(&snapshots, &[])
+        .await
+        .unwrap();
+    assert_eq!(ids(&rows), vec![0, 1, 3, 4, 5, 6, 7, 8, 9]);
+}
+
 /// The registry version kept in memory is the one each transaction's
 /// snapshot holds, through DDL commits, a failed one, and a reopen.
 #[tokio::test]
