@@ -111,3 +111,63 @@ def test_a_replica_of_a_missing_catalog_refuses_to_start(tmp_path):
         replica.start()
     log = replica.log_path.read_text(errors="replace")
     assert "no catalog here yet" in log, log
+
+
+@pytest.mark.rocklake
+def test_multi_host_connection_strings_find_the_writer_or_a_replica(duck, data_dir, tmp_path):
+    """libpq's `target_session_attrs` tells the writer from a replica by what
+    PostgreSQL reports: `in_hot_standby` (ParameterStatus and SHOW),
+    `transaction_read_only` and `pg_is_in_recovery()`. Stock DuckDB passes
+    such a string through to libpq."""
+    psycopg = pytest.importorskip("psycopg")
+    writer = RockLakeBackend(tmp_path / "writer")
+    replica = ReplicaBackend(tmp_path / "replica", writer)
+    data = data_dir("lake")
+    try:
+        writer.start()
+        w = duck()
+        w.execute(writer.attach_sql("l", data))
+        w.execute("CREATE TABLE l.t (id INTEGER)")
+        w.execute("INSERT INTO l.t VALUES (1)")
+        replica.start()
+
+        def attrs(port):
+            with psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=lake",
+                                 autocommit=True) as con:
+                row = con.execute("SELECT current_setting('in_hot_standby'), "
+                                  "current_setting('transaction_read_only'), "
+                                  "current_setting('default_transaction_read_only'), "
+                                  "pg_is_in_recovery()").fetchone()
+                return con.info.parameter_status("in_hot_standby"), row
+
+        # As a PostgreSQL primary and a hot standby report themselves.
+        assert attrs(writer.port) == ("off", ("off", "off", "off", False))
+        assert attrs(replica.port) == ("on", ("on", "on", "off", True))
+        with psycopg.connect(f"host=127.0.0.1 port={replica.port} user=postgres dbname=lake",
+                             autocommit=True) as con:
+            with pytest.raises(psycopg.errors.CantChangeRuntimeParam):
+                con.execute("SET in_hot_standby = off")
+
+        # Each target finds the server it names, whichever host comes first.
+        ports = {"writer": writer.port, "replica": replica.port}
+        for order in (("replica", "writer"), ("writer", "replica")):
+            hosts = ",".join("127.0.0.1" for _ in order)
+            listed = ",".join(str(ports[name]) for name in order)
+            for target, expected in (("read-write", "writer"), ("primary", "writer"),
+                                     ("read-only", "replica"), ("standby", "replica"),
+                                     ("prefer-standby", "replica"), ("any", order[0])):
+                dsn = (f"host={hosts} port={listed} user=postgres dbname=lake "
+                       f"target_session_attrs={target}")
+                with psycopg.connect(dsn, autocommit=True) as con:
+                    assert con.info.port == ports[expected], (order, target)
+
+        # Stock DuckDB attaches to the writer through such a string and commits.
+        d = duck()
+        d.execute(f"ATTACH 'ducklake:postgres:host=127.0.0.1,127.0.0.1 "
+                  f"port={replica.port},{writer.port} user=postgres dbname=lake "
+                  f"target_session_attrs=read-write' AS m (DATA_PATH '{data}')")
+        d.execute("INSERT INTO m.t VALUES (2)")
+        assert w.execute("SELECT count(*) FROM l.t").fetchone()[0] == 2
+    finally:
+        replica.stop()
+        writer.stop()

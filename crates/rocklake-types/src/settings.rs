@@ -39,6 +39,8 @@ pub enum DefaultValue {
     ApplicationName,
     /// The user the client authenticated as.
     SessionUser,
+    /// `on` when the server is a hot standby (a read replica), else `off`.
+    HotStandby,
 }
 
 /// One server setting (a PostgreSQL GUC).
@@ -172,7 +174,14 @@ pub const SETTINGS: &[Setting] = &[
     isolation("default_transaction_isolation"),
     boolean("default_transaction_read_only", "off", true),
     milliseconds("idle_in_transaction_session_timeout"),
-    fixed("in_hot_standby", "off", true),
+    // What libpq's target_session_attrs reads to tell a replica (`on`) from
+    // the writer (`off`).
+    Setting {
+        name: "in_hot_standby",
+        default: DefaultValue::HotStandby,
+        reported: true,
+        kind: SettingKind::Text,
+    },
     fixed("integer_datetimes", "on", true),
     fixed("IntervalStyle", "postgres", true),
     fixed("is_superuser", "on", true),
@@ -247,6 +256,10 @@ pub struct SessionIdentity {
     pub user: String,
     /// The client's `application_name`.
     pub application_name: String,
+    /// Whether the server is a hot standby: a read replica, whose
+    /// transactions are all read-only (`in_hot_standby`,
+    /// `transaction_read_only`, `pg_is_in_recovery()`).
+    pub hot_standby: bool,
 }
 
 impl Setting {
@@ -256,6 +269,7 @@ impl Setting {
             DefaultValue::Fixed(value) => value.to_string(),
             DefaultValue::ApplicationName => identity.application_name.clone(),
             DefaultValue::SessionUser => identity.user.clone(),
+            DefaultValue::HotStandby => on_off(identity.hot_standby),
         }
     }
 }
@@ -419,6 +433,7 @@ mod tests {
         let identity = SessionIdentity {
             user: "postgres".into(),
             application_name: String::new(),
+            hot_standby: false,
         };
         let names: Vec<&str> = reported(&identity).map(|(n, _)| n).collect();
         assert_eq!(
@@ -440,6 +455,12 @@ mod tests {
             ]
         );
         assert!(reported(&identity).any(|p| p == ("TimeZone", "Etc/UTC".to_string())));
+        assert!(reported(&identity).any(|p| p == ("in_hot_standby", "off".to_string())));
+        let standby = SessionIdentity {
+            hot_standby: true,
+            ..identity.clone()
+        };
+        assert!(reported(&standby).any(|p| p == ("in_hot_standby", "on".to_string())));
         assert!(version_string().starts_with("PostgreSQL 15."));
     }
 }

@@ -46,6 +46,9 @@ pub struct ServerConfig {
     pub shutdown_grace: Duration,
     /// Which users may connect to which databases; `None` lets everyone.
     pub access: Option<Arc<crate::access::AccessRules>>,
+    /// The server is a hot standby (a read replica): its sessions report
+    /// `in_hot_standby = on`, as libpq's `target_session_attrs` reads it.
+    pub hot_standby: bool,
 }
 
 impl Default for ServerConfig {
@@ -59,6 +62,7 @@ impl Default for ServerConfig {
             max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
             shutdown_grace: Duration::from_secs(10),
             access: None,
+            hot_standby: false,
         }
     }
 }
@@ -358,7 +362,7 @@ async fn start(
         Some(_) => Encryption::Available,
         None => Encryption::Unavailable,
     };
-    let client = loop {
+    let mut client = loop {
         match startup::negotiate(&mut transport, encryption).await {
             Ok(Handshake::Startup(client)) => break client,
             Ok(Handshake::StartTls) => {
@@ -387,6 +391,7 @@ async fn start(
             }
         }
     };
+    client.hot_standby = shared.config.hot_standby;
     if tls.is_some_and(|t| t.require) && encryption != Encryption::Active {
         startup::send_fatal(
             &mut transport,

@@ -67,6 +67,9 @@ pub struct ClientParams {
     /// naming one a client may set, such as `TimeZone`, or `-c name=value`
     /// in `options`): the session's values before it changes them.
     pub settings: Vec<(String, String)>,
+    /// Whether the server is a hot standby (from the server's configuration,
+    /// not from the client): the session's `in_hot_standby`.
+    pub hot_standby: bool,
 }
 
 impl ClientParams {
@@ -75,6 +78,7 @@ impl ClientParams {
         SessionIdentity {
             user: self.user.clone(),
             application_name: self.application_name.clone(),
+            hot_standby: self.hot_standby,
         }
     }
 }

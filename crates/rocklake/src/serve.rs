@@ -285,6 +285,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_message_bytes: args.max_message_bytes,
         shutdown_grace: args.shutdown_grace,
         access,
+        hot_standby: args.read_only,
         ..ServerConfig::default()
     };
     rocklake_wire::serve_until(listener, sessions, config, shutdown_signal()).await?;

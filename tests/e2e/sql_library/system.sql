@@ -29,3 +29,6 @@ SELECT has_schema_privilege('public', 'SELECT')
 SELECT has_database_privilege('nosuch', 'CONNECT')
 SELECT has_column_privilege('pg_class', 'nosuch', 'SELECT')
 SELECT pg_sleep(0), pg_typeof(pg_sleep(0)), pg_sleep(-1), pg_sleep_for('0 s'), pg_sleep_until(now() - interval '1 s'), pg_sleep(NULL)
+-- What libpq's target_session_attrs reads (the writer answers as a primary).
+SELECT pg_is_in_recovery(), current_setting('in_hot_standby'), current_setting('transaction_read_only'), current_setting('default_transaction_read_only')
+SET in_hot_standby = on

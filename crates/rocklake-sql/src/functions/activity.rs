@@ -2,7 +2,7 @@
 //! Functions" and "Session Information Functions"):
 //! `pg_cancel_backend`, `pg_terminate_backend` with PostgreSQL's permission
 //! rules, `pg_postmaster_start_time`, `inet_client_addr`,
-//! `inet_client_port`, `pg_blocking_pids`, and the delays `pg_sleep`, `pg_sleep_for`,
+//! `inet_client_port`, `pg_is_in_recovery`, `pg_blocking_pids`, and the delays `pg_sleep`, `pg_sleep_for`,
 //! `pg_sleep_until`. They act on the server's board of sessions
 //! ([`rocklake_types::activity`]), as `pg_stat_activity` shows it.
 
@@ -95,6 +95,15 @@ pub(super) fn register(lib: &mut Library) {
         },
     )
     .volatile()
+    .reads_session();
+    // True on a read replica (a hot standby), as PostgreSQL answers on a
+    // standby; libpq's target_session_attrs=primary/standby asks it.
+    lib.function("pg_is_in_recovery", [Param::Any; 0], BOOL, |_, _, env| {
+        Ok(Datum::Bool(
+            env.catalog.setting("in_hot_standby").as_deref() == Some("on"),
+        ))
+    })
+    .stable()
     .reads_session();
     lib.function("inet_client_port", [Param::Any; 0], INT4, |_, _, env| {
         Ok(own_client(env).map_or(Datum::Null, |peer| Datum::Int4(peer.port().into())))

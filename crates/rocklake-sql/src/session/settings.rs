@@ -114,6 +114,10 @@ impl SessionSettings {
         } else {
             name
         };
+        if key == "transaction_read_only" && self.identity.hot_standby {
+            // Every transaction of a hot standby is read-only.
+            return Some(("transaction_read_only".to_string(), on_off(true)));
+        }
         if let Some((current, default)) = TRANSACTION_DEFAULTS.iter().find(|(n, _)| *n == key) {
             let value = match &self.transaction {
                 Some((level, _)) if key == "transaction_isolation" => level.clone(),
@@ -363,7 +367,9 @@ fn check_settable(name: &str) -> Result<(), SqlError> {
         "role" | "session_authorization" => Err(SqlError::unsupported(format!(
             "SET {name} = ... and set_config('{name}', ...): use SET ROLE or SET SESSION AUTHORIZATION"
         ))),
-        "is_superuser" => Err(SqlError::new(
+        // What the server is: a client cannot make a replica look like the
+        // writer.
+        "is_superuser" | "in_hot_standby" => Err(SqlError::new(
             SqlState::CANT_CHANGE_RUNTIME_PARAM,
             format!("parameter \"{name}\" cannot be changed"),
         )),
@@ -627,6 +633,7 @@ mod tests {
         settings.set_identity(SessionIdentity {
             user: "postgres".into(),
             application_name: "app".into(),
+            hot_standby: false,
         });
         assert!(settings.take_reported_changes().is_empty());
         settings
