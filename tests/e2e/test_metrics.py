@@ -66,6 +66,10 @@ def test_health_and_exposition(server):
     assert server.get("/healthz") == (200, "ok\n")
     status, body = server.get("/readyz")
     assert (status, body) == (200, "ready\n")
+    # By role, for a load balancer's health check: this server is the writer.
+    assert server.get("/readyz?role=writer") == (200, "ready\n")
+    assert server.get("/readyz?role=replica") == (503, "not a replica: this server is a writer\n")
+    assert server.get("/readyz?role=primary")[0] == 400
     status, body = server.get("/nope")
     assert status == 404
     with psycopg.connect(server.dsn(), autocommit=True) as con:

@@ -8,11 +8,13 @@ commit, time travel works on them, a write through them fails with SQLSTATE
 from __future__ import annotations
 
 import time
+import urllib.error
+import urllib.request
 
 import duckdb
 import pytest
 
-from conftest import RockLakeBackend
+from conftest import RockLakeBackend, free_port
 
 
 class ReplicaBackend(RockLakeBackend):
@@ -27,9 +29,11 @@ class ReplicaBackend(RockLakeBackend):
     def location(self) -> str:
         return self.writer.location
 
+    extra_args: list[str] = []
+
     def command(self) -> list[str]:
         return [self.binary, "serve", self.location, "--read-only", "--poll-ms", "50",
-                "--listen", f"{self.host}:{self.port}"]
+                "--listen", f"{self.host}:{self.port}", *self.extra_args]
 
 
 def wait_for(con, sql, expected, timeout=15.0):
@@ -122,6 +126,8 @@ def test_multi_host_connection_strings_find_the_writer_or_a_replica(duck, data_d
     psycopg = pytest.importorskip("psycopg")
     writer = RockLakeBackend(tmp_path / "writer")
     replica = ReplicaBackend(tmp_path / "replica", writer)
+    replica.metrics_port = free_port()
+    replica.extra_args = ["--metrics-listen", f"127.0.0.1:{replica.metrics_port}"]
     data = data_dir("lake")
     try:
         writer.start()
@@ -143,6 +149,14 @@ def test_multi_host_connection_strings_find_the_writer_or_a_replica(duck, data_d
         # As a PostgreSQL primary and a hot standby report themselves.
         assert attrs(writer.port) == ("off", ("off", "off", "off", False))
         assert attrs(replica.port) == ("on", ("on", "on", "off", True))
+        # The replica's health check by role (the writer's: test_metrics.py).
+        health = f"http://127.0.0.1:{replica.metrics_port}/readyz"
+        with urllib.request.urlopen(f"{health}?role=replica", timeout=10) as response:
+            assert (response.status, response.read()) == (200, b"ready\n")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{health}?role=writer", timeout=10)
+        assert refused.value.code == 503
+        assert refused.value.read() == b"not a writer: this server is a replica\n"
         with psycopg.connect(f"host=127.0.0.1 port={replica.port} user=postgres dbname=lake",
                              autocommit=True) as con:
             with pytest.raises(psycopg.errors.CantChangeRuntimeParam):

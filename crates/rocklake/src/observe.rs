@@ -4,6 +4,9 @@
 //! - `/healthz`: 200 while the process serves HTTP at all (liveness);
 //! - `/readyz`: 200 when every database opened and each catalog is neither
 //!   closed nor fenced and answers a read; 503 with the reasons otherwise.
+//!   `/readyz?role=writer` (or `replica`) is also 503 on a server of the
+//!   other role, so a load balancer's health check can send clients to the
+//!   writer or to the replicas.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -30,6 +33,7 @@ pub async fn bind(listen: SocketAddr) -> anyhow::Result<tokio::net::TcpListener>
 pub fn start(
     listener: tokio::net::TcpListener,
     root: Arc<ServedRoot>,
+    role: ServerRole,
 ) -> anyhow::Result<SocketAddr> {
     let bound = listener.local_addr()?;
     let root = Arc::downgrade(&root);
@@ -46,7 +50,7 @@ pub fn start(
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |request| {
                     let root = root.upgrade();
-                    async move { Ok::<_, Infallible>(respond(request, root).await) }
+                    async move { Ok::<_, Infallible>(respond(request, root, role).await) }
                 });
                 let connection = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service);
@@ -59,9 +63,49 @@ pub fn start(
     Ok(bound)
 }
 
+/// What a server is, as `/readyz?role=` asks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerRole {
+    /// It takes writes.
+    Writer,
+    /// A read replica (`serve --read-only`).
+    Replica,
+}
+
+impl ServerRole {
+    fn name(self) -> &'static str {
+        match self {
+            ServerRole::Writer => "writer",
+            ServerRole::Replica => "replica",
+        }
+    }
+}
+
+/// The role `/readyz` was asked about (`?role=writer|replica`), if any;
+/// `Err` with the answer for a query it does not understand.
+fn asked_role(query: Option<&str>) -> Result<Option<ServerRole>, String> {
+    let Some(query) = query else {
+        return Ok(None);
+    };
+    let mut asked = None;
+    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+        asked = match pair.split_once('=') {
+            Some(("role", "writer")) => Some(ServerRole::Writer),
+            Some(("role", "replica")) => Some(ServerRole::Replica),
+            _ => {
+                return Err(format!(
+                    "unknown query {pair:?}: /readyz?role=writer or ?role=replica\n"
+                ))
+            }
+        };
+    }
+    Ok(asked)
+}
+
 async fn respond(
     request: Request<Incoming>,
     root: Option<Arc<ServedRoot>>,
+    role: ServerRole,
 ) -> Response<Full<Bytes>> {
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return text(StatusCode::METHOD_NOT_ALLOWED, "GET only\n".to_string());
@@ -76,23 +120,35 @@ async fn respond(
             response
         }
         "/healthz" => text(StatusCode::OK, "ok\n".to_string()),
-        "/readyz" => match root {
-            None => text(
+        "/readyz" => match asked_role(request.uri().query()) {
+            Err(message) => text(StatusCode::BAD_REQUEST, message),
+            Ok(Some(asked)) if asked != role => text(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "shutting down\n".to_string(),
+                format!("not a {}: this server is a {}\n", asked.name(), role.name()),
             ),
-            Some(root) => match root.check_ready().await {
-                Ok(()) => text(StatusCode::OK, "ready\n".to_string()),
-                Err(problems) => text(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    format!("not ready:\n{problems}\n"),
-                ),
-            },
+            Ok(_) => readiness(root).await,
         },
         _ => text(
             StatusCode::NOT_FOUND,
             "not found: /metrics, /healthz and /readyz are served\n".to_string(),
         ),
+    }
+}
+
+/// `/readyz` of the server's catalogs.
+async fn readiness(root: Option<Arc<ServedRoot>>) -> Response<Full<Bytes>> {
+    match root {
+        None => text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "shutting down\n".to_string(),
+        ),
+        Some(root) => match root.check_ready().await {
+            Ok(()) => text(StatusCode::OK, "ready\n".to_string()),
+            Err(problems) => text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("not ready:\n{problems}\n"),
+            ),
+        },
     }
 }
 

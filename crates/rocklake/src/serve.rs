@@ -245,7 +245,12 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         listener.local_addr()?
     );
     if let Some(listener) = metrics_listener {
-        let bound = crate::observe::start(listener, root.clone())?;
+        let server_role = if args.read_only {
+            crate::observe::ServerRole::Replica
+        } else {
+            crate::observe::ServerRole::Writer
+        };
+        let bound = crate::observe::start(listener, root.clone(), server_role)?;
         eprintln!("rocklake: metrics at http://{bound}/metrics (and /healthz, /readyz)");
     }
     if args.read_only {
