@@ -80,6 +80,8 @@ def test_health_and_exposition(server):
         assert status == 200
         assert text.endswith("# EOF\n")
         assert sample(text, "rocklake_active_sessions") >= 1
+        assert sample(text, 'rocklake_role{role="writer"}') == 1
+        assert sample(text, 'rocklake_role{role="replica"}') == 0
         assert sample(text, 'rocklake_errors_total{sqlstate="42P01"}') >= 1
         assert sample(text, 'rocklake_statements_total{command="SELECT"}') >= 1
         # SlateDB's statistics of the default lake.

@@ -157,6 +157,10 @@ def test_multi_host_connection_strings_find_the_writer_or_a_replica(duck, data_d
             urllib.request.urlopen(f"{health}?role=writer", timeout=10)
         assert refused.value.code == 503
         assert refused.value.read() == b"not a writer: this server is a replica\n"
+        metrics_url = f"http://127.0.0.1:{replica.metrics_port}/metrics"
+        with urllib.request.urlopen(metrics_url, timeout=10) as response:
+            exposed = response.read().decode()
+        assert 'rocklake_role{role="replica"} 1' in exposed.splitlines(), exposed
         with psycopg.connect(f"host=127.0.0.1 port={replica.port} user=postgres dbname=lake",
                              autocommit=True) as con:
             with pytest.raises(psycopg.errors.CantChangeRuntimeParam):

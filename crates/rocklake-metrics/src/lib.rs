@@ -56,6 +56,8 @@ pub struct Metrics {
     scan_cache_hits: Counter,
     /// Catalog scans the scan cache could not answer (`result="miss"`).
     scan_cache_misses: Counter,
+    /// What the server is (`role="writer"` or `"replica"`): 1 for its role.
+    role: Family<Labels, Gauge>,
     /// SlateDB's statistics of every open lake.
     slatedb: SlateDbStats,
 }
@@ -133,6 +135,12 @@ impl Metrics {
         };
         let (scan_cache_hits, scan_cache_misses) =
             (scan_cache_result("hit"), scan_cache_result("miss"));
+        let role = Family::<Labels, Gauge>::default();
+        registry.register(
+            "role",
+            "What the server is: 1 for role=\"writer\" or role=\"replica\"",
+            role.clone(),
+        );
         let slatedb = SlateDbStats::default();
         registry.register_collector(Box::new(slatedb.clone()));
         Metrics {
@@ -148,8 +156,17 @@ impl Metrics {
             sessions,
             scan_cache_hits,
             scan_cache_misses,
+            role,
             slatedb,
         }
+    }
+
+    /// Records what the server is (`writer` or `replica`), once it serves.
+    pub fn set_role(&self, role: &str) {
+        self.role.clear();
+        self.role
+            .get_or_create(&vec![("role".to_string(), role.to_string())])
+            .set(1);
     }
 
     /// A durable commit that took `took`.

@@ -73,7 +73,9 @@ pub enum ServerRole {
 }
 
 impl ServerRole {
-    fn name(self) -> &'static str {
+    /// `writer` or `replica`, as `/readyz?role=` and the `rocklake_role`
+    /// metric name it.
+    pub fn name(self) -> &'static str {
         match self {
             ServerRole::Writer => "writer",
             ServerRole::Replica => "replica",

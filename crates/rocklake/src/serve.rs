@@ -244,12 +244,13 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         root.names().join(", "),
         listener.local_addr()?
     );
+    let server_role = if args.read_only {
+        crate::observe::ServerRole::Replica
+    } else {
+        crate::observe::ServerRole::Writer
+    };
+    rocklake_metrics::metrics().set_role(server_role.name());
     if let Some(listener) = metrics_listener {
-        let server_role = if args.read_only {
-            crate::observe::ServerRole::Replica
-        } else {
-            crate::observe::ServerRole::Writer
-        };
         let bound = crate::observe::start(listener, root.clone(), server_role)?;
         eprintln!("rocklake: metrics at http://{bound}/metrics (and /healthz, /readyz)");
     }
