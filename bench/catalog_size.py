@@ -25,7 +25,6 @@ import pathlib
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -132,12 +131,7 @@ def main():
     ap.add_argument("--alter-every", type=int, default=40)
     ap.add_argument("--reps", type=int, default=5)
     args = ap.parse_args()
-    binary = bench.rocklake_binary()
-    if not binary.is_file():
-        sys.exit(f"{binary} missing: cargo build --release -p rocklake")
-    workdir = pathlib.Path(tempfile.mkdtemp(prefix="rocklake-catsize-"))
-    duck = bench.Duck(workdir, want_sqlite=False, may_install=False)
-    rocklake, pg = bench.RockLake(workdir, binary, duck), bench.Postgres(workdir, duck, durable=True)
+    _, duck, (rocklake, pg) = bench.rocklake_and_postgres("rocklake-catsize-")
     print(f"# {bench.machine_info()}")
     print(f"# git {bench.git_rev()}; DuckDB {duck.version}; {args.tables} tables, "
           f"{args.snapshots} snapshots, ALTER every {args.alter_every}; median of {args.reps}")

@@ -39,6 +39,23 @@ def rows_within(conn: psycopg.Connection, sql: str, seconds: float = 10) -> list
     return rows
 
 
+def in_background(conn: psycopg.Connection, sql: str) -> tuple[threading.Thread, dict]:
+    """Runs `sql` on `conn` in a thread of its own; the dict gets its
+    outcome under "result": "finished", or the SQLSTATE it failed with."""
+    outcome = {}
+
+    def run():
+        try:
+            conn.execute(sql)
+            outcome["result"] = "finished"
+        except psycopg.Error as error:
+            outcome["result"] = error.sqlstate
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
 def states_of_a_session(dsn: str) -> list:
     """What another session sees of one going through a transaction block."""
     observed = []
@@ -95,17 +112,8 @@ def cancel_running_query(dsn: str) -> list:
     """An operator cancels a long query; the session goes on."""
     observed = []
     with connect(dsn, "watcher") as watcher, connect(dsn, "runner") as runner:
-        outcome = {}
-
-        def run():
-            try:
-                runner.execute("SELECT count(*) FROM generate_series(1, 2000000000)")
-                outcome["result"] = "finished"
-            except psycopg.Error as error:
-                outcome["result"] = error.sqlstate
-
-        thread = threading.Thread(target=run)
-        thread.start()
+        thread, outcome = in_background(
+            runner, "SELECT count(*) FROM generate_series(1, 2000000000)")
         observed.append(rows_within(watcher, "SELECT state, query FROM pg_stat_activity "
                                     "WHERE application_name = 'runner' AND state = 'active'"))
         observed.append(watcher.execute(
@@ -282,17 +290,7 @@ def sleeps_ended(dsn: str) -> list:
             sleeper.execute("SELECT pg_sleep(30)")
         observed.append(str(timed_out.value).splitlines()[0])
         sleeper.execute("RESET statement_timeout")
-        outcome = {}
-
-        def sleep():
-            try:
-                sleeper.execute("SELECT pg_sleep_for('30 seconds')")
-                outcome["result"] = "finished"
-            except psycopg.Error as error:
-                outcome["result"] = error.sqlstate
-
-        thread = threading.Thread(target=sleep)
-        thread.start()
+        thread, outcome = in_background(sleeper, "SELECT pg_sleep_for('30 seconds')")
         rows_within(watcher, "SELECT 1 FROM pg_stat_activity "
                              "WHERE application_name = 'sleeper' AND state = 'active'")
         watcher.execute("SELECT pg_cancel_backend(pid) FROM pg_stat_activity "

@@ -539,14 +539,16 @@ impl WriteTxn {
     /// (read and kept on a miss): then no row of the snapshot is under
     /// `probe`. DuckLake's ids grow, so nearly every insert's key lies beyond
     /// the last row, and this answers its uniqueness probe without a SlateDB
-    /// seek once the last row is cached. `false` when the cache cannot tell
-    /// (this transaction wrote the table, or a later commit did).
+    /// seek once the last row is cached. Once this transaction wrote the
+    /// table (the cache then no longer answers it), the last row the cache
+    /// told before and the transaction's own greatest key answer instead.
+    /// `false` when neither can tell (a later commit wrote the table first).
     async fn beyond_last_row(&mut self, relation: &Relation, probe: &[u8]) -> StoreResult<bool> {
         let table = rows_prefix(relation, &[]);
         if !probe.starts_with(&table) {
             return Ok(false);
         }
-        if self.edges.wrote(&table) {
+        if self.written_tags.contains(table[0]) {
             // The cache no longer answers; what it told before does.
             return Ok(self.edges.beyond_snapshot_and_writes(&table, probe));
         }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use common::*;
 use rocklake_codec::relations::Relation;
-use rocklake_store::{CatalogStore, KeyedRow};
+use rocklake_store::{CatalogStore, KeyedRow, WriteTxn};
 use rocklake_types::datum::Datum;
 use slatedb::IterationOrder;
 
@@ -312,6 +312,15 @@ async fn commits_update_cached_scans_and_failed_commits_do_not() {
     );
 }
 
+/// Inserts snapshot `id` in `txn` and asserts it is refused as a duplicate.
+async fn insert_duplicate(txn: &mut WriteTxn, snapshots: &Relation, id: i64) {
+    let err = txn.insert(snapshots, snapshot_row(id)).await.unwrap_err();
+    assert!(
+        matches!(err, rocklake_store::StoreError::UniqueViolation { .. }),
+        "snapshot {id}: {err:?}"
+    );
+}
+
 /// Inserts snapshot `id` in a transaction of its own and commits it.
 async fn insert_snapshot(store: &CatalogStore, snapshots: &Relation, id: i64) {
     let mut txn = store.write().unwrap();
@@ -335,12 +344,7 @@ async fn uniqueness_probes_beyond_the_cached_last_row_still_find_every_duplicate
         let store = store.clone();
         let snapshots = snapshots.clone();
         async move {
-            let mut txn = store.write().unwrap();
-            let err = txn.insert(&snapshots, snapshot_row(id)).await.unwrap_err();
-            assert!(
-                matches!(err, rocklake_store::StoreError::UniqueViolation { .. }),
-                "snapshot {id}: {err:?}"
-            );
+            insert_duplicate(&mut store.write().unwrap(), &snapshots, id).await;
         }
     };
     duplicate(2).await; // the last row itself
@@ -354,11 +358,7 @@ async fn uniqueness_probes_beyond_the_cached_last_row_still_find_every_duplicate
         vec![0, 1, 2]
     );
     insert_snapshot(&store, &snapshots, 3).await;
-    let err = early.insert(&snapshots, snapshot_row(3)).await.unwrap_err();
-    assert!(
-        matches!(err, rocklake_store::StoreError::UniqueViolation { .. }),
-        "{err:?}"
-    );
+    insert_duplicate(&mut early, &snapshots, 3).await;
     drop(early);
 
     // Keys beyond every committed row go in, and the rows are all there.
@@ -392,11 +392,7 @@ async fn uniqueness_probes_after_the_transactions_own_inserts_still_find_every_d
         txn.insert(&snapshots, snapshot_row(id)).await.unwrap();
     }
     for id in [50, 20, 1, 0] {
-        let err = txn.insert(&snapshots, snapshot_row(id)).await.unwrap_err();
-        assert!(
-            matches!(err, rocklake_store::StoreError::UniqueViolation { .. }),
-            "snapshot {id}: {err:?}"
-        );
+        insert_duplicate(&mut txn, &snapshots, id).await;
     }
     drop(txn);
 
@@ -405,11 +401,7 @@ async fn uniqueness_probes_after_the_transactions_own_inserts_still_find_every_d
     let mut txn = store.write().unwrap();
     txn.insert(&snapshots, snapshot_row(2)).await.unwrap();
     insert_snapshot(&store, &snapshots, 3).await;
-    let err = txn.insert(&snapshots, snapshot_row(3)).await.unwrap_err();
-    assert!(
-        matches!(err, rocklake_store::StoreError::UniqueViolation { .. }),
-        "{err:?}"
-    );
+    insert_duplicate(&mut txn, &snapshots, 3).await;
     drop(txn);
 
     let mut txn = store.write().unwrap();

@@ -5,7 +5,7 @@
 
 use std::io::{self, Read, Write};
 use std::net::Shutdown;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::AsRawFd;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -60,16 +60,6 @@ impl ClientSocket {
 
     fn moving() -> io::Error {
         io::Error::other("the socket is being moved to its session thread")
-    }
-}
-
-impl AsRawFd for ClientSocket {
-    fn as_raw_fd(&self) -> RawFd {
-        match &self.owner {
-            Owner::Reactor(stream) => stream.as_raw_fd(),
-            Owner::Thread { stream, .. } => stream.as_raw_fd(),
-            Owner::Moving => -1,
-        }
     }
 }
 

@@ -47,13 +47,6 @@ impl TableEdges {
         }
     }
 
-    /// Whether the transaction wrote under the tag of `table`.
-    pub(crate) fn wrote(&self, table: &[u8]) -> bool {
-        table
-            .first()
-            .is_some_and(|tag| self.written_max.contains_key(tag))
-    }
-
     /// Whether every key under `probe` (a prefix under `table`) sorts after
     /// both the snapshot's last key of `table` and every key this
     /// transaction wrote: then none of them is under `probe`. `false` when
@@ -86,7 +79,6 @@ mod tests {
     fn unknown_until_the_snapshot_end_is_noted() {
         let mut edges = TableEdges::default();
         edges.note_write(&[7, 1]);
-        assert!(edges.wrote(&[7]));
         assert!(!edges.beyond_snapshot_and_writes(&[7], &[7, 9]));
         edges.note_snapshot_last(&[7], Some(&[7, 0, 5]));
         assert!(edges.beyond_snapshot_and_writes(&[7], &[7, 9]));
