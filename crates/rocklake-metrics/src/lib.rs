@@ -56,8 +56,20 @@ pub struct Metrics {
     scan_cache_hits: Counter,
     /// Catalog scans the scan cache could not answer (`result="miss"`).
     scan_cache_misses: Counter,
-    /// What the server is (`role="writer"` or `"replica"`): 1 for its role.
+    /// What the server is (`role="writer"`, `"standby"` or `"replica"`): 1
+    /// for its role.
     role: Family<Labels, Gauge>,
+    /// Times this server took over as the writer from another one.
+    takeovers: Counter,
+    /// Seconds the last takeover took, from claiming the lease to taking
+    /// writes.
+    takeover_seconds: Gauge<f64, std::sync::atomic::AtomicU64>,
+    /// The writer lease's term this server holds or watches.
+    lease_term: Gauge,
+    /// When the writer's heartbeat was last written (by a writer) or seen to
+    /// change (by a standby), in seconds since 1970: the lease's age is
+    /// `time() - rocklake_lease_heartbeat_timestamp_seconds`.
+    lease_heartbeat: Gauge<f64, std::sync::atomic::AtomicU64>,
     /// SlateDB's statistics of every open lake.
     slatedb: SlateDbStats,
 }
@@ -138,8 +150,32 @@ impl Metrics {
         let role = Family::<Labels, Gauge>::default();
         registry.register(
             "role",
-            "What the server is: 1 for role=\"writer\" or role=\"replica\"",
+            "What the server is: 1 for role=\"writer\", \"standby\" or \"replica\"",
             role.clone(),
+        );
+        let takeovers = Counter::default();
+        registry.register(
+            "takeovers",
+            "Times this server took over as the writer of its root",
+            takeovers.clone(),
+        );
+        let takeover_seconds = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
+        registry.register(
+            "takeover_duration_seconds",
+            "Time the last takeover took, from claiming the writer lease to taking writes",
+            takeover_seconds.clone(),
+        );
+        let lease_term = Gauge::default();
+        registry.register(
+            "lease_term",
+            "The writer lease's term this server holds or watches",
+            lease_term.clone(),
+        );
+        let lease_heartbeat = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
+        registry.register(
+            "lease_heartbeat_timestamp_seconds",
+            "When the writer's heartbeat was last written (writer) or seen to change (standby)",
+            lease_heartbeat.clone(),
         );
         let slatedb = SlateDbStats::default();
         registry.register_collector(Box::new(slatedb.clone()));
@@ -157,16 +193,41 @@ impl Metrics {
             scan_cache_hits,
             scan_cache_misses,
             role,
+            takeovers,
+            takeover_seconds,
+            lease_term,
+            lease_heartbeat,
             slatedb,
         }
     }
 
-    /// Records what the server is (`writer` or `replica`), once it serves.
+    /// Records what the server is (`writer`, `standby` or `replica`), once
+    /// it serves and again when it changes.
     pub fn set_role(&self, role: &str) {
         self.role.clear();
         self.role
             .get_or_create(&vec![("role".to_string(), role.to_string())])
             .set(1);
+    }
+
+    /// A takeover of the writer role that took `took`.
+    pub fn takeover(&self, took: Duration) {
+        self.takeovers.inc();
+        self.takeover_seconds.set(took.as_secs_f64());
+    }
+
+    /// The writer lease's term, now held or watched.
+    pub fn set_lease_term(&self, term: u64) {
+        self.lease_term.set(term as i64);
+    }
+
+    /// The writer's heartbeat was written, or seen to change, now.
+    pub fn lease_heartbeat(&self) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        self.lease_heartbeat.set(now);
     }
 
     /// A durable commit that took `took`.

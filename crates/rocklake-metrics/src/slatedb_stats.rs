@@ -3,13 +3,15 @@
 //! Prometheus metrics labelled with the lake.
 //!
 //! Each lake's database records into a [`LakeRecorder`], which adds the
-//! label `lake` and keeps the values in one SlateDB `DefaultMetricsRecorder`;
-//! at each scrape [`SlateDbStats`] reads that recorder's snapshot and
+//! label `lake` and keeps the values in a SlateDB `DefaultMetricsRecorder`
+//! of that lake (a lake opened again, as when a standby takes over, starts
+//! a new one: SlateDB registers each metric once per recorder); at each
+//! scrape [`SlateDbStats`] reads every lake's snapshot and
 //! encodes it, one family per SlateDB metric name (`slatedb.db.write_ops`
 //! becomes `slatedb_db_write_ops`).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, MetricEncoder};
@@ -22,7 +24,8 @@ use slatedb_common::metrics::{
 /// The SlateDB statistics of every lake, collected at each scrape.
 #[derive(Clone, Default)]
 pub struct SlateDbStats {
-    recorder: Arc<DefaultMetricsRecorder>,
+    /// The recorder of each lake's latest opening.
+    recorders: Arc<Mutex<BTreeMap<String, Arc<DefaultMetricsRecorder>>>>,
 }
 
 impl std::fmt::Debug for SlateDbStats {
@@ -34,9 +37,14 @@ impl std::fmt::Debug for SlateDbStats {
 impl SlateDbStats {
     /// The recorder of one lake's database.
     pub fn recorder(&self, lake: &str) -> LakeRecorder {
+        let recorder = Arc::new(DefaultMetricsRecorder::new());
+        self.recorders
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(lake.to_string(), recorder.clone());
         LakeRecorder {
             lake: lake.to_string(),
-            recorder: self.recorder.clone(),
+            recorder,
         }
     }
 }
@@ -101,10 +109,17 @@ impl MetricsRecorder for LakeRecorder {
 
 impl Collector for SlateDbStats {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let snapshot = self.recorder.snapshot();
+        let recorders: Vec<Arc<DefaultMetricsRecorder>> = self
+            .recorders
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        let snapshots: Vec<_> = recorders.iter().map(|r| r.snapshot()).collect();
         // One family per name: OpenMetrics wants a family's samples together.
         let mut families: BTreeMap<String, Vec<&Metric>> = BTreeMap::new();
-        for metric in snapshot.all() {
+        for metric in snapshots.iter().flat_map(|snapshot| snapshot.all()) {
             families
                 .entry(prometheus_name(&metric.name))
                 .or_default()

@@ -72,6 +72,18 @@ pub enum StoreError {
         /// This writer's epoch.
         epoch: u64,
     },
+    /// Another server holds the writer lease of the root and is alive.
+    #[error("{location} has a live writer ({holder}): start this server with --standby to take over when it is gone, with --read-only to serve as a replica, or with --take-over to fence it now")]
+    LeaseHeld {
+        /// The root.
+        location: String,
+        /// Who holds the lease.
+        holder: String,
+    },
+    /// This server no longer holds the writer lease (or cannot show that it
+    /// still does), so it acknowledges no commit.
+    #[error("this server no longer holds the writer lease: {0}")]
+    LeaseLost(String),
     /// A write was attempted through a read-only handle.
     #[error("the catalog is open read-only")]
     ReadOnly,

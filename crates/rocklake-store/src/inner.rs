@@ -39,6 +39,8 @@ pub(crate) struct StoreInner {
     pub(crate) health: Arc<StorageHealth>,
     /// How long a commit waits for storage before it gives up.
     pub(crate) storage_timeout: Duration,
+    /// The writer lease commits need (see [`crate::lease`]).
+    pub(crate) lease: Option<std::sync::Arc<crate::lease::LeaseGate>>,
     /// A commit applied whose durability storage has not confirmed in
     /// time: no commit is accepted until it is.
     pub(crate) stall: Mutex<Option<Stall>>,
@@ -79,6 +81,9 @@ impl StoreInner {
     /// retrying it), while an earlier commit waits for storage to confirm it
     /// (see [`Stall`]), or when the journal takes no more commits.
     pub(crate) fn check_accepting(&self) -> StoreResult<()> {
+        if let Some(lease) = &self.lease {
+            lease.check()?;
+        }
         if let Some(journal) = &self.journal {
             journal.check_usable(self.epoch)?;
         }

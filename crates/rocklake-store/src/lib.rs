@@ -14,6 +14,7 @@ mod group_flush;
 mod inner;
 pub mod journal;
 mod key_locks;
+pub mod lease;
 pub mod location;
 mod opening;
 pub mod reader;

@@ -400,7 +400,41 @@ impl LakeRoot {
 
     /// The bytes of object `name` at the root's top, if it exists.
     pub(crate) async fn read_object(&self, name: &str) -> StoreResult<Option<bytes::Bytes>> {
-        let path = self.path(&[name]);
+        self.read_object_at(&[name]).await
+    }
+
+    /// Replaces object `name` at the root's top with `bytes` (atomically).
+    pub(crate) async fn write_object(&self, name: &str, bytes: Vec<u8>) -> StoreResult<()> {
+        self.write_object_at(&[name], bytes).await
+    }
+
+    /// The path of `parts` under the root.
+    pub(crate) fn object_path(&self, parts: &[&str]) -> ObjectPath {
+        self.path(parts)
+    }
+
+    /// The object store the root is in.
+    pub(crate) fn objects(&self) -> &Arc<dyn ObjectStore> {
+        &self.objects
+    }
+
+    /// The names of the objects directly in folder `parts`.
+    pub(crate) async fn list_names(&self, parts: &[&str]) -> StoreResult<Vec<String>> {
+        let folder = self.path(parts);
+        let listed = match self.objects.list_with_delimiter(Some(&folder)).await {
+            Ok(listed) => listed.objects,
+            Err(slatedb::object_store::Error::NotFound { .. }) => Vec::new(),
+            Err(e) => return Err(self.error(format!("cannot list {folder}: {e}"))),
+        };
+        Ok(listed
+            .into_iter()
+            .filter_map(|object| object.location.filename().map(str::to_string))
+            .collect())
+    }
+
+    /// The bytes of the object at `parts`, if it exists.
+    pub(crate) async fn read_object_at(&self, parts: &[&str]) -> StoreResult<Option<bytes::Bytes>> {
+        let path = self.path(parts);
         match self.objects.get(&path).await {
             Ok(found) => found
                 .bytes()
@@ -412,9 +446,9 @@ impl LakeRoot {
         }
     }
 
-    /// Replaces object `name` at the root's top with `bytes` (atomically).
-    pub(crate) async fn write_object(&self, name: &str, bytes: Vec<u8>) -> StoreResult<()> {
-        let path = self.path(&[name]);
+    /// Replaces the object at `parts` with `bytes` (atomically).
+    pub(crate) async fn write_object_at(&self, parts: &[&str], bytes: Vec<u8>) -> StoreResult<()> {
+        let path = self.path(parts);
         self.objects
             .put(&path, bytes.into())
             .await
@@ -422,7 +456,7 @@ impl LakeRoot {
             .map_err(|e| self.error(format!("cannot write {path}: {e}")))
     }
 
-    fn error(&self, reason: String) -> StoreError {
+    pub(crate) fn error(&self, reason: String) -> StoreError {
         StoreError::Location {
             location: self.location.to_string(),
             reason,

@@ -520,6 +520,19 @@ impl ServedRoot {
         Ok(())
     }
 
+    /// Ends every session connected to a database of this root (FATAL
+    /// 57P01), as a server does when its role changes; how many.
+    pub fn end_sessions(&self) -> usize {
+        let mut ended = 0;
+        for database in self.open_databases().values() {
+            for session in database.sessions().values() {
+                session.interrupt.stop(StopReason::Shutdown);
+                ended += 1;
+            }
+        }
+        ended
+    }
+
     /// How many sessions of `user` are connected, to any database (for a
     /// role's `CONNECTION LIMIT`).
     pub fn sessions_of(&self, user: &str) -> usize {
@@ -608,6 +621,24 @@ impl ServedRoot {
         }
         Ok(())
     }
+}
+
+/// Checks `keys` against every catalog under `root` without writing
+/// anything (what a writer does before it claims the root's lease, so a
+/// missing or wrong key changes nothing; see [`crate::encryption`]).
+pub async fn check_keys(
+    root: &LakeRoot,
+    keys: Option<&Arc<crate::encryption::CatalogKeys>>,
+) -> StoreResult<()> {
+    let opening = crate::encryption::Opening::Reader;
+    for database in root.databases().await? {
+        crate::encryption::prepare(&root.database_location(&database)?, keys, opening).await?;
+        for schema in root.lake_schemas(&database).await? {
+            let location = root.lake_location(&database, &schema)?;
+            crate::encryption::prepare(&location, keys, opening).await?;
+        }
+    }
+    Ok(())
 }
 
 /// The database an earlier release's single catalog becomes when no

@@ -53,6 +53,9 @@ pub struct StoreOptions {
     /// write) before it fails with 53100 or 58030 (see [`crate::faults`]);
     /// also how long closing waits to flush.
     pub storage_timeout: Duration,
+    /// The writer lease the server holds: commits are acknowledged only
+    /// while it is (see [`crate::lease`]). `None` outside a server.
+    pub lease: Option<Arc<crate::lease::LeaseGate>>,
 }
 
 /// [`StoreOptions::storage_timeout`] by default: long enough for an object
@@ -69,6 +72,7 @@ impl Default for StoreOptions {
             commit_journal: true,
             journal_bytes: crate::journal::DEFAULT_FILE_BYTES,
             storage_timeout: DEFAULT_STORAGE_TIMEOUT,
+            lease: None,
         }
     }
 }
@@ -212,6 +216,7 @@ impl CatalogStore {
                 journal,
                 health: opened.health.clone(),
                 storage_timeout: options.storage_timeout,
+                lease: options.lease.clone(),
                 stall: std::sync::Mutex::default(),
             }),
             location: location.clone(),

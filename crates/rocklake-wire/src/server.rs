@@ -46,9 +46,6 @@ pub struct ServerConfig {
     pub shutdown_grace: Duration,
     /// Which users may connect to which databases; `None` lets everyone.
     pub access: Option<Arc<crate::access::AccessRules>>,
-    /// The server is a hot standby (a read replica): its sessions report
-    /// `in_hot_standby = on`, as libpq's `target_session_attrs` reads it.
-    pub hot_standby: bool,
 }
 
 impl Default for ServerConfig {
@@ -62,7 +59,6 @@ impl Default for ServerConfig {
             max_message_bytes: crate::transport::DEFAULT_MAX_MESSAGE_BYTES,
             shutdown_grace: Duration::from_secs(10),
             access: None,
-            hot_standby: false,
         }
     }
 }
@@ -391,7 +387,7 @@ async fn start(
             }
         }
     };
-    client.hot_standby = shared.config.hot_standby;
+    client.hot_standby = shared.sessions.hot_standby();
     if tls.is_some_and(|t| t.require) && encryption != Encryption::Active {
         startup::send_fatal(
             &mut transport,

@@ -98,6 +98,13 @@ pub trait SessionFactory: Send + Sync {
     /// A new session for the client of `start`, or the error that ends the
     /// connection (sent as FATAL), e.g. 3D000 for an unknown database.
     async fn new_session(&self, start: SessionStart<'_>) -> Result<Box<dyn SqlSession>, SqlError>;
+
+    /// Whether the server is a hot standby now (a read replica, or a
+    /// standby that has not taken over): its new sessions report
+    /// `in_hot_standby = on`, as libpq's `target_session_attrs` reads it.
+    fn hot_standby(&self) -> bool {
+        false
+    }
 }
 
 #[async_trait]

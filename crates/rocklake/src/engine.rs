@@ -93,7 +93,8 @@ enum Source {
 /// the database the client names; the sessions of one database share the
 /// results of catalog queries.
 pub struct EngineSessions {
-    source: Source,
+    /// Replaced when the server changes role (see [`EngineSessions::switch`]).
+    source: std::sync::Mutex<Arc<Source>>,
     limits: SessionLimits,
     /// What every session of the server is doing.
     board: Arc<ActivityBoard>,
@@ -104,10 +105,10 @@ impl EngineSessions {
     /// name.
     pub fn new(storage: Arc<dyn Storage>) -> Self {
         EngineSessions {
-            source: Source::Single {
+            source: std::sync::Mutex::new(Arc::new(Source::Single {
                 storage,
                 catalog_results: Arc::default(),
-            },
+            })),
             limits: SessionLimits::default(),
             board: Arc::new(ActivityBoard::new()),
         }
@@ -119,10 +120,28 @@ impl EngineSessions {
     /// databases and roles as their privileges allow.
     pub fn served(root: Arc<ServedRoot>, replica: bool, roles: Arc<ServedRoles>) -> Self {
         EngineSessions {
-            source: Source::Root(Arc::new(RootDatabases { root, replica }), roles),
+            source: std::sync::Mutex::new(Arc::new(Source::Root(
+                Arc::new(RootDatabases { root, replica }),
+                roles,
+            ))),
             limits: SessionLimits::default(),
             board: Arc::new(ActivityBoard::new()),
         }
+    }
+
+    /// Serves the databases of `root` with `roles` to the sessions that
+    /// start from now on (a standby that took over serves its writer's
+    /// root; sessions of the one before keep theirs until they end).
+    pub fn switch(&self, root: Arc<ServedRoot>, replica: bool, roles: Arc<ServedRoles>) {
+        let source = Source::Root(Arc::new(RootDatabases { root, replica }), roles);
+        *self.source.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(source);
+    }
+
+    fn source(&self) -> Arc<Source> {
+        self.source
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Gives every session these limits.
@@ -137,7 +156,8 @@ impl EngineSessions {
         name: &str,
         user: &str,
     ) -> Result<(Session, Option<Arc<ServedDatabase>>), SqlError> {
-        let (databases, roles) = match &self.source {
+        let source = self.source();
+        let (databases, roles) = match source.as_ref() {
             Source::Single {
                 storage,
                 catalog_results,
@@ -204,6 +224,10 @@ fn check_login(roles: &dyn Roles, root: &ServedRoot, user: &str) -> Result<(), S
 
 #[async_trait]
 impl SessionFactory for EngineSessions {
+    fn hot_standby(&self) -> bool {
+        matches!(self.source().as_ref(), Source::Root(databases, _) if databases.replica)
+    }
+
     async fn new_session(&self, start: SessionStart<'_>) -> Result<Box<dyn SqlSession>, SqlError> {
         let user = &start.client.user;
         let (mut session, database) = self.open(&start.client.database, user).await?;

@@ -4,13 +4,14 @@
 //! - `/healthz`: 200 while the process serves HTTP at all (liveness);
 //! - `/readyz`: 200 when every database opened and each catalog is neither
 //!   closed nor fenced and answers a read; 503 with the reasons otherwise.
-//!   `/readyz?role=writer` (or `replica`) is also 503 on a server of the
-//!   other role, so a load balancer's health check can send clients to the
-//!   writer or to the replicas.
+//!   `/readyz?role=writer` (or `replica`, or `standby`) is also 503 on a
+//!   server of another role, so a load balancer's health check can send
+//!   clients to the writer or to the servers that serve reads (`replica`
+//!   asks for any of them: replicas and standbys).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use anyhow::Context;
 use bytes::Bytes;
@@ -28,15 +29,37 @@ pub async fn bind(listen: SocketAddr) -> anyhow::Result<tokio::net::TcpListener>
         .with_context(|| format!("binding the metrics endpoint {listen}"))
 }
 
+/// What the server is now and the databases it serves: set at start and
+/// again when a standby takes over or a writer loses its lease.
+#[derive(Default)]
+pub struct ServingState {
+    current: Mutex<Option<(ServerRole, Weak<ServedRoot>)>>,
+}
+
+impl ServingState {
+    /// The server is `role` now, serving `root`.
+    pub fn set(&self, role: ServerRole, root: &Arc<ServedRoot>) {
+        rocklake_metrics::metrics().set_role(role.name());
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((role, Arc::downgrade(root)));
+    }
+
+    /// The role and the root (`None` once it is closed).
+    fn get(&self) -> (ServerRole, Option<Arc<ServedRoot>>) {
+        match &*self.current.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some((role, root)) => (*role, root.upgrade()),
+            None => (ServerRole::Standby, None),
+        }
+    }
+}
+
 /// Serves the endpoints on `listener` in the background; returns its
 /// address.
 pub fn start(
     listener: tokio::net::TcpListener,
-    root: Arc<ServedRoot>,
-    role: ServerRole,
+    state: Arc<ServingState>,
 ) -> anyhow::Result<SocketAddr> {
     let bound = listener.local_addr()?;
-    let root = Arc::downgrade(&root);
     tokio::spawn(async move {
         loop {
             let stream = match listener.accept().await {
@@ -46,10 +69,10 @@ pub fn start(
                     continue;
                 }
             };
-            let root = root.clone();
+            let state = state.clone();
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |request| {
-                    let root = root.upgrade();
+                    let (role, root) = state.get();
                     async move { Ok::<_, Infallible>(respond(request, root, role).await) }
                 });
                 let connection = hyper::server::conn::http1::Builder::new()
@@ -68,18 +91,26 @@ pub fn start(
 pub enum ServerRole {
     /// It takes writes.
     Writer,
+    /// A standby (`serve --standby`) serving reads until it takes over.
+    Standby,
     /// A read replica (`serve --read-only`).
     Replica,
 }
 
 impl ServerRole {
-    /// `writer` or `replica`, as `/readyz?role=` and the `rocklake_role`
-    /// metric name it.
+    /// `writer`, `standby` or `replica`, as `/readyz?role=` and the
+    /// `rocklake_role` metric name it.
     pub fn name(self) -> &'static str {
         match self {
             ServerRole::Writer => "writer",
+            ServerRole::Standby => "standby",
             ServerRole::Replica => "replica",
         }
+    }
+
+    /// Whether a server of this role answers `/readyz?role=asked`.
+    fn answers(self, asked: ServerRole) -> bool {
+        self == asked || (asked == ServerRole::Replica && self == ServerRole::Standby)
     }
 }
 
@@ -94,9 +125,10 @@ fn asked_role(query: Option<&str>) -> Result<Option<ServerRole>, String> {
         asked = match pair.split_once('=') {
             Some(("role", "writer")) => Some(ServerRole::Writer),
             Some(("role", "replica")) => Some(ServerRole::Replica),
+            Some(("role", "standby")) => Some(ServerRole::Standby),
             _ => {
                 return Err(format!(
-                    "unknown query {pair:?}: /readyz?role=writer or ?role=replica\n"
+                    "unknown query {pair:?}: /readyz?role=writer, ?role=replica or ?role=standby\n"
                 ))
             }
         };
@@ -124,7 +156,7 @@ async fn respond(
         "/healthz" => text(StatusCode::OK, "ok\n".to_string()),
         "/readyz" => match asked_role(request.uri().query()) {
             Err(message) => text(StatusCode::BAD_REQUEST, message),
-            Ok(Some(asked)) if asked != role => text(
+            Ok(Some(asked)) if !role.answers(asked) => text(
                 StatusCode::SERVICE_UNAVAILABLE,
                 format!("not a {}: this server is a {}\n", asked.name(), role.name()),
             ),

@@ -31,7 +31,9 @@ pub fn to_sql(error: StoreError) -> SqlError {
         StoreError::LockNotAvailable { .. } => {
             SqlError::new(SqlState::LOCK_NOT_AVAILABLE, error.to_string())
         }
-        StoreError::Fenced { .. } => SqlError::new(SqlState::ADMIN_SHUTDOWN, error.to_string()),
+        StoreError::Fenced { .. } | StoreError::LeaseLost(_) | StoreError::LeaseHeld { .. } => {
+            SqlError::new(SqlState::ADMIN_SHUTDOWN, error.to_string())
+        }
         StoreError::ReadOnly => SqlError::read_only("this statement"),
         StoreError::AlreadyExists {
             kind: ObjectKind::Schema,

@@ -107,32 +107,50 @@ pub async fn import(args: ImportArgs) -> anyhow::Result<()> {
             args.lake.database
         );
     }
-    // Marked as being written until it is complete, so a killed import
-    // leaves nothing a server would serve as complete.
-    root.begin_work(work, "import").await?;
-    let served = ServedRoot::open(
-        root.clone(),
-        Role::Writer(StoreOptions {
-            keys: args.lake.keys.keys()?,
-            ..StoreOptions::default()
-        }),
-        None,
+    // A server writing the root would be fenced by the import: refuse while
+    // one lives (its lease), and hold the lease while importing.
+    let lease_options = rocklake_store::lease::LeaseOptions {
+        takeover_after: rocklake_store::lease::DEFAULT_TAKEOVER_AFTER,
+        address: "rocklake import".to_string(),
+    };
+    let lease = rocklake_store::lease::acquire(
+        &root,
+        &lease_options,
+        rocklake_store::lease::WhenHeld::Refuse,
     )
     .await
-    .with_context(|| format!("opening {location}"))?;
-    if new_database {
-        served.create_database(&args.lake.database).await?;
-    }
-    let outcome =
-        rocklake::write(&served, &args.lake.database, &schema, &source, new_database).await;
-    if outcome.is_err() && new_database {
-        let _ = served.drop_database(&args.lake.database, true).await;
-    }
-    served.close().await?;
-    if outcome.is_err() {
-        remove_target(&root, work).await?;
-    }
-    root.finish_work(work).await?;
+    .map_err(|e| anyhow::anyhow!("{e} (stop the server, or import into another root)"))?;
+    let outcome = lease
+        .hold_during(async {
+            // Marked as being written until it is complete, so a killed import
+            // leaves nothing a server would serve as complete.
+            root.begin_work(work, "import").await?;
+            let served = ServedRoot::open(
+                root.clone(),
+                Role::Writer(StoreOptions {
+                    keys: args.lake.keys.keys()?,
+                    ..StoreOptions::default()
+                }),
+                None,
+            )
+            .await
+            .with_context(|| format!("opening {location}"))?;
+            if new_database {
+                served.create_database(&args.lake.database).await?;
+            }
+            let outcome =
+                rocklake::write(&served, &args.lake.database, &schema, &source, new_database).await;
+            if outcome.is_err() && new_database {
+                let _ = served.drop_database(&args.lake.database, true).await;
+            }
+            served.close().await?;
+            if outcome.is_err() {
+                remove_target(&root, work).await?;
+            }
+            root.finish_work(work).await?;
+            anyhow::Ok(outcome)
+        })
+        .await??;
     let counts = outcome?;
     let rows: usize = counts.iter().map(|(_, n)| n).sum();
     let elapsed = started.elapsed();

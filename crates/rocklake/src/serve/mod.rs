@@ -1,18 +1,25 @@
 //! `rocklake serve`: opens every database under a root and serves them over
-//! the PostgreSQL wire protocol until interrupted.
+//! the PostgreSQL wire protocol until interrupted, as the writer (holding
+//! the root's writer lease), a standby that takes over when the writer is
+//! gone ([`takeover`]), or a read replica.
+
+mod takeover;
 
 use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
 use rocklake::engine::{EngineSessions, SessionLimits};
 use rocklake_sql::Roles;
-use rocklake_store::{
-    LakeRoot, ReplicaOptions, Role, ServedRoles, ServedRoot, StoreLocation, StoreOptions,
-    VerifierMaker,
-};
+
+use crate::observe::{ServerRole, ServingState};
+use rocklake_store::lease::{self, LeaseOptions, WhenHeld};
+use rocklake_store::{LakeRoot, ReplicaOptions, ServedRoles, StoreLocation, StoreOptions};
 use rocklake_wire::{AccessRules, ScramVerifier, ServerConfig, VerifierLookup};
+
+/// The roles served now, where password lookups find them.
+type RolesCell = Arc<Mutex<Option<Arc<ServedRoles>>>>;
 
 /// Settings of `rocklake serve`.
 #[derive(clap::Args, Debug)]
@@ -51,8 +58,26 @@ pub struct ServeArgs {
     /// fail with SQLSTATE 25006. Any number of replicas may run.
     #[arg(long)]
     read_only: bool,
-    /// How often a read replica looks for new commits, in milliseconds.
-    #[arg(long, default_value_t = 100, requires = "read_only")]
+    /// Serve a standby: reads as a replica while the writer lives, and
+    /// become the writer of every database of the root once the writer is
+    /// gone (its heartbeat unchanged for --takeover-after, or its process on
+    /// this host exited). Of several standbys one takes over. A writer that
+    /// loses the lease becomes a standby again.
+    #[arg(long, conflicts_with = "read_only")]
+    standby: bool,
+    /// How long the writer's heartbeat may stay unchanged before a standby
+    /// takes over; the writer stops committing after three quarters of it
+    /// without a heartbeat.
+    #[arg(long, default_value = "3s", value_parser = parse_duration)]
+    takeover_after: Duration,
+    /// Start as the writer even while another writer holds the root's
+    /// lease: fences it at once (a planned switchover). Without it a writer
+    /// refuses to start next to a live one.
+    #[arg(long, conflicts_with_all = ["read_only", "standby"])]
+    take_over: bool,
+    /// How often a read replica or standby looks for new commits, in
+    /// milliseconds.
+    #[arg(long, default_value_t = 100)]
     poll_ms: u64,
     /// Acknowledge commits of catalogs in a local directory once SlateDB has
     /// written them itself (a new WAL file each), not from the commit
@@ -157,11 +182,15 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // Roles' own passwords (CREATE ROLE ... PASSWORD) are looked up once the
     // roles are open; a role that may not log in authenticates, then is
     // refused (FATAL 28000), as in PostgreSQL.
-    let roles_cell: Arc<OnceLock<Arc<ServedRoles>>> = Arc::default();
+    let roles_cell: RolesCell = Arc::default();
     let lookup: VerifierLookup = {
         let cell = roles_cell.clone();
         Arc::new(move |user: &str| {
-            let catalog = cell.get()?.current();
+            let catalog = cell
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()?
+                .current();
             let role = catalog.role(user)?;
             ScramVerifier::parse(role.verifier.as_deref()?)
         })
@@ -191,20 +220,6 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let location = StoreLocation::parse(&args.location)?;
     location.check_reachable().await?;
     let keys = args.catalog_keys.keys()?;
-    let role = if args.read_only {
-        Role::Replica(ReplicaOptions {
-            poll_interval: Duration::from_millis(args.poll_ms),
-            keys,
-        })
-    } else {
-        Role::Writer(StoreOptions {
-            keys,
-            commit_journal: !args.no_commit_journal,
-            storage_timeout: args.storage_timeout,
-            ..StoreOptions::default()
-        })
-    };
-    let default_database = (!args.no_default_database).then_some(args.default_database.as_str());
     let lake_root = LakeRoot::open(location.clone())?;
     if let Some(command) = lake_root
         .unfinished_work(rocklake_store::Work::Root)
@@ -214,65 +229,71 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             "{location} is incomplete: an interrupted `rocklake {command}` left it; run that command again (it starts over)"
         );
     }
-    let root = Arc::new(
-        ServedRoot::open(lake_root.clone(), role, default_database)
-            .await
-            .with_context(|| format!("opening the databases under {location}"))?,
-    );
-    let enforced = !matches!(security.auth, rocklake_wire::AuthMethod::Trust);
-    let make_verifier: VerifierMaker =
-        Arc::new(|password: &str| ScramVerifier::new(password).to_string());
-    let roles = Arc::new(
-        ServedRoles::open(
-            lake_root,
-            !args.read_only,
-            enforced,
-            security.declared.clone(),
-            Some(make_verifier),
-        )
-        .await
-        .with_context(|| format!("reading the roles under {location}"))?,
-    );
-    let _ = roles_cell.set(roles.clone());
-    let role = if args.read_only {
-        "read-only replica".to_string()
-    } else {
-        "writer".to_string()
+    if args.takeover_after < Duration::from_millis(200) {
+        anyhow::bail!("--takeover-after must be at least 200ms");
+    }
+    let opener = takeover::Opener {
+        lake_root: lake_root.clone(),
+        writer: StoreOptions {
+            keys: keys.clone(),
+            commit_journal: !args.no_commit_journal,
+            storage_timeout: args.storage_timeout,
+            ..StoreOptions::default()
+        },
+        replica: ReplicaOptions {
+            poll_interval: Duration::from_millis(args.poll_ms),
+            keys,
+        },
+        default_database: (!args.no_default_database).then(|| args.default_database.clone()),
+        enforced: !matches!(security.auth, rocklake_wire::AuthMethod::Trust),
+        declared: security.declared.clone(),
+        verifier: Arc::new(|password: &str| ScramVerifier::new(password).to_string()),
+        lease: LeaseOptions {
+            takeover_after: args.takeover_after,
+            address: format!("rocklake serve on {}", listener.local_addr()?),
+        },
+        follow_every: Duration::from_millis((args.poll_ms * 10).max(1000)),
     };
+    // Keys are checked first: a missing or wrong key changes nothing, not
+    // even the lease.
+    if !args.read_only {
+        rocklake_store::served::check_keys(&lake_root, opener.writer.keys.as_ref()).await?;
+    }
+    // A writer claims the lease before it opens (and so fences) anything; a
+    // standby becomes the writer at once when nobody holds the lease.
+    let lease = if args.read_only {
+        None
+    } else if args.standby {
+        lease::claim_if_free(&lake_root, &opener.lease).await?
+    } else {
+        let when_held = if args.take_over {
+            WhenHeld::TakeOver
+        } else {
+            WhenHeld::Refuse
+        };
+        Some(lease::acquire(&lake_root, &opener.lease, when_held).await?)
+    };
+    let opened = match &lease {
+        Some(held) => opener.writer(held.gate()).await?,
+        None if args.standby => opener.reader(ServerRole::Standby).await?,
+        None => opener.reader(ServerRole::Replica).await?,
+    };
+    *roles_cell.lock().unwrap_or_else(|e| e.into_inner()) = Some(opened.roles.clone());
     eprintln!(
-        "rocklake: serving {location} ({role}; databases: {}) on {}",
-        root.names().join(", "),
+        "rocklake: serving {location} ({}{}; databases: {}) on {}",
+        opened.role.name(),
+        lease
+            .as_ref()
+            .map(|held| format!(", lease term {}", held.term()))
+            .unwrap_or_default(),
+        opened.root.names().join(", "),
         listener.local_addr()?
     );
-    let server_role = if args.read_only {
-        crate::observe::ServerRole::Replica
-    } else {
-        crate::observe::ServerRole::Writer
-    };
-    rocklake_metrics::metrics().set_role(server_role.name());
+    let state = Arc::new(ServingState::default());
+    state.set(opened.role, &opened.root);
     if let Some(listener) = metrics_listener {
-        let bound = crate::observe::start(listener, root.clone(), server_role)?;
+        let bound = crate::observe::start(listener, state.clone())?;
         eprintln!("rocklake: metrics at http://{bound}/metrics (and /healthz, /readyz)");
-    }
-    if args.read_only {
-        // Follow the databases and schema lakes the writer creates and drops.
-        let follow = Arc::downgrade(&root);
-        let follow_roles = Arc::downgrade(&roles);
-        let every = Duration::from_millis((args.poll_ms * 10).max(1000));
-        tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(every).await;
-                let (Some(root), Some(roles)) = (follow.upgrade(), follow_roles.upgrade()) else {
-                    break;
-                };
-                if let Err(error) = root.refresh().await {
-                    tracing::warn!(%error, "following the root's databases failed");
-                }
-                if let Err(error) = roles.refresh().await {
-                    tracing::warn!(%error, "following the root's roles failed");
-                }
-            }
-        });
     }
     let limits = SessionLimits {
         statement_memory: Some(args.statement_memory_limit),
@@ -281,8 +302,27 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             .then_some(args.idle_in_transaction_timeout),
         max_connections: Some(args.max_sessions),
     };
-    let sessions =
-        Arc::new(EngineSessions::served(root.clone(), args.read_only, roles).with_limits(limits));
+    let sessions = Arc::new(
+        EngineSessions::served(
+            opened.root.clone(),
+            opened.role != ServerRole::Writer,
+            opened.roles.clone(),
+        )
+        .with_limits(limits),
+    );
+    let (exit, mut exit_requested) = tokio::sync::watch::channel(None::<String>);
+    let keeper = Arc::new(takeover::RoleKeeper {
+        opener,
+        sessions: sessions.clone(),
+        state,
+        standby: args.standby,
+        current: std::sync::Mutex::new(Arc::new(opened)),
+        exit,
+        storage_timeout: args.storage_timeout,
+        roles_cell: roles_cell.clone(),
+    });
+    let (stop_roles, roles_stopped) = tokio::sync::watch::channel(false);
+    let keeping = (!args.read_only).then(|| tokio::spawn(keeper.clone().run(lease, roles_stopped)));
     let config = ServerConfig {
         max_sessions: args.max_sessions,
         auth: security.auth,
@@ -291,14 +331,29 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_message_bytes: args.max_message_bytes,
         shutdown_grace: args.shutdown_grace,
         access,
-        hot_standby: args.read_only,
         ..ServerConfig::default()
     };
-    rocklake_wire::serve_until(listener, sessions, config, shutdown_signal()).await?;
+    let stop = async move {
+        tokio::select! {
+            _ = shutdown_signal() => {}
+            _ = exit_requested.wait_for(Option::is_some) => {}
+        }
+    };
+    rocklake_wire::serve_until(listener, sessions.clone(), config, stop).await?;
+    let _ = stop_roles.send(true);
+    let still_held = match keeping {
+        Some(keeping) => keeping.await.ok().flatten(),
+        None => None,
+    };
+    if let Some(reason) = keeper.exit.borrow().clone() {
+        anyhow::bail!("{reason}; exiting (every commit it acknowledged is in the catalog)");
+    }
     eprintln!("rocklake: sessions ended; making the catalogs durable and closing them");
     // Acknowledged commits are durable already (in storage, or in the
     // commit journal a restart replays): a catalog whose storage does not
     // answer is left after the storage timeout rather than waited for.
+    let root = keeper.current().root.clone();
+    drop(sessions);
     let unwritten = root.close_within(args.storage_timeout).await;
     if !unwritten.is_empty() {
         for problem in &unwritten {
@@ -308,6 +363,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             "{} catalogs could not be flushed before exiting; every acknowledged commit is durable",
             unwritten.len()
         );
+    }
+    if let Some(held) = still_held {
+        // The next writer or standby claims a released lease at once.
+        held.release().await?;
     }
     Ok(())
 }
