@@ -190,6 +190,9 @@ pub(crate) async fn copy_statement(
             let full = complete_rows(&def, &targets, rows)?;
             let n = full.len();
             crate::write::dml::keys::check_inserts(txn, &def, &full).await?;
+            if let Some(inserted) = &env.cat.inserted_snapshots {
+                inserted.offer(&def, &full);
+            }
             env.limits.unless_stopped(txn.insert(&def, full)).await?;
             sink.complete(&format!("COPY {n}"), &[]).await?;
             Ok(())

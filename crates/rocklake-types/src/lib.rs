@@ -30,6 +30,7 @@ pub mod datum;
 pub mod error;
 pub mod ident;
 pub mod interrupt;
+pub mod notify;
 pub mod output;
 pub mod params;
 pub mod roles;

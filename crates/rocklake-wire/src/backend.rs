@@ -10,6 +10,7 @@ use pgwire::messages::response::{
 };
 use pgwire::messages::Message;
 use rocklake_types::datum::{ColumnDef, Datum, PgType};
+use rocklake_types::notify::Notification;
 use rocklake_types::output::{Notice, TxStatus};
 use rocklake_types::SqlError;
 
@@ -43,6 +44,18 @@ pub fn put_parameter_status(buf: &mut BytesMut, name: &str, value: &str) {
     let _ = put(
         buf,
         &pgwire::messages::startup::ParameterStatus::new(name.to_string(), value.to_string()),
+    );
+}
+
+/// Writes a NotificationResponse (LISTEN/NOTIFY).
+pub fn put_notification(buf: &mut BytesMut, notification: &Notification) {
+    let _ = put(
+        buf,
+        &pgwire::messages::response::NotificationResponse::new(
+            notification.pid,
+            notification.channel.clone(),
+            notification.payload.clone(),
+        ),
     );
 }
 

@@ -68,14 +68,18 @@ pub struct Connection<S> {
     /// The session's interrupt: the connection ends when it says so while
     /// the session waits for its client.
     interrupt: Option<Arc<Interrupt>>,
+    /// Notifications for the client (LISTEN/NOTIFY).
+    mailbox: Option<Arc<rocklake_types::notify::Mailbox>>,
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
     /// A connection that has completed startup.
     pub fn new(transport: Transport<S>, session: Box<dyn SqlSession>) -> Self {
+        let mailbox = session.mailbox();
         Connection {
             transport,
             session,
+            mailbox,
             statements: HashMap::new(),
             portals: HashMap::new(),
             skip_until_sync: false,
@@ -144,16 +148,45 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
                 _ = session => {},
             }
         };
-        tokio::select! {
-            message = self.transport.read_message() => message,
-            _ = idle => Err(ConnectionError::Terminated(SqlError::new(
-                SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
-                "terminating connection due to idle-in-transaction timeout",
-            ))),
-            _ = stopping => Err(ConnectionError::Terminated(SqlError::new(
-                SqlState::ADMIN_SHUTDOWN,
-                "terminating connection due to administrator command",
-            ))),
+        // Outside a transaction block, notifications go out as they arrive.
+        let deliver = self
+            .mailbox
+            .clone()
+            .filter(|_| self.session.status() == rocklake_types::TxStatus::Idle);
+        tokio::pin!(idle, stopping);
+        loop {
+            let arrival = async {
+                match &deliver {
+                    Some(mailbox) => mailbox.arrival().await,
+                    None => std::future::pending().await,
+                }
+            };
+            // Reading is cancel-safe (bytes read stay in the input buffer),
+            // so a notification sent meanwhile loses nothing.
+            tokio::select! {
+                message = self.transport.read_message() => return message,
+                _ = arrival => {
+                    self.put_notifications();
+                    self.transport.flush().await?;
+                }
+                _ = &mut idle => return Err(ConnectionError::Terminated(SqlError::new(
+                    SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT,
+                    "terminating connection due to idle-in-transaction timeout",
+                ))),
+                _ = &mut stopping => return Err(ConnectionError::Terminated(SqlError::new(
+                    SqlState::ADMIN_SHUTDOWN,
+                    "terminating connection due to administrator command",
+                ))),
+            }
+        }
+    }
+
+    /// Sends the notifications waiting for the client.
+    fn put_notifications(&mut self) {
+        if let Some(mailbox) = &self.mailbox {
+            for notification in mailbox.take() {
+                backend::put_notification(&mut self.transport.out, &notification);
+            }
         }
     }
 
@@ -273,6 +306,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> Connection<S> {
     fn ready_for_query(&mut self) {
         for (name, value) in self.session.take_reported_changes() {
             backend::put_parameter_status(&mut self.transport.out, &name, &value);
+        }
+        if self.session.status() == rocklake_types::TxStatus::Idle {
+            self.put_notifications();
         }
         backend::put_ready(&mut self.transport.out, self.session.status());
     }

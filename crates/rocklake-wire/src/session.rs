@@ -74,6 +74,13 @@ pub trait SqlSession: Send {
     fn take_reported_changes(&mut self) -> Vec<(String, String)> {
         Vec::new()
     }
+
+    /// Where notifications for the client wait (LISTEN/NOTIFY): the
+    /// connection sends them while the session is idle outside a
+    /// transaction block, and before ReadyForQuery once a block ends.
+    fn mailbox(&self) -> Option<Arc<rocklake_types::notify::Mailbox>> {
+        None
+    }
 }
 
 /// What the server gives a new session.

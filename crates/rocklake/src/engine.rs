@@ -3,6 +3,7 @@
 //! per connection over the storage of the database the client names (every
 //! database of a [`ServedRoot`], or one shared [`Storage`]).
 
+use rocklake_types::notify::NotificationHub;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,6 +63,10 @@ impl SqlSession for EngineSession {
     fn idle_in_transaction_timeout(&self) -> Option<Duration> {
         self.session.idle_in_transaction_timeout()
     }
+
+    fn mailbox(&self) -> Option<Arc<rocklake_types::notify::Mailbox>> {
+        self.session.mailbox()
+    }
 }
 
 /// Limits every session of a server gets (from `rocklake serve`'s flags).
@@ -98,6 +103,8 @@ pub struct EngineSessions {
     limits: SessionLimits,
     /// What every session of the server is doing.
     board: Arc<ActivityBoard>,
+    /// LISTEN/NOTIFY between the sessions.
+    notifications: Arc<NotificationHub>,
 }
 
 impl EngineSessions {
@@ -111,6 +118,7 @@ impl EngineSessions {
             })),
             limits: SessionLimits::default(),
             board: Arc::new(ActivityBoard::new()),
+            notifications: NotificationHub::new(),
         }
     }
 
@@ -126,6 +134,7 @@ impl EngineSessions {
             ))),
             limits: SessionLimits::default(),
             board: Arc::new(ActivityBoard::new()),
+            notifications: NotificationHub::new(),
         }
     }
 
@@ -236,6 +245,7 @@ impl SessionFactory for EngineSessions {
         session.set_database(&start.client.database);
         session.set_identity(start.client.identity());
         session.set_backend_pid(start.pid);
+        session.set_notifications(self.notifications.clone());
         let on_board = self.board.join(
             NewSession {
                 pid: start.pid,

@@ -70,6 +70,13 @@ pub struct Catalog {
     /// Settings a statement changed with `set_config()` (name, value), which
     /// the session applies when the statement succeeds.
     pub setting_changes: Arc<std::sync::Mutex<Vec<(String, String)>>>,
+    /// Notifications this statement queued with `pg_notify()` (channel,
+    /// payload), sent when the transaction commits.
+    pub notifications: Arc<std::sync::Mutex<Vec<(String, String)>>>,
+    /// Where inserts keep the rows of a DuckLake commit, while a session of
+    /// the database listens for commits (see [`crate::session::notify`]).
+    pub inserted_snapshots: Option<Arc<crate::session::notify::InsertedSnapshots>>,
+
     /// Indexes of `relations`, built on first use and shared by every
     /// catalog with the same relation list (a session keeps them per
     /// catalog version).

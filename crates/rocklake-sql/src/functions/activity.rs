@@ -44,6 +44,22 @@ pub(super) fn register(lib: &mut Library) {
     )
     .stable()
     .reads_session();
+    // Queued with the statement's transaction, sent when it commits (see
+    // crate::session::notify); a NULL channel is an empty one.
+    lib.function("pg_notify", [TEXT, TEXT], PgType::Void, |a, _, env| {
+        let channel = a[0].as_str().unwrap_or_default().to_string();
+        let payload = a[1].as_str().unwrap_or_default().to_string();
+        rocklake_types::notify::check(&channel, &payload)?;
+        env.catalog
+            .notifications
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((channel, payload));
+        Ok(Datum::Null)
+    })
+    .not_strict()
+    .volatile()
+    .reads_session();
     lib.function("pg_sleep", [FLOAT8], PgType::Void, |a, _, env| {
         let seconds = match &a[0] {
             Datum::Float8(s) => *s,

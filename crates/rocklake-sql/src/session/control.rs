@@ -158,6 +158,11 @@ impl Session {
                 Ok(QueryOutput::command("ROLLBACK"))
             }
             TxState::Block(ctx) | TxState::Implicit(ctx) => {
+                if let Err(error) = self.notifications_fit() {
+                    drop(ctx);
+                    self.transaction_ended(false);
+                    return Err(error);
+                }
                 let committed = ctx.txn.commit().await;
                 self.transaction_ended(committed.is_ok());
                 committed?;

@@ -39,6 +39,7 @@ mod admin;
 mod completion;
 mod control;
 mod describe;
+pub(crate) mod notify;
 pub(crate) mod params;
 pub(crate) mod prepare;
 pub(crate) mod savepoints;
@@ -125,6 +126,8 @@ pub struct Session {
     /// The server's sessions, and this session's entry among them.
     board: Arc<ActivityBoard>,
     activity: Option<Arc<SessionActivity>>,
+    /// LISTEN/NOTIFY (a server's sessions share a hub).
+    notifications: Option<notify::SessionNotifications>,
 }
 
 /// Relation and schema lists kept across transactions.
@@ -192,6 +195,7 @@ impl Session {
             role_view: None,
             board: Arc::default(),
             activity: None,
+            notifications: None,
         }
     }
 
@@ -319,7 +323,7 @@ impl Session {
             }
             TxState::Idle => {
                 self.savepoints.clear();
-                self.settings.end_block(false);
+                self.block_ended(false);
                 TxState::Idle
             }
         };
@@ -395,6 +399,40 @@ impl Session {
         self.identity.session().to_string()
     }
 
+    /// Lets the session LISTEN and NOTIFY with the other sessions of its
+    /// database on `hub` (after its database and pid are set).
+    pub fn set_notifications(&mut self, hub: Arc<rocklake_types::notify::NotificationHub>) {
+        self.notifications = Some(notify::SessionNotifications::new(
+            hub,
+            &self.database,
+            self.pid,
+        ));
+    }
+
+    /// The session's mailbox: notifications for the client, sent between
+    /// transactions.
+    pub fn mailbox(&self) -> Option<Arc<rocklake_types::notify::Mailbox>> {
+        self.notifications.as_ref().map(|n| n.mailbox())
+    }
+
+    /// Fails with 54000 when a listener has no room for the notifications
+    /// of the transaction about to commit.
+    fn notifications_fit(&self) -> Result<(), SqlError> {
+        match &self.notifications {
+            Some(notifications) => notifications.check_room(),
+            None => Ok(()),
+        }
+    }
+
+    /// A transaction block (or a query string outside one) ended: settings
+    /// and notifications follow its outcome.
+    fn block_ended(&mut self, committed: bool) {
+        self.settings.end_block(committed);
+        if let Some(notifications) = &mut self.notifications {
+            notifications.transaction_ended(committed);
+        }
+    }
+
     /// Puts the session on the server's board of sessions as `activity`.
     pub fn set_activity(&mut self, board: Arc<ActivityBoard>, activity: Arc<SessionActivity>) {
         self.board = board;
@@ -411,7 +449,7 @@ impl Session {
     /// A transaction ended, committed or rolled back: its settings stay
     /// or are undone, and `pg_stat_database` counts it.
     fn transaction_ended(&mut self, committed: bool) {
-        self.settings.end_block(committed);
+        self.block_ended(committed);
         if let Some(activity) = &self.activity {
             activity.transaction_ended(committed);
         }
@@ -584,13 +622,19 @@ impl Session {
     async fn finish_implicit(&mut self) -> Result<(), SqlError> {
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Implicit(ctx) => {
+                if let Err(error) = self.notifications_fit() {
+                    drop(ctx);
+                    self.transaction_ended(false);
+                    return Err(error);
+                }
                 let committed = ctx.txn.commit().await;
                 self.transaction_ended(committed.is_ok());
                 committed
             }
             TxState::Idle => {
-                self.settings.end_block(true);
-                Ok(())
+                let fits = self.notifications_fit();
+                self.block_ended(fits.is_ok());
+                fits
             }
             other => {
                 self.state = other;
@@ -624,7 +668,7 @@ impl Session {
                 match std::mem::replace(&mut self.state, TxState::Idle) {
                     TxState::Idle => {
                         // A query string's implicit block still ends.
-                        self.settings.end_block(false);
+                        self.block_ended(false);
                         no_transaction("ROLLBACK")
                     }
                     _ => {
@@ -649,6 +693,27 @@ impl Session {
                 QueryOutput::command("RELEASE")
             }
             Statement::Discard { object_type } => self.discard(stmt, object_type)?,
+            Statement::LISTEN { channel } => {
+                let channel = notify::channel_name(channel)?;
+                self.notifications_mut("LISTEN")?.listen(channel);
+                QueryOutput::command("LISTEN")
+            }
+            Statement::UNLISTEN { channel } => {
+                let all = channel.quote_style.is_none() && channel.value == "*";
+                let channel = if all {
+                    None
+                } else {
+                    Some(notify::channel_name(channel)?)
+                };
+                self.notifications_mut("UNLISTEN")?.unlisten(channel);
+                QueryOutput::command("UNLISTEN")
+            }
+            Statement::NOTIFY { channel, payload } => {
+                let channel = notify::channel_name(channel)?;
+                let payload = payload.clone().unwrap_or_default();
+                self.notifications_mut("NOTIFY")?.notify(channel, payload)?;
+                QueryOutput::command("NOTIFY")
+            }
             Statement::Deallocate { name, .. } => {
                 let all = name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all");
                 self.deallocations.push(if all {
@@ -733,6 +798,7 @@ impl Session {
         if result.is_ok() {
             self.apply_setting_changes()?;
         }
+        self.take_statement_notifications(result.is_ok())?;
         result
     }
 
@@ -838,12 +904,62 @@ impl Session {
                 databases,
                 settings,
                 setting_changes: Default::default(),
+                notifications: Default::default(),
+                inserted_snapshots: self.notifications.as_ref().and_then(|n| n.snapshot_sink()),
                 indexes,
                 roles: role_view,
                 activity: self.board.clone(),
                 backend_pid: self.pid,
             });
             ctx.catalog_version = version;
+        }
+        Ok(())
+    }
+
+    /// The session's LISTEN/NOTIFY side; `command` is refused on a hot
+    /// standby, as PostgreSQL refuses it during recovery, and in a session
+    /// of no server.
+    fn notifications_mut(
+        &mut self,
+        command: &str,
+    ) -> Result<&mut notify::SessionNotifications, SqlError> {
+        if self.settings.get("in_hot_standby").map(|(_, value)| value) == Some("on".to_string()) {
+            return Err(SqlError::new(
+                SqlState::READ_ONLY_SQL_TRANSACTION,
+                format!("cannot execute {command} during recovery"),
+            ));
+        }
+        self.notifications
+            .as_mut()
+            .ok_or_else(|| SqlError::unsupported(format!("{command} outside a server")))
+    }
+
+    /// Moves what the last statement queued with `pg_notify()` and the
+    /// DuckLake commit rows it inserted into the transaction (forgotten
+    /// when it failed).
+    fn take_statement_notifications(&mut self, succeeded: bool) -> Result<(), SqlError> {
+        let queued = match &self.state {
+            TxState::Implicit(c) | TxState::Block(c) => c.catalog.as_ref().map(|catalog| {
+                std::mem::take(
+                    &mut *catalog
+                        .notifications
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()),
+                )
+            }),
+            _ => None,
+        }
+        .unwrap_or_default();
+        let Some(notifications) = &mut self.notifications else {
+            return Ok(());
+        };
+        if !succeeded {
+            notifications.statement_failed();
+            return Ok(());
+        }
+        notifications.statement_succeeded();
+        for (channel, payload) in queued {
+            notifications.notify(channel, payload)?;
         }
         Ok(())
     }

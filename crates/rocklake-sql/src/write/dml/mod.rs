@@ -244,6 +244,9 @@ pub async fn insert(
             };
             let n = full.len();
             keys::check_inserts(txn, &def, &full).await?;
+            if let Some(inserted) = &env.cat.inserted_snapshots {
+                inserted.offer(&def, &full);
+            }
             env.limits.unless_stopped(txn.insert(&def, full)).await?;
             if returning.is_none() {
                 return Ok(QueryOutput::command(&format!("INSERT 0 {n}")));
