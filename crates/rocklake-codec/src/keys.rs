@@ -111,6 +111,24 @@ pub enum SystemKey {
     JournalApplied,
 }
 
+/// The readable suffix under which snapshot tags are kept: the system key
+/// `0xFF "snapshot-tag/" NAME` holds the tagged snapshot id (u64, big-endian).
+pub const SNAPSHOT_TAG_PREFIX: &str = "snapshot-tag/";
+
+/// The key of the snapshot tag `name` (see [`SNAPSHOT_TAG_PREFIX`]).
+pub fn snapshot_tag_key(name: &str) -> Vec<u8> {
+    let mut key = snapshot_tags_prefix();
+    key.extend_from_slice(name.as_bytes());
+    key
+}
+
+/// The prefix of every snapshot tag's key.
+pub fn snapshot_tags_prefix() -> Vec<u8> {
+    let mut key = vec![Tag::System.byte()];
+    key.extend_from_slice(SNAPSHOT_TAG_PREFIX.as_bytes());
+    key
+}
+
 impl SystemKey {
     /// Every system key.
     pub const ALL: [SystemKey; 5] = [

@@ -3,7 +3,10 @@
 //! (an extra argument names the schema of a `METADATA_SCHEMA` lake, the
 //! database's home lake without it); `CALL rocklake_checkpoint('<name>')`,
 //! `rocklake_checkpoints()` and `rocklake_drop_checkpoint('<name>')`, which
-//! `rocklake checkpoint` sends, act on every lake of the database.
+//! `rocklake checkpoint` sends, act on every lake of the database;
+//! `CALL rocklake_tag('<name>', <snapshot id>)`, `rocklake_untag('<name>')`
+//! and `rocklake_tags()` keep snapshots readable whatever the retention
+//! floor (an extra argument names a `METADATA_SCHEMA` lake).
 //!
 //! They are procedures in PostgreSQL's `CALL` syntax so any PostgreSQL client
 //! can run them; each runs in its own catalog transaction and so, like
@@ -55,6 +58,28 @@ pub fn parse_call(function: &Function) -> Result<Option<Maintenance>, SqlError> 
         },
         ("rocklake_checkpoint", Some([name])) => Maintenance::Checkpoint { name: name.clone() },
         ("rocklake_checkpoints", Some([])) => Maintenance::Checkpoints,
+        ("rocklake_tag", Some([name, snapshot])) => Maintenance::Tag {
+            name: name.clone(),
+            snapshot: snapshot.clone(),
+            schema: None,
+        },
+        ("rocklake_tag", Some([name, snapshot, schema])) => Maintenance::Tag {
+            name: name.clone(),
+            snapshot: snapshot.clone(),
+            schema: Some(schema.clone()),
+        },
+        ("rocklake_untag", Some([name])) => Maintenance::Untag {
+            name: name.clone(),
+            schema: None,
+        },
+        ("rocklake_untag", Some([name, schema])) => Maintenance::Untag {
+            name: name.clone(),
+            schema: Some(schema.clone()),
+        },
+        ("rocklake_tags", Some([])) => Maintenance::Tags { schema: None },
+        ("rocklake_tags", Some([schema])) => Maintenance::Tags {
+            schema: Some(schema.clone()),
+        },
         ("rocklake_drop_checkpoint", Some([name])) => {
             Maintenance::DropCheckpoint { name: name.clone() }
         }
@@ -63,7 +88,10 @@ pub fn parse_call(function: &Function) -> Result<Option<Maintenance>, SqlError> 
             | "rocklake_excise"
             | "rocklake_checkpoint"
             | "rocklake_checkpoints"
-            | "rocklake_drop_checkpoint",
+            | "rocklake_drop_checkpoint"
+            | "rocklake_tag"
+            | "rocklake_untag"
+            | "rocklake_tags",
             _,
         ) => return Err(bad_call(function)),
         _ => return Ok(None),
@@ -75,7 +103,7 @@ fn bad_call(function: &Function) -> SqlError {
     SqlError::new(
         SqlState::UNDEFINED_FUNCTION,
         format!(
-            "procedure {function} does not exist: use rocklake_retain_from('<snapshot id or age such as 7d>' [, '<metadata schema>']), rocklake_excise(['<metadata schema>']), rocklake_checkpoint('<name>'), rocklake_checkpoints() or rocklake_drop_checkpoint('<name>')"
+            "procedure {function} does not exist: use rocklake_retain_from('<snapshot id or age such as 7d>' [, '<metadata schema>']), rocklake_excise(['<metadata schema>']), rocklake_checkpoint('<name>'), rocklake_checkpoints(), rocklake_drop_checkpoint('<name>'), rocklake_tag('<name>', <snapshot id> [, '<metadata schema>']), rocklake_untag('<name>' [, '<metadata schema>']) or rocklake_tags(['<metadata schema>'])"
         ),
     )
 }

@@ -84,6 +84,14 @@ pub enum StoreError {
     /// still does), so it acknowledges no commit.
     #[error("this server no longer holds the writer lease: {0}")]
     LeaseLost(String),
+    /// A transaction deleted a tagged snapshot.
+    #[error("snapshot {snapshot} is tagged \"{tag}\" and cannot be expired: CALL rocklake_untag('{tag}') first")]
+    SnapshotTagged {
+        /// The snapshot.
+        snapshot: u64,
+        /// Its tag.
+        tag: String,
+    },
     /// A write was attempted through a read-only handle.
     #[error("the catalog is open read-only")]
     ReadOnly,

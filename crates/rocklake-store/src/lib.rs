@@ -26,6 +26,7 @@ pub mod root;
 mod scan_cache;
 pub mod served;
 pub mod sharing;
+pub mod snapshot_tags;
 pub mod store;
 pub mod txn;
 mod unique;

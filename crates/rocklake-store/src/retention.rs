@@ -146,6 +146,16 @@ impl CatalogStore {
                     .unwrap_or(0)
             }
         };
+        // A tagged snapshot stays readable: the floor stops at the oldest.
+        let tags = crate::snapshot_tags::tags_in(&txn.view()).await?;
+        let held = tags.iter().min_by_key(|t| t.snapshot);
+        let wanted = match held {
+            Some(tag) if tag.snapshot < wanted => {
+                tracing::info!(tag = %tag.name, snapshot = tag.snapshot, wanted, "the retention floor stops at a tagged snapshot");
+                tag.snapshot
+            }
+            _ => wanted,
+        };
         let floor = previous.max(wanted);
         if floor > previous {
             txn.put(&SystemKey::RetainFrom.key(), &floor.to_be_bytes())?;

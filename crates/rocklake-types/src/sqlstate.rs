@@ -176,6 +176,9 @@ sqlstates! {
     DUPLICATE_DATABASE = "42P04";
     /// `2BP01 dependent_objects_still_exist`: a DROP without CASCADE.
     DEPENDENT_OBJECTS_STILL_EXIST = "2BP01";
+    /// `55000 object_not_in_prerequisite_state`: e.g. expiring a tagged
+    /// snapshot.
+    OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
     /// `55006 object_in_use`: e.g. a database with sessions on it.
     OBJECT_IN_USE = "55006";
     /// `55P02 cant_change_runtime_param`.

@@ -408,15 +408,38 @@ pub enum Maintenance {
         /// The checkpoint's name.
         name: String,
     },
+    /// Tag a snapshot so it stays readable whatever the retention floor.
+    Tag {
+        /// The tag's name.
+        name: String,
+        /// The snapshot id.
+        snapshot: String,
+        /// The schema lake (`None`: the home lake).
+        schema: Option<String>,
+    },
+    /// Remove a tag.
+    Untag {
+        /// The tag's name.
+        name: String,
+        /// The schema lake (`None`: the home lake).
+        schema: Option<String>,
+    },
+    /// List the tags of a lake.
+    Tags {
+        /// The schema lake (`None`: the home lake).
+        schema: Option<String>,
+    },
 }
 
 impl Maintenance {
     /// The schema lake the command is for (`None`: the home lake).
     pub fn schema(&self) -> Option<&str> {
         match self {
-            Maintenance::RetainFrom { schema, .. } | Maintenance::Excise { schema } => {
-                schema.as_deref()
-            }
+            Maintenance::RetainFrom { schema, .. }
+            | Maintenance::Excise { schema }
+            | Maintenance::Tag { schema, .. }
+            | Maintenance::Untag { schema, .. }
+            | Maintenance::Tags { schema } => schema.as_deref(),
             _ => None,
         }
     }

@@ -35,6 +35,10 @@ pub fn to_sql(error: StoreError) -> SqlError {
             SqlError::new(SqlState::ADMIN_SHUTDOWN, error.to_string())
         }
         StoreError::ReadOnly => SqlError::read_only("this statement"),
+        StoreError::SnapshotTagged { .. } => SqlError::new(
+            SqlState::OBJECT_NOT_IN_PREREQUISITE_STATE,
+            error.to_string(),
+        ),
         StoreError::AlreadyExists {
             kind: ObjectKind::Schema,
             name,

@@ -119,6 +119,43 @@ impl Storage for SqlCatalog {
                 let listed = crate::checkpoints::list(location).await.map_err(to_sql)?;
                 Ok(listed.iter().map(checkpoint_row).collect())
             }
+            Maintenance::Tag { name, snapshot, .. } => {
+                let id: u64 = snapshot.trim().parse().map_err(|_| {
+                    SqlError::new(
+                        SqlState::INVALID_PARAMETER_VALUE,
+                        format!("\"{snapshot}\" is not a snapshot id"),
+                    )
+                })?;
+                writer?.tag_snapshot(&name, id).await.map_err(to_sql)?;
+                Ok(vec![(format!("tag {name}"), format!("snapshot {id}"))])
+            }
+            Maintenance::Untag { name, .. } => {
+                if !writer?.untag_snapshot(&name).await.map_err(to_sql)? {
+                    return Err(SqlError::new(
+                        SqlState::UNDEFINED_OBJECT,
+                        format!("tag \"{name}\" does not exist"),
+                    ));
+                }
+                Ok(vec![("tag removed".into(), name)])
+            }
+            Maintenance::Tags { .. } => {
+                let tags = match &self.source {
+                    Source::Writer(store) => store.snapshot_tags().await,
+                    Source::Replica(replica) => {
+                        crate::snapshot_tags::tags_in(&replica.read().view()).await
+                    }
+                }
+                .map_err(to_sql)?;
+                Ok(tags
+                    .into_iter()
+                    .map(|tag| {
+                        (
+                            format!("tag {}", tag.name),
+                            format!("snapshot {}", tag.snapshot),
+                        )
+                    })
+                    .collect())
+            }
             Maintenance::DropCheckpoint { name } => {
                 crate::checkpoints::delete(location, &name)
                     .await

@@ -555,7 +555,11 @@ impl StorageTxn for StoreTxn {
     async fn delete(&mut self, relation: &RelationDef, id: RowId) -> StorageResult<()> {
         let relation = self.resolve(relation).await?;
         let old_key = self.remembered(&relation, id)?;
-        self.writer()?.delete(&old_key).map_err(to_sql)?;
+        let writer = self.writer()?;
+        crate::snapshot_tags::check_not_tagged(&writer.view(), &old_key)
+            .await
+            .map_err(to_sql)?;
+        writer.delete(&old_key).map_err(to_sql)?;
         self.row_keys.forget(relation.relation_id, id.0);
         Ok(())
     }
