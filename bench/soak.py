@@ -3,7 +3,7 @@
 watching what must stay bounded.
 
     .venv/bin/python bench/soak.py [--minutes 20] [--writers 4] [--every 30]
-                                   [--retain-minutes 5]
+                                   [--retain-minutes 5] [--server-retain]
 
 Starts the release server (target/release/rocklake; ROCKLAKE_BIN overrides) on
 a fresh catalog in a temporary directory and runs, until the time is up:
@@ -14,7 +14,10 @@ a fresh catalog in a temporary directory and runs, until the time is up:
     table count in a loop;
   * every --retain-minutes, DuckLake's `ducklake_expire_snapshots` for
     snapshots older than that, then `rocklake gc` (retention floor) and
-    `rocklake excise` (physical deletion of the expired catalog rows).
+    `rocklake excise` (physical deletion of the expired catalog rows); with
+    --server-retain none of that: the server runs with `--retain
+    RETAIN-MINUTES min --retention-every 30s` and keeps the catalog bounded
+    by itself.
 
 Every --every seconds it prints: commits/s over the interval (and failed
 commits: DuckLake gave up after its retries), reads/s, the catalog's size on
@@ -165,6 +168,8 @@ def main():
     ap.add_argument("--every", type=float, default=30, help="report interval, seconds")
     ap.add_argument("--retain-minutes", type=int, default=5)
     ap.add_argument("--max-sessions", type=int, default=1000)
+    ap.add_argument("--server-retain", action="store_true",
+                    help="the server applies retention itself (serve --retain)")
     args = ap.parse_args()
 
     binary = bench.rocklake_binary()
@@ -176,6 +181,9 @@ def main():
     # Room for many writers; the sessions column shows what DuckDB holds
     # (one connection per DuckDB instance, see docs/benchmarks.md).
     server.serve_args = ["--max-sessions", str(args.max_sessions)]
+    if args.server_retain:
+        server.serve_args += ["--retain", f"{args.retain_minutes}min",
+                              "--retention-every", "30s"]
     cat = server.new_catalog("soak")
     proc = server.procs[-1]
     port = int(cat.attach_target.split("port=")[1].split()[0])
@@ -197,8 +205,9 @@ def main():
     threads = [threading.Thread(target=writer, args=(duck, cat, f"t{w}", stop, counters))
                for w in range(args.writers)]
     threads.append(threading.Thread(target=reader, args=(duck, cat, stop, counters)))
-    threads.append(threading.Thread(target=housekeeping, args=(
-        duck, cat, binary, port, args.retain_minutes, stop, counters, log)))
+    if not args.server_retain:
+        threads.append(threading.Thread(target=housekeeping, args=(
+            duck, cat, binary, port, args.retain_minutes, stop, counters, log)))
     for t in threads:
         t.start()
 

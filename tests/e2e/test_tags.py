@@ -5,6 +5,7 @@ fails clearly; backups carry tags; `rocklake_untag` gives it up."""
 from __future__ import annotations
 
 import subprocess
+import time
 
 import duckdb
 import psycopg
@@ -84,6 +85,62 @@ def test_a_tagged_snapshot_outlives_retention_and_expiry(tmp_path):
         assert rows["retain_from"] == str(snapshots[-1]), rows
         with pytest.raises(duckdb.Error):
             con.execute(f"SELECT count(*) FROM l.t AT (VERSION => {tagged})").fetchone()
+        con.close()
+    finally:
+        server.stop()
+
+
+class RetainingBackend(RockLakeBackend):
+    """`rocklake serve --retain 2s`, applied every 200 ms."""
+
+    def command(self):
+        return [*super().command(), "--retain", "2s", "--retention-every", "200ms"]
+
+
+def oldest_snapshot(server):
+    return call(server, "SELECT min(snapshot_id), count(*) FROM ducklake_snapshot")[0]
+
+
+@pytest.mark.rocklake
+def test_serve_retain_keeps_catalogs_bounded_by_itself(tmp_path):
+    server = RetainingBackend(tmp_path / "rocklake")
+    server.start()
+    try:
+        con = duckdb_connect()
+        con.execute(server.attach_sql("l", tmp_path / "data"))
+        con.execute("CREATE TABLE l.t (i INTEGER)")
+        for i in range(5):
+            con.execute("INSERT INTO l.t VALUES (?)", [i])
+        tagged = con.execute("SELECT max(snapshot_id) FROM ducklake_snapshots('l')").fetchone()[0]
+        call(server, f"CALL rocklake_tag('keep', {tagged})")
+        for i in range(5, 10):
+            con.execute("INSERT INTO l.t VALUES (?)", [i])
+        # The floor follows the clock up to the tag, never past it.
+        deadline = time.monotonic() + 30
+        while oldest_snapshot(server)[0] != tagged:
+            assert time.monotonic() < deadline, oldest_snapshot(server)
+            time.sleep(0.2)
+        time.sleep(2.5)
+        assert oldest_snapshot(server)[0] == tagged
+        assert con.execute(f"SELECT count(*) FROM l.t AT (VERSION => {tagged})").fetchone() == (5,)
+        # Untagged, history before the last 2 s goes (rows excised).
+        call(server, "CALL rocklake_untag('keep')")
+        con.execute("INSERT INTO l.t VALUES (10)")
+        deadline = time.monotonic() + 30
+        while oldest_snapshot(server)[0] <= tagged:
+            assert time.monotonic() < deadline, oldest_snapshot(server)
+            time.sleep(0.2)
+        assert con.execute("SELECT count(*) FROM l.t").fetchone() == (11,)
+        # A lake may turn it off.
+        assert call(server, "CALL rocklake_set_retention('off')") == [("retention", "off")]
+        floor, _ = oldest_snapshot(server)
+        for i in range(3):
+            con.execute("INSERT INTO l.t VALUES (?)", [100 + i])
+        time.sleep(3)
+        assert oldest_snapshot(server)[0] == floor
+        assert call_error(server, "CALL rocklake_set_retention('42')")[0] == "22023"
+        log = server.log_path.read_text(errors="replace")
+        assert "retention applied" in log or "excision committed" in log, log[-2000:]
         con.close()
     finally:
         server.stop()

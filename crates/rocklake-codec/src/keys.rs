@@ -109,6 +109,9 @@ pub enum SystemKey {
     /// Sequence number of the last commit of the local commit journal this
     /// state holds (journaled commits above it are replayed when opening).
     JournalApplied,
+    /// The lake's own retention (`CALL rocklake_set_retention('7d')`): an
+    /// age as text, or `off`; absent, the server's `--retain` applies.
+    Retention,
 }
 
 /// The readable suffix under which snapshot tags are kept: the system key
@@ -131,12 +134,13 @@ pub fn snapshot_tags_prefix() -> Vec<u8> {
 
 impl SystemKey {
     /// Every system key.
-    pub const ALL: [SystemKey; 5] = [
+    pub const ALL: [SystemKey; 6] = [
         SystemKey::WriterEpoch,
         SystemKey::RetainFrom,
         SystemKey::FormatVersion,
         SystemKey::HotKey,
         SystemKey::JournalApplied,
+        SystemKey::Retention,
     ];
 
     /// The readable suffix, e.g. `writer-epoch`.
@@ -147,6 +151,7 @@ impl SystemKey {
             SystemKey::FormatVersion => "format-version",
             SystemKey::HotKey => "hot-key",
             SystemKey::JournalApplied => "journal-applied",
+            SystemKey::Retention => "retention",
         }
     }
 

@@ -70,6 +70,10 @@ pub struct Metrics {
     /// change (by a standby), in seconds since 1970: the lease's age is
     /// `time() - rocklake_lease_heartbeat_timestamp_seconds`.
     lease_heartbeat: Gauge<f64, std::sync::atomic::AtomicU64>,
+    /// Retention passes the server ran over a lake by itself.
+    retention_passes: Counter,
+    /// Catalog rows those passes excised.
+    excised_rows: Counter,
     /// SlateDB's statistics of every open lake.
     slatedb: SlateDbStats,
 }
@@ -177,6 +181,18 @@ impl Metrics {
             "When the writer's heartbeat was last written (writer) or seen to change (standby)",
             lease_heartbeat.clone(),
         );
+        let retention_passes = Counter::default();
+        registry.register(
+            "retention_passes",
+            "Retention passes the server ran over a lake by itself (serve --retain)",
+            retention_passes.clone(),
+        );
+        let excised_rows = Counter::default();
+        registry.register(
+            "retention_excised_rows",
+            "Catalog rows the server's retention passes excised",
+            excised_rows.clone(),
+        );
         let slatedb = SlateDbStats::default();
         registry.register_collector(Box::new(slatedb.clone()));
         Metrics {
@@ -197,6 +213,8 @@ impl Metrics {
             takeover_seconds,
             lease_term,
             lease_heartbeat,
+            retention_passes,
+            excised_rows,
             slatedb,
         }
     }
@@ -228,6 +246,12 @@ impl Metrics {
             .map(|d| d.as_secs_f64())
             .unwrap_or(0.0);
         self.lease_heartbeat.set(now);
+    }
+
+    /// A retention pass over a lake that excised `rows` catalog rows.
+    pub fn retention_pass(&self, rows: u64) {
+        self.retention_passes.inc();
+        self.excised_rows.inc_by(rows);
     }
 
     /// A durable commit that took `took`.

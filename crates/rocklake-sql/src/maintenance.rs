@@ -76,6 +76,14 @@ pub fn parse_call(function: &Function) -> Result<Option<Maintenance>, SqlError> 
             name: name.clone(),
             schema: Some(schema.clone()),
         },
+        ("rocklake_set_retention", Some([spec])) => Maintenance::SetRetention {
+            spec: spec.clone(),
+            schema: None,
+        },
+        ("rocklake_set_retention", Some([spec, schema])) => Maintenance::SetRetention {
+            spec: spec.clone(),
+            schema: Some(schema.clone()),
+        },
         ("rocklake_tags", Some([])) => Maintenance::Tags { schema: None },
         ("rocklake_tags", Some([schema])) => Maintenance::Tags {
             schema: Some(schema.clone()),
@@ -91,7 +99,8 @@ pub fn parse_call(function: &Function) -> Result<Option<Maintenance>, SqlError> 
             | "rocklake_drop_checkpoint"
             | "rocklake_tag"
             | "rocklake_untag"
-            | "rocklake_tags",
+            | "rocklake_tags"
+            | "rocklake_set_retention",
             _,
         ) => return Err(bad_call(function)),
         _ => return Ok(None),
@@ -103,7 +112,7 @@ fn bad_call(function: &Function) -> SqlError {
     SqlError::new(
         SqlState::UNDEFINED_FUNCTION,
         format!(
-            "procedure {function} does not exist: use rocklake_retain_from('<snapshot id or age such as 7d>' [, '<metadata schema>']), rocklake_excise(['<metadata schema>']), rocklake_checkpoint('<name>'), rocklake_checkpoints(), rocklake_drop_checkpoint('<name>'), rocklake_tag('<name>', <snapshot id> [, '<metadata schema>']), rocklake_untag('<name>' [, '<metadata schema>']) or rocklake_tags(['<metadata schema>'])"
+            "procedure {function} does not exist: use rocklake_retain_from('<snapshot id or age such as 7d>' [, '<metadata schema>']), rocklake_excise(['<metadata schema>']), rocklake_checkpoint('<name>'), rocklake_checkpoints(), rocklake_drop_checkpoint('<name>'), rocklake_tag('<name>', <snapshot id> [, '<metadata schema>']), rocklake_untag('<name>' [, '<metadata schema>']), rocklake_tags(['<metadata schema>']) or rocklake_set_retention('<age such as 7d, off or default>' [, '<metadata schema>'])"
         ),
     )
 }

@@ -3,6 +3,7 @@
 //! counters, writer fencing and the system keys; and, in [`engine`], the
 //! catalog as the SQL engine's storage.
 
+pub mod auto_retention;
 pub mod backup_copy;
 pub mod checkpoints;
 pub mod encryption;

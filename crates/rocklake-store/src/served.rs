@@ -520,6 +520,23 @@ impl ServedRoot {
         Ok(())
     }
 
+    /// Every catalog this root writes, labelled `database` or
+    /// `database/schema` (none on a replica).
+    pub fn writer_catalogs(&self) -> Vec<(String, CatalogStore)> {
+        let mut catalogs = Vec::new();
+        for database in self.open_databases().values() {
+            if let OpenCatalog::Writer(store) = &database.home {
+                catalogs.push((database.name.clone(), store.clone()));
+            }
+            for (schema, opened) in database.lakes.open_lakes().iter() {
+                if let OpenCatalog::Writer(store) = &opened.catalog {
+                    catalogs.push((format!("{}/{schema}", database.name), store.clone()));
+                }
+            }
+        }
+        catalogs
+    }
+
     /// Ends every session connected to a database of this root (FATAL
     /// 57P01), as a server does when its role changes; how many.
     pub fn end_sessions(&self) -> usize {

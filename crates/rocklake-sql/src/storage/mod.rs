@@ -424,6 +424,13 @@ pub enum Maintenance {
         /// The schema lake (`None`: the home lake).
         schema: Option<String>,
     },
+    /// Set a lake's own retention (`'7d'`, `'off'`, `'default'`).
+    SetRetention {
+        /// The retention.
+        spec: String,
+        /// The schema lake (`None`: the home lake).
+        schema: Option<String>,
+    },
     /// List the tags of a lake.
     Tags {
         /// The schema lake (`None`: the home lake).
@@ -439,6 +446,7 @@ impl Maintenance {
             | Maintenance::Excise { schema }
             | Maintenance::Tag { schema, .. }
             | Maintenance::Untag { schema, .. }
+            | Maintenance::SetRetention { schema, .. }
             | Maintenance::Tags { schema } => schema.as_deref(),
             _ => None,
         }

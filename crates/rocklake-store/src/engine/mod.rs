@@ -138,6 +138,15 @@ impl Storage for SqlCatalog {
                 }
                 Ok(vec![("tag removed".into(), name)])
             }
+            Maintenance::SetRetention { spec, .. } => {
+                let retention =
+                    crate::auto_retention::LakeRetention::parse(&spec).map_err(to_sql)?;
+                writer?
+                    .set_lake_retention(retention)
+                    .await
+                    .map_err(to_sql)?;
+                Ok(vec![("retention".into(), spec.trim().to_string())])
+            }
             Maintenance::Tags { .. } => {
                 let tags = match &self.source {
                     Source::Writer(store) => store.snapshot_tags().await,

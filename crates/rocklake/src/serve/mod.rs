@@ -75,6 +75,17 @@ pub struct ServeArgs {
     /// refuses to start next to a live one.
     #[arg(long, conflicts_with_all = ["read_only", "standby"])]
     take_over: bool,
+    /// Keep about this much history in every lake: on a schedule the
+    /// writer advances each lake's retention floor to the snapshot that was
+    /// current this long ago (never past a tagged one) and excises what no
+    /// later snapshot sees, so catalogs stay bounded without `gc`. A lake
+    /// may set its own with `CALL rocklake_set_retention('7d' | 'off')`.
+    /// E.g. `30d`; none by default.
+    #[arg(long, value_parser = parse_duration)]
+    retain: Option<Duration>,
+    /// How often the writer applies retention (--retain, and lakes' own).
+    #[arg(long, default_value = "10min", value_parser = parse_duration)]
+    retention_every: Duration,
     /// How often a read replica or standby looks for new commits, in
     /// milliseconds.
     #[arg(long, default_value_t = 100)]
@@ -321,6 +332,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         storage_timeout: args.storage_timeout,
         roles_cell: roles_cell.clone(),
     });
+    if !args.read_only {
+        takeover::apply_retention_on_schedule(&keeper, args.retain, args.retention_every);
+    }
     let (stop_roles, roles_stopped) = tokio::sync::watch::channel(false);
     let keeping = (!args.read_only).then(|| tokio::spawn(keeper.clone().run(lease, roles_stopped)));
     let config = ServerConfig {

@@ -261,6 +261,50 @@ impl RoleKeeper {
     }
 }
 
+/// Applies retention to every lake the server writes, every `every`, for
+/// as long as the server runs (see [`rocklake_store::auto_retention`]).
+pub(super) fn apply_retention_on_schedule(
+    keeper: &Arc<RoleKeeper>,
+    retain: Option<Duration>,
+    every: Duration,
+) {
+    let keeper = Arc::downgrade(keeper);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every.max(Duration::from_millis(100))).await;
+            let Some(keeper) = keeper.upgrade() else {
+                break;
+            };
+            let current = keeper.current();
+            if current.role != ServerRole::Writer {
+                continue;
+            }
+            for (lake, store) in current.root.writer_catalogs() {
+                match store
+                    .apply_retention(retain, std::time::SystemTime::now())
+                    .await
+                {
+                    Ok(Some(pass)) if pass.outcome.floor > pass.outcome.previous => {
+                        let rows = pass
+                            .excised
+                            .as_ref()
+                            .map_or(0, |report| report.removed.values().sum::<u64>());
+                        tracing::info!(
+                            lake,
+                            floor = pass.outcome.floor,
+                            previous = pass.outcome.previous,
+                            rows,
+                            "retention applied"
+                        );
+                    }
+                    Ok(_) => {}
+                    Err(error) => tracing::warn!(lake, %error, "applying retention failed"),
+                }
+            }
+        }
+    });
+}
+
 /// Resolves once `shutdown` is set.
 async fn stopping(shutdown: &mut tokio::sync::watch::Receiver<bool>) {
     let _ = shutdown.wait_for(|stop| *stop).await;
