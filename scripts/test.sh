@@ -50,6 +50,11 @@ if [ "$(.tools/bin/s3s-fs --version 2>/dev/null || true)" != "s3s-fs ${S3S_FS_VE
   cargo install --locked --root .tools "s3s-fs@${S3S_FS_VERSION}" --features binary
 fi
 
+if ! command -v chromium >/dev/null; then
+  step "Chromium, which loads the status page in the end-to-end tests"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
 if ! command -v node >/dev/null; then
   step "Node.js, for node-postgres in the end-to-end tests"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null

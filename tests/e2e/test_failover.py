@@ -170,10 +170,12 @@ def check_history(con):
     assert times == sorted(times), "snapshot times go back"
 
 
-def failover_rounds(servers, make_restart, data, rounds: int, writers_count: int = 4):
+def failover_rounds(servers, make_restart, data, rounds: int, writers_count: int = 4,
+                    before_attach: str = ""):
     """Kills the writer `rounds` times while DuckDB writers commit; returns
-    the failover times (kill to the first commit acknowledged after it)."""
-    attach = (f"ATTACH 'ducklake:postgres:{multi_host(servers)}' AS l "
+    the failover times (kill to the first commit acknowledged after it).
+    `before_attach` runs first on each DuckDB connection (an S3 secret)."""
+    attach = (f"{before_attach}ATTACH 'ducklake:postgres:{multi_host(servers)}' AS l "
               f"(DATA_PATH '{data}')")
     setup = duckdb_connect()
     setup.execute(attach)
@@ -354,6 +356,25 @@ def test_multi_host_strings_follow_the_takeover(tmp_path):
                              autocommit=True) as con:
             with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
                 con.execute("CREATE TABLE refused (i int)")
+    finally:
+        a.stop()
+        b.stop()
+
+
+@pytest.mark.rocklake
+def test_kill_9_rounds_on_s3(s3_server, data_dir, tmp_path):
+    """The rounds of the local test on an S3 root: each server opens the
+    catalogs from the emulator, and a takeover replays nothing (no journal:
+    SlateDB's WAL objects hold every acknowledged commit)."""
+    a = S3StandbyBackend(tmp_path / "a", s3_server)
+    b = S3StandbyBackend(tmp_path / "b", s3_server, bucket=a.bucket)
+    try:
+        a.start()
+        a.wait_role("writer")
+        b.start()
+        b.wait_role("standby")
+        failover_rounds([a, b], lambda server: server.start(), a.data_url(data_dir("lake")),
+                        rounds=3, before_attach=f"{s3_server.duckdb_secret_sql()}; ")
     finally:
         a.stop()
         b.stop()

@@ -46,6 +46,9 @@ pub struct Metrics {
     statements: Family<Labels, Counter>,
     /// Errors sent to clients, by SQLSTATE.
     errors: Family<Labels, Counter>,
+    /// Errors sent to clients in all (for the status page; not exported:
+    /// the family sums to it).
+    errors_total: Counter,
     /// Client sessions open now.
     active_sessions: Gauge,
     /// Client sessions started since the server started.
@@ -204,6 +207,7 @@ impl Metrics {
             snapshot_conflicts,
             statements,
             errors,
+            errors_total: Counter::default(),
             active_sessions,
             sessions,
             scan_cache_hits,
@@ -288,6 +292,27 @@ impl Metrics {
         self.errors
             .get_or_create(&vec![("sqlstate".to_string(), sqlstate.to_string())])
             .inc();
+        self.errors_total.inc();
+    }
+
+    /// Commits acknowledged since start.
+    pub fn commit_count(&self) -> u64 {
+        self.commits.get()
+    }
+
+    /// Commits refused by a conflict since start.
+    pub fn commit_conflict_count(&self) -> u64 {
+        self.commit_conflicts.get()
+    }
+
+    /// Snapshot id conflicts (DuckLake retries them) since start.
+    pub fn snapshot_conflict_count(&self) -> u64 {
+        self.snapshot_conflicts.get()
+    }
+
+    /// Errors sent to clients since start.
+    pub fn error_count(&self) -> u64 {
+        self.errors_total.get()
     }
 
     /// A client session started; it counts as active until the returned

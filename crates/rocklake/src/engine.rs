@@ -153,6 +153,11 @@ impl EngineSessions {
             .clone()
     }
 
+    /// What every session of the server is doing (`pg_stat_activity`).
+    pub fn board(&self) -> Arc<ActivityBoard> {
+        self.board.clone()
+    }
+
     /// Gives every session these limits.
     pub fn with_limits(mut self, limits: SessionLimits) -> Self {
         self.limits = limits;

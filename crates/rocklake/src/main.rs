@@ -8,6 +8,7 @@ mod maintain;
 mod observe;
 mod security;
 mod serve;
+mod status_page;
 mod transfer;
 
 use clap::{Parser, Subcommand};

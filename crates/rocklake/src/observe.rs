@@ -1,5 +1,6 @@
 //! `rocklake serve --metrics-listen ADDR`: an HTTP endpoint for monitoring.
 //!
+//! - `/`: the status page ([`crate::status_page`]);
 //! - `/metrics`: every metric in Prometheus' (OpenMetrics) text format;
 //! - `/healthz`: 200 while the process serves HTTP at all (liveness);
 //! - `/readyz`: 200 when every database opened and each catalog is neither
@@ -34,6 +35,8 @@ pub async fn bind(listen: SocketAddr) -> anyhow::Result<tokio::net::TcpListener>
 #[derive(Default)]
 pub struct ServingState {
     current: Mutex<Option<(ServerRole, Weak<ServedRoot>)>>,
+    /// The server's sessions, for the status page.
+    board: Mutex<Option<Arc<rocklake_types::activity::ActivityBoard>>>,
 }
 
 impl ServingState {
@@ -42,6 +45,15 @@ impl ServingState {
         rocklake_metrics::metrics().set_role(role.name());
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) =
             Some((role, Arc::downgrade(root)));
+    }
+
+    /// Shows the server's sessions on the status page.
+    pub fn set_board(&self, board: Arc<rocklake_types::activity::ActivityBoard>) {
+        *self.board.lock().unwrap_or_else(|e| e.into_inner()) = Some(board);
+    }
+
+    fn board(&self) -> Option<Arc<rocklake_types::activity::ActivityBoard>> {
+        self.board.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// The role and the root (`None` once it is closed).
@@ -73,7 +85,8 @@ pub fn start(
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |request| {
                     let (role, root) = state.get();
-                    async move { Ok::<_, Infallible>(respond(request, root, role).await) }
+                    let board = state.board();
+                    async move { Ok::<_, Infallible>(respond(request, root, role, board).await) }
                 });
                 let connection = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service);
@@ -140,6 +153,7 @@ async fn respond(
     request: Request<Incoming>,
     root: Option<Arc<ServedRoot>>,
     role: ServerRole,
+    board: Option<Arc<rocklake_types::activity::ActivityBoard>>,
 ) -> Response<Full<Bytes>> {
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return text(StatusCode::METHOD_NOT_ALLOWED, "GET only\n".to_string());
@@ -154,6 +168,17 @@ async fn respond(
             response
         }
         "/healthz" => text(StatusCode::OK, "ok\n".to_string()),
+        "/" => {
+            let mut response = text(
+                StatusCode::OK,
+                crate::status_page::render(role, root, board).await,
+            );
+            response.headers_mut().insert(
+                hyper::header::CONTENT_TYPE,
+                hyper::header::HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            response
+        }
         "/readyz" => match asked_role(request.uri().query()) {
             Err(message) => text(StatusCode::BAD_REQUEST, message),
             Ok(Some(asked)) if !role.answers(asked) => text(
@@ -164,7 +189,7 @@ async fn respond(
         },
         _ => text(
             StatusCode::NOT_FOUND,
-            "not found: /metrics, /healthz and /readyz are served\n".to_string(),
+            "not found: /, /metrics, /healthz and /readyz are served\n".to_string(),
         ),
     }
 }

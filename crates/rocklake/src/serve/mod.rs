@@ -304,7 +304,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     state.set(opened.role, &opened.root);
     if let Some(listener) = metrics_listener {
         let bound = crate::observe::start(listener, state.clone())?;
-        eprintln!("rocklake: metrics at http://{bound}/metrics (and /healthz, /readyz)");
+        eprintln!("rocklake: status page at http://{bound}/ (metrics at /metrics, health at /healthz and /readyz)");
     }
     let limits = SessionLimits {
         statement_memory: Some(args.statement_memory_limit),
@@ -321,6 +321,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         )
         .with_limits(limits),
     );
+    state.set_board(sessions.board());
     let (exit, mut exit_requested) = tokio::sync::watch::channel(None::<String>);
     let keeper = Arc::new(takeover::RoleKeeper {
         opener,
