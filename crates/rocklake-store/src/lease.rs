@@ -320,17 +320,20 @@ impl Watcher {
             return Ok(None);
         }
         tracing::info!(term, why, "claimed the writer lease");
+        let beat = pb::WriterLease {
+            term,
+            ..self.me.clone()
+        };
         let held = HeldLease {
-            objects: self.objects.clone(),
-            options: self.options.clone(),
-            gate: Arc::new(LeaseGate::new()),
-            beat: pb::WriterLease {
-                term,
-                ..self.me.clone()
-            },
+            gate: Arc::new(LeaseGate::new(
+                self.objects.clone(),
+                self.options.clone(),
+                beat,
+            )),
+            term,
             previous: self.state.clone(),
         };
-        held.renew().await?;
+        held.gate.renew(false).await?;
         rocklake_metrics::metrics().set_lease_term(term);
         rocklake_metrics::metrics().lease_heartbeat();
         Ok(Some(held))
@@ -416,8 +419,11 @@ pub async fn current(root: &LakeRoot) -> StoreResult<LeaseState> {
     LeaseObjects { root: root.clone() }.read(0).await
 }
 
-/// Whether the holder may commit now (see the module docs). Shared with
-/// every catalog the holder opens.
+/// Whether the holder may commit now (see the module docs), and the
+/// holder's heartbeat. Shared with every catalog the holder opens: a commit
+/// that finds the last heartbeat too old writes one itself before it gives
+/// up ([`LeaseGate::ensure`]), so a renewal task starved of CPU does not
+/// stop commits.
 #[derive(Debug)]
 pub struct LeaseGate {
     started: Instant,
@@ -426,17 +432,28 @@ pub struct LeaseGate {
     lost: OnceLock<String>,
     /// Why the last heartbeat could not be written, until one is.
     fault: std::sync::Mutex<Option<Fault>>,
-    notify: tokio::sync::Notify,
+    objects: LeaseObjects,
+    options: LeaseOptions,
+    /// The holder's heartbeat (one renewal at a time).
+    beat: tokio::sync::Mutex<pb::WriterLease>,
+}
+
+impl std::fmt::Debug for LeaseObjects {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LeaseObjects({})", self.root.location())
+    }
 }
 
 impl LeaseGate {
-    fn new() -> LeaseGate {
+    fn new(objects: LeaseObjects, options: LeaseOptions, beat: pb::WriterLease) -> LeaseGate {
         LeaseGate {
             started: Instant::now(),
             valid_until_ms: AtomicU64::new(0),
             lost: OnceLock::new(),
             fault: std::sync::Mutex::new(None),
-            notify: tokio::sync::Notify::new(),
+            objects,
+            options,
+            beat: tokio::sync::Mutex::new(beat),
         }
     }
 
@@ -446,9 +463,7 @@ impl LeaseGate {
     }
 
     fn lose(&self, reason: String) {
-        if self.lost.set(reason).is_ok() {
-            self.notify.notify_waiters();
-        }
+        let _ = self.lost.set(reason);
     }
 
     /// Fails unless the lease is held and its last heartbeat is recent.
@@ -475,25 +490,59 @@ impl LeaseGate {
         Ok(())
     }
 
+    /// [`LeaseGate::check`], writing a heartbeat first when the last one is
+    /// too old (a renewal that was late, not one that failed for good).
+    pub async fn ensure(&self) -> StoreResult<()> {
+        if self.lost.get().is_none() && self.check().is_err() {
+            if let Err(error) = self.renew(false).await {
+                tracing::warn!(%error, "renewing the writer lease for a commit failed");
+            }
+        }
+        self.check()
+    }
+
     /// Why the lease was lost, once it was.
     pub fn lost(&self) -> Option<&str> {
         self.lost.get().map(String::as_str)
+    }
+
+    /// Writes one heartbeat (the next one when `next`), unless a later
+    /// term was claimed (then the lease is lost).
+    async fn renew(&self, next: bool) -> StoreResult<()> {
+        let mut beat = self.beat.lock().await;
+        let started = Instant::now();
+        if self.objects.claim_exists(beat.term + 1).await? {
+            let state = self.objects.read(beat.term).await?;
+            self.lose(format!("another server took over ({})", state.describe()));
+            return Ok(());
+        }
+        if next {
+            beat.beat += 1;
+        }
+        beat.written_unix_ms = unix_ms();
+        let written = self.objects.write_beat(&beat).await;
+        *self.fault.lock().unwrap_or_else(|e| e.into_inner()) = written.as_ref().err().cloned();
+        written.map_err(|fault| {
+            self.objects
+                .root
+                .error(format!("cannot write the lease heartbeat: {fault}"))
+        })?;
+        self.extend(started + self.options.valid_for());
+        Ok(())
     }
 }
 
 /// The lease, held by this server.
 pub struct HeldLease {
-    objects: LeaseObjects,
-    options: LeaseOptions,
     gate: Arc<LeaseGate>,
-    beat: pb::WriterLease,
+    term: u64,
     previous: LeaseState,
 }
 
 impl HeldLease {
     /// The term this server holds.
     pub fn term(&self) -> u64 {
-        self.beat.term
+        self.term
     }
 
     /// Who held the lease before (for messages).
@@ -506,42 +555,16 @@ impl HeldLease {
         self.gate.clone()
     }
 
-    /// Writes one heartbeat, unless a later term was claimed (then the
-    /// lease is lost).
-    async fn renew(&self) -> StoreResult<()> {
-        let started = Instant::now();
-        if self.objects.claim_exists(self.beat.term + 1).await? {
-            let state = self.objects.read(self.beat.term).await?;
-            self.gate
-                .lose(format!("another server took over ({})", state.describe()));
-            return Ok(());
-        }
-        let mut beat = self.beat.clone();
-        beat.written_unix_ms = unix_ms();
-        let written = self.objects.write_beat(&beat).await;
-        let mut fault = self.gate.fault.lock().unwrap_or_else(|e| e.into_inner());
-        *fault = written.as_ref().err().cloned();
-        drop(fault);
-        written.map_err(|fault| {
-            self.objects
-                .root
-                .error(format!("cannot write the lease heartbeat: {fault}"))
-        })?;
-        self.gate.extend(started + self.options.valid_for());
-        Ok(())
-    }
-
     /// Renews the lease until it is lost or `stop` resolves; returns why it
     /// ended.
-    pub async fn keep(mut self, stop: impl std::future::Future<Output = ()>) -> Ended {
+    pub async fn keep(self, stop: impl std::future::Future<Output = ()>) -> Ended {
         tokio::pin!(stop);
         loop {
             tokio::select! {
                 _ = &mut stop => return Ended::Stopped(Box::new(self)),
-                _ = tokio::time::sleep(self.options.renew_every()) => {}
+                _ = tokio::time::sleep(self.gate.options.renew_every()) => {}
             }
-            self.beat.beat += 1;
-            if let Err(error) = self.renew().await {
+            if let Err(error) = self.gate.renew(true).await {
                 tracing::warn!(%error, "renewing the writer lease failed");
             }
             if let Some(reason) = self.gate.lost() {
@@ -576,15 +599,17 @@ impl HeldLease {
 
     /// Marks the lease released (after a clean shutdown), so the next
     /// server claims it at once.
-    pub async fn release(mut self) -> StoreResult<()> {
-        if self.gate.lost().is_some() || self.objects.claim_exists(self.beat.term + 1).await? {
+    pub async fn release(self) -> StoreResult<()> {
+        let gate = &self.gate;
+        let mut beat = gate.beat.lock().await;
+        if gate.lost().is_some() || gate.objects.claim_exists(beat.term + 1).await? {
             return Ok(());
         }
-        self.beat.beat += 1;
-        self.beat.released = true;
-        self.beat.written_unix_ms = unix_ms();
-        self.objects.write_beat(&self.beat).await.map_err(|fault| {
-            self.objects
+        beat.beat += 1;
+        beat.released = true;
+        beat.written_unix_ms = unix_ms();
+        gate.objects.write_beat(&beat).await.map_err(|fault| {
+            gate.objects
                 .root
                 .error(format!("cannot release the lease: {fault}"))
         })
@@ -662,6 +687,26 @@ mod tests {
         }
         assert!(matches!(gate.check(), Err(StoreError::LeaseLost(_))));
         standby.gate().check().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_commit_writes_a_late_heartbeat_itself_unless_the_lease_was_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = acquire(&root(&dir), &options(200), WhenHeld::Refuse)
+            .await
+            .unwrap();
+        let gate = held.gate();
+        // Nobody renews (a renewal task starved of CPU): a commit renews.
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        assert!(gate.check().is_err());
+        gate.ensure().await.unwrap();
+        gate.check().unwrap();
+        // Once another server claimed the next term, it cannot.
+        let _other = acquire(&root(&dir), &options(200), WhenHeld::TakeOver)
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        assert!(matches!(gate.ensure().await, Err(StoreError::LeaseLost(_))));
     }
 
     #[tokio::test]

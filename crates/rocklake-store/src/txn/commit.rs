@@ -52,6 +52,11 @@ impl WriteTxn {
             }
         };
         if wrote {
+            // A late heartbeat is written here rather than failing the
+            // commit (a lost lease still fails it).
+            if let Some(lease) = &inner.lease {
+                lease.ensure().await?;
+            }
             inner.check_accepting()?;
         }
         let writes = self.writes.take();
