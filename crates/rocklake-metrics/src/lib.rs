@@ -77,6 +77,8 @@ pub struct Metrics {
     retention_passes: Counter,
     /// Catalog rows those passes excised.
     excised_rows: Counter,
+    /// Inlined tables hygiene dropped (no snapshot could read them).
+    hygiene_dropped: Counter,
     /// SlateDB's statistics of every open lake.
     slatedb: SlateDbStats,
 }
@@ -196,6 +198,12 @@ impl Metrics {
             "Catalog rows the server's retention passes excised",
             excised_rows.clone(),
         );
+        let hygiene_dropped = Counter::default();
+        registry.register(
+            "hygiene_dropped_tables",
+            "DuckLake inlined-data and inlined-delete tables hygiene dropped (no snapshot could read them)",
+            hygiene_dropped.clone(),
+        );
         let slatedb = SlateDbStats::default();
         registry.register_collector(Box::new(slatedb.clone()));
         Metrics {
@@ -219,6 +227,7 @@ impl Metrics {
             lease_heartbeat,
             retention_passes,
             excised_rows,
+            hygiene_dropped,
             slatedb,
         }
     }
@@ -256,6 +265,11 @@ impl Metrics {
     pub fn retention_pass(&self, rows: u64) {
         self.retention_passes.inc();
         self.excised_rows.inc_by(rows);
+    }
+
+    /// Hygiene dropped `tables` inlined tables.
+    pub fn hygiene_dropped(&self, tables: u64) {
+        self.hygiene_dropped.inc_by(tables);
     }
 
     /// A durable commit that took `took`.

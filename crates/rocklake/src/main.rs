@@ -2,6 +2,8 @@
 
 mod bench;
 mod catalog_key;
+mod catalog_sql;
+mod hygiene;
 mod keys;
 mod lifecycle;
 mod maintain;
@@ -82,7 +84,9 @@ async fn run() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new("warn,rocklake_store::retention=info")
+                tracing_subscriber::EnvFilter::new(
+                    "warn,rocklake_store::retention=info,rocklake::hygiene=info,rocklake::serve=info",
+                )
             }),
         )
         .with_writer(std::io::stderr)

@@ -17,8 +17,8 @@ use std::sync::Arc;
 use rocklake_sql::Session;
 use rocklake_store::ServedRoot;
 use rocklake_types::activity::ActivityBoard;
-use rocklake_types::output::QueryOutput;
-use rocklake_types::value::text::format_text;
+
+use crate::catalog_sql::{query, quote_ident, quote_literal};
 
 use crate::observe::ServerRole;
 
@@ -65,28 +65,13 @@ pub async fn render(
     page
 }
 
-/// Rows of `sql` as text cells (`None` for NULL); `None` when it failed.
-async fn query(session: &mut Session, sql: &str) -> Option<Vec<Vec<Option<String>>>> {
-    let mut results = session.execute(sql).await;
-    match results.pop()? {
-        Ok(QueryOutput::Rows { rows, .. }) | Ok(QueryOutput::Returning { rows, .. }) => Some(
-            rows.into_rows()
-                .iter()
-                .map(|row| row.iter().map(format_text).collect())
-                .collect(),
-        ),
-        _ => None,
-    }
-}
-
 async fn database_section(
     page: &mut String,
     name: &str,
     database: &rocklake_store::ServedDatabase,
     schemas: &[String],
 ) {
-    let mut session = Session::for_database(database.storage(), database.catalog_results());
-    session.set_database(name);
+    let mut session = crate::catalog_sql::session(name, database);
     let _ = write!(
         page,
         "<section class=\"database\"><h2>database {}</h2>",
@@ -172,7 +157,7 @@ async fn lake_section(page: &mut String, session: &mut Session, schema: &str) {
     let lake_arg = if schema == "public" {
         String::new()
     } else {
-        format!("'{}'", schema.replace('\'', "''"))
+        quote_literal(schema)
     };
     if let Some(rows) = query(session, &format!("CALL rocklake_tags({lake_arg})")).await {
         list_pairs(page, "tags", &rows);
@@ -323,10 +308,6 @@ fn sessions_section(page: &mut String, board: &ActivityBoard) {
     page.push_str("</tbody></table></section>");
 }
 
-fn quote_ident(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
-
 /// `text` with HTML's special characters escaped.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -358,11 +339,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn text_is_escaped_and_names_quoted() {
+    fn text_is_escaped() {
         assert_eq!(
             escape("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
-        assert_eq!(quote_ident("we\"ird"), "\"we\"\"ird\"");
     }
 }

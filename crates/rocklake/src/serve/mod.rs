@@ -83,7 +83,8 @@ pub struct ServeArgs {
     /// E.g. `30d`; none by default.
     #[arg(long, value_parser = parse_duration)]
     retain: Option<Duration>,
-    /// How often the writer applies retention (--retain, and lakes' own).
+    /// How often the writer applies retention (--retain, and lakes' own)
+    /// and drops inlined tables no snapshot can read (hygiene).
     #[arg(long, default_value = "10min", value_parser = parse_duration)]
     retention_every: Duration,
     /// How often a read replica or standby looks for new commits, in

@@ -261,8 +261,9 @@ impl RoleKeeper {
     }
 }
 
-/// Applies retention to every lake the server writes, every `every`, for
-/// as long as the server runs (see [`rocklake_store::auto_retention`]).
+/// Applies retention to every lake the server writes, then drops the
+/// inlined tables no snapshot can read ([`crate::hygiene`]), every `every`,
+/// for as long as the server runs (see [`rocklake_store::auto_retention`]).
 pub(super) fn apply_retention_on_schedule(
     keeper: &Arc<RoleKeeper>,
     retain: Option<Duration>,
@@ -301,6 +302,7 @@ pub(super) fn apply_retention_on_schedule(
                     Err(error) => tracing::warn!(lake, %error, "applying retention failed"),
                 }
             }
+            crate::hygiene::run_pass(&current.root).await;
         }
     });
 }

@@ -1,0 +1,205 @@
+//! Catalog hygiene: the writer drops DuckLake's inlined-data tables that no
+//! client can ever read again, on the retention schedule (see
+//! docs/hygiene.md for the rule and where it comes from).
+//!
+//! DuckLake keeps rows inserted in small batches in tables of the metadata
+//! schema, `ducklake_inlined_data_<table id>_<schema version>`, registered
+//! in `ducklake_inlined_data_tables`, and deletes of Parquet rows in
+//! `ducklake_inlined_delete_<table id>` (not registered). Its reader loads the
+//! inlined tables of the tables alive at the snapshot it reads, and fails
+//! when a registered table is missing: so a table goes together with its
+//! registration, in one transaction. A DuckLake table none of whose
+//! versions is alive at any snapshot still in `ducklake_snapshot` can never
+//! be read again (its snapshots were expired by DuckLake, or excised by
+//! RockLake's retention); its inlined tables are what DuckLake's own
+//! `ducklake_expire_snapshots` drops since duckdb/ducklake#1145, and what
+//! older DuckLake releases (and RockLake's excision) left behind. Inlined
+//! tables of such tables, registered or not, are dropped; nothing of a table
+//! alive at some readable snapshot is touched.
+
+use std::collections::BTreeSet;
+
+use rocklake_sql::Session;
+use rocklake_store::ServedRoot;
+
+use crate::catalog_sql::{query, quote_ident, quote_literal, run};
+
+/// What one pass dropped in one lake.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct HygieneReport {
+    /// Inlined-data and inlined-delete tables dropped.
+    pub dropped: Vec<String>,
+}
+
+/// One pass over every lake of every database the server writes.
+pub async fn run_pass(root: &ServedRoot) {
+    for name in root.names() {
+        let Some(database) = root.database(&name) else {
+            continue;
+        };
+        let schemas = root.root().lake_schemas(&name).await.unwrap_or_default();
+        let mut session = crate::catalog_sql::session(&name, &database);
+        for schema in std::iter::once("public").chain(schemas.iter().map(String::as_str)) {
+            match clean_lake(&mut session, schema).await {
+                Ok(report) => {
+                    for table in &report.dropped {
+                        tracing::info!(database = %name, schema, table, "hygiene: dropped an inlined table no snapshot can read");
+                    }
+                    if !report.dropped.is_empty() {
+                        rocklake_metrics::metrics().hygiene_dropped(report.dropped.len() as u64);
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(database = %name, schema, %error, "hygiene pass failed");
+                }
+            }
+        }
+    }
+}
+
+/// Drops, in the lake of metadata schema `schema`, the inlined tables of
+/// DuckLake tables that no readable snapshot sees.
+pub async fn clean_lake(
+    session: &mut Session,
+    schema: &str,
+) -> Result<HygieneReport, rocklake_types::SqlError> {
+    let s = quote_ident(schema);
+    let mut report = HygieneReport::default();
+    // No DuckLake catalog in this schema (yet): nothing to do.
+    let Some(_) = query(
+        session,
+        &format!("SELECT 1 FROM {s}.ducklake_snapshot LIMIT 1"),
+    )
+    .await
+    else {
+        return Ok(report);
+    };
+    // Table ids alive at some snapshot still readable.
+    let alive: BTreeSet<i64> = ids(query(
+        session,
+        &format!(
+            "SELECT DISTINCT t.table_id FROM {s}.ducklake_table t \
+                 WHERE EXISTS (SELECT 1 FROM {s}.ducklake_snapshot sn \
+                   WHERE sn.snapshot_id >= t.begin_snapshot \
+                   AND (t.end_snapshot IS NULL OR sn.snapshot_id < t.end_snapshot))"
+        ),
+    )
+    .await);
+    let registered = query(
+        session,
+        &format!("SELECT table_id, table_name FROM {s}.ducklake_inlined_data_tables"),
+    )
+    .await
+    .unwrap_or_default();
+    let existing = query(
+        session,
+        &format!(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = {} AND c.relkind = 'r' \
+             AND (c.relname LIKE 'ducklake\\_inlined\\_data\\_%' \
+                  OR c.relname LIKE 'ducklake\\_inlined\\_delete\\_%')",
+            quote_literal(schema)
+        ),
+    )
+    .await
+    .unwrap_or_default();
+    let existing: BTreeSet<String> = existing
+        .into_iter()
+        .filter_map(|row| row.into_iter().next().flatten())
+        .collect();
+    // Registered tables of dead table ids: the registration and the table
+    // go together.
+    for row in &registered {
+        let (Some(id), Some(name)) = (
+            row.first()
+                .cloned()
+                .flatten()
+                .and_then(|v| v.parse::<i64>().ok()),
+            row.get(1).cloned().flatten(),
+        ) else {
+            continue;
+        };
+        if alive.contains(&id) {
+            continue;
+        }
+        let dropped = run(
+            session,
+            &format!(
+                "BEGIN; DELETE FROM {s}.ducklake_inlined_data_tables WHERE table_id = {id} \
+                 AND table_name = {}; DROP TABLE IF EXISTS {s}.{}; COMMIT",
+                quote_literal(&name),
+                quote_ident(&name)
+            ),
+        )
+        .await;
+        if let Err(error) = dropped {
+            // End the block the failed step left open.
+            let _ = session.execute("ROLLBACK").await;
+            return Err(error);
+        }
+        if existing.contains(&name) {
+            report.dropped.push(name);
+        }
+    }
+    // Unregistered leftovers and inlined-delete tables of dead table ids.
+    let still_registered: BTreeSet<String> = query(
+        session,
+        &format!("SELECT table_name FROM {s}.ducklake_inlined_data_tables"),
+    )
+    .await
+    .unwrap_or_default()
+    .into_iter()
+    .filter_map(|row| row.into_iter().next().flatten())
+    .collect();
+    for name in &existing {
+        if still_registered.contains(name) || report.dropped.contains(name) {
+            continue;
+        }
+        let Some(id) = inlined_table_id(name) else {
+            continue;
+        };
+        if alive.contains(&id) {
+            continue;
+        }
+        run(
+            session,
+            &format!("DROP TABLE IF EXISTS {s}.{}", quote_ident(name)),
+        )
+        .await?;
+        report.dropped.push(name.clone());
+    }
+    Ok(report)
+}
+
+/// The table id in the name of an inlined-data
+/// (`ducklake_inlined_data_<id>_<version>`) or inlined-delete
+/// (`ducklake_inlined_delete_<id>`) table.
+fn inlined_table_id(name: &str) -> Option<i64> {
+    if let Some(rest) = name.strip_prefix("ducklake_inlined_data_") {
+        let (id, version) = rest.split_once('_')?;
+        version.parse::<i64>().ok()?;
+        return id.parse().ok();
+    }
+    name.strip_prefix("ducklake_inlined_delete_")?.parse().ok()
+}
+
+fn ids(rows: Option<Vec<Vec<Option<String>>>>) -> BTreeSet<i64> {
+    rows.unwrap_or_default()
+        .into_iter()
+        .filter_map(|row| row.into_iter().next().flatten()?.parse().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inlined_table_names_give_their_table_ids() {
+        assert_eq!(inlined_table_id("ducklake_inlined_data_12_3"), Some(12));
+        assert_eq!(inlined_table_id("ducklake_inlined_delete_7"), Some(7));
+        assert_eq!(inlined_table_id("ducklake_inlined_data_12"), None);
+        assert_eq!(inlined_table_id("ducklake_inlined_data_x_1"), None);
+        assert_eq!(inlined_table_id("ducklake_table"), None);
+    }
+}
