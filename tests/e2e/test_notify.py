@@ -81,6 +81,14 @@ def script(dsn: str):
     sender.execute("ROLLBACK")
     listener.execute("NOTIFY sender_channel, 'x'")
     out.append(("rolled-back listen", seen(sender, timeout=0.5)))
+    # A rollback to a savepoint forgets what was queued after it.
+    sender.execute("BEGIN")
+    sender.execute("NOTIFY jobs, 'kept'")
+    sender.execute("SAVEPOINT s")
+    sender.execute("NOTIFY jobs, 'undone'")
+    sender.execute("ROLLBACK TO SAVEPOINT s")
+    sender.execute("COMMIT")
+    out.append(("savepoint", seen(listener, timeout=0.5)))
     # UNLISTEN * stops everything.
     listener.execute("UNLISTEN *")
     sender.execute("NOTIFY jobs, 'after unlisten'")

@@ -26,11 +26,13 @@ impl Session {
         match std::mem::replace(&mut self.state, TxState::Idle) {
             TxState::Block(ctx) => {
                 self.state = TxState::Block(ctx);
-                self.savepoints.rollback_to(name)?;
+                let mark = self.savepoints.rollback_to(name)?;
+                self.forget_notifications_after(mark);
             }
             TxState::Failed(Some(ctx)) => {
                 self.state = TxState::Failed(Some(ctx));
-                self.savepoints.rollback_to(name)?;
+                let mark = self.savepoints.rollback_to(name)?;
+                self.forget_notifications_after(mark);
                 if let TxState::Failed(Some(ctx)) =
                     std::mem::replace(&mut self.state, TxState::Idle)
                 {

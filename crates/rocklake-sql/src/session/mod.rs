@@ -415,6 +415,14 @@ impl Session {
         self.notifications.as_ref().map(|n| n.mailbox())
     }
 
+    /// Forgets the NOTIFYs and LISTEN changes queued after `mark` (a
+    /// rollback to a savepoint).
+    fn forget_notifications_after(&mut self, mark: savepoints::NotifyMark) {
+        if let Some(notifications) = &mut self.notifications {
+            notifications.rollback_to(mark);
+        }
+    }
+
     /// Fails with 54000 when a listener has no room for the notifications
     /// of the transaction about to commit.
     fn notifications_fit(&self) -> Result<(), SqlError> {
@@ -684,7 +692,12 @@ impl Session {
             _ if matches!(self.state, TxState::Failed(_)) => return Err(aborted().into()),
             Statement::Savepoint { name } => {
                 self.in_block("SAVEPOINT")?;
-                self.savepoints.set(fold(name));
+                let mark = self
+                    .notifications
+                    .as_ref()
+                    .map(|n| n.mark())
+                    .unwrap_or_default();
+                self.savepoints.set(fold(name), mark);
                 QueryOutput::command("SAVEPOINT")
             }
             Statement::ReleaseSavepoint { name } => {

@@ -5,7 +5,8 @@
 //! As in PostgreSQL, what a transaction asks takes effect when it commits:
 //! its notifications are sent then (each distinct channel and payload once),
 //! its LISTEN and UNLISTEN change the session's channels then, and a
-//! rollback forgets them all.
+//! rollback forgets them all (a rollback to a savepoint, those queued after
+//! it).
 //!
 //! A transaction that inserts a row into a lake's `ducklake_snapshot` (a
 //! DuckLake commit) sends, once committed and when a session of the
@@ -132,6 +133,17 @@ impl SessionNotifications {
             self.pending.push(notification);
         }
         Ok(())
+    }
+
+    /// How many NOTIFYs and LISTEN changes are queued (for a savepoint).
+    pub(super) fn mark(&self) -> super::savepoints::NotifyMark {
+        (self.pending.len(), self.changes.len())
+    }
+
+    /// Forgets what was queued after `mark` (a rollback to a savepoint).
+    pub(super) fn rollback_to(&mut self, (pending, changes): super::savepoints::NotifyMark) {
+        self.pending.truncate(pending);
+        self.changes.truncate(changes);
     }
 
     /// Takes what the statement that just succeeded kept.

@@ -22,7 +22,14 @@ struct Savepoint {
     name: String,
     /// Whether a statement that may change data ran since it was set.
     changed: bool,
+    /// How many NOTIFYs and LISTEN changes the transaction had queued then.
+    notifications: NotifyMark,
 }
+
+/// The number of NOTIFYs and of LISTEN/UNLISTEN changes a transaction had
+/// queued at a savepoint (a rollback to it forgets the later ones, as in
+/// PostgreSQL).
+pub(crate) type NotifyMark = (usize, usize);
 
 fn no_such(name: &str) -> SqlError {
     SqlError::new(
@@ -42,11 +49,13 @@ impl Savepoints {
         self.stack.clear();
     }
 
-    /// `SAVEPOINT name` (a name may be reused: the newest one counts).
-    pub fn set(&mut self, name: String) {
+    /// `SAVEPOINT name` (a name may be reused: the newest one counts),
+    /// with what the transaction had queued to notify.
+    pub fn set(&mut self, name: String, notifications: NotifyMark) {
         self.stack.push(Savepoint {
             name,
             changed: false,
+            notifications,
         });
     }
 
@@ -76,8 +85,9 @@ impl Savepoints {
     }
 
     /// `ROLLBACK TO name`: keeps it, forgets every later one; fails when
-    /// something changed since it was set.
-    pub fn rollback_to(&mut self, name: &str) -> Result<(), SqlError> {
+    /// something changed since it was set. Returns what was queued to
+    /// notify when it was set.
+    pub fn rollback_to(&mut self, name: &str) -> Result<NotifyMark, SqlError> {
         let at = self.position(name)?;
         if self.stack[at].changed {
             return Err(SqlError::unsupported(format!(
@@ -85,7 +95,7 @@ impl Savepoints {
             )));
         }
         self.stack.truncate(at + 1);
-        Ok(())
+        Ok(self.stack[at].notifications)
     }
 }
 
@@ -96,15 +106,15 @@ mod tests {
     #[test]
     fn rollback_to_a_savepoint_without_changes_since_keeps_it() {
         let mut savepoints = Savepoints::default();
-        savepoints.set("a".into());
-        savepoints.set("b".into());
-        assert!(savepoints.rollback_to("a").is_ok());
+        savepoints.set("a".into(), (0, 0));
+        savepoints.set("b".into(), (2, 1));
+        assert_eq!(savepoints.rollback_to("a").unwrap(), (0, 0));
         assert_eq!(
             savepoints.release("b").unwrap_err().code,
             SqlState::INVALID_SAVEPOINT_SPECIFICATION
         );
         savepoints.note_change();
-        savepoints.set("c".into());
+        savepoints.set("c".into(), (0, 0));
         assert!(savepoints.rollback_to("c").is_ok());
         assert_eq!(
             savepoints.rollback_to("a").unwrap_err().code,
