@@ -140,6 +140,12 @@ class DuckWriter(threading.Thread):
                 con.execute("INSERT INTO l.t VALUES (?, ?)", [self.who, seq])
                 self.acked.append(seq)
                 self.acked_at.append(time.monotonic())
+                # Four writers committing back to back on one lake conflict
+                # on every snapshot id, and one can starve for a minute
+                # after DuckLake's 10 retries (on PostgreSQL catalogs too:
+                # bench/commits.py's "fewest per writer"). This test is about
+                # failover, so the writers pace themselves.
+                time.sleep(0.05)
             except duckdb.Error as error:
                 # The statement in flight when the writer died (or a
                 # reconnect before the standby took over): open a new
