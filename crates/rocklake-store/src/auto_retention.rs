@@ -111,11 +111,7 @@ impl CatalogStore {
         } else {
             None
         };
-        rocklake_metrics::metrics().retention_pass(
-            excised
-                .as_ref()
-                .map_or(0, |report| report.removed.values().sum::<u64>()),
-        );
+        rocklake_metrics::metrics().retention_pass(excised.as_ref().map_or(0, ExciseReport::rows));
         Ok(Some(RetentionPass { outcome, excised }))
     }
 }

@@ -81,9 +81,6 @@ impl StoreInner {
     /// retrying it), while an earlier commit waits for storage to confirm it
     /// (see [`Stall`]), or when the journal takes no more commits.
     pub(crate) fn check_accepting(&self) -> StoreResult<()> {
-        if let Some(lease) = &self.lease {
-            lease.check()?;
-        }
         if let Some(journal) = &self.journal {
             journal.check_usable(self.epoch)?;
         }

@@ -107,6 +107,13 @@ pub struct ExciseReport {
     pub scheduled_files: u64,
 }
 
+impl ExciseReport {
+    /// Rows deleted, in all tables.
+    pub fn rows(&self) -> u64 {
+        self.removed.values().sum()
+    }
+}
+
 impl CatalogStore {
     /// Advances the retention floor to what `spec` asks for, as of `now`. The
     /// floor never moves back (a smaller request leaves it where it is) and
@@ -196,7 +203,7 @@ impl CatalogStore {
         }
         tracing::warn!(
             floor,
-            rows = report.removed.values().sum::<u64>(),
+            rows = report.rows(),
             files_scheduled = report.scheduled_files,
             "excision committed: history before snapshot {floor} is gone"
         );

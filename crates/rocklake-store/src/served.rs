@@ -270,6 +270,15 @@ impl ServedDatabase {
         self.sessions().len()
     }
 
+    /// Ends every session connected (FATAL 57P01); how many.
+    fn end_sessions(&self) -> usize {
+        let sessions = self.sessions();
+        for session in sessions.values() {
+            session.interrupt.stop(StopReason::Shutdown);
+        }
+        sessions.len()
+    }
+
     /// The users of the sessions connected.
     pub fn session_users(&self) -> Vec<String> {
         self.sessions().values().map(|s| s.user.clone()).collect()
@@ -498,9 +507,7 @@ impl ServedRoot {
         let _changing = self.changing.lock().await;
         let database = self.database(name).ok_or(DropRefused::Missing)?;
         if force {
-            for session in database.sessions().values() {
-                session.interrupt.stop(StopReason::Shutdown);
-            }
+            database.end_sessions();
         }
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
         while database.session_count() > 0 {
@@ -540,14 +547,10 @@ impl ServedRoot {
     /// Ends every session connected to a database of this root (FATAL
     /// 57P01), as a server does when its role changes; how many.
     pub fn end_sessions(&self) -> usize {
-        let mut ended = 0;
-        for database in self.open_databases().values() {
-            for session in database.sessions().values() {
-                session.interrupt.stop(StopReason::Shutdown);
-                ended += 1;
-            }
-        }
-        ended
+        self.open_databases()
+            .values()
+            .map(|database| database.end_sessions())
+            .sum()
     }
 
     /// How many sessions of `user` are connected, to any database (for a

@@ -16,7 +16,7 @@
 //! mailbox drops them and counts the drop.
 
 use std::collections::{BTreeSet, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use crate::{SqlError, SqlState};
@@ -75,6 +75,8 @@ pub fn check(channel: &str, payload: &str) -> Result<(), SqlError> {
 pub struct Mailbox {
     database: String,
     channels: Mutex<BTreeSet<String>>,
+    /// The hub's count of mailboxes listening on any channel.
+    listening: Arc<AtomicUsize>,
     queue: Mutex<Queue>,
     dropped: AtomicU64,
     arrived: tokio::sync::Notify,
@@ -87,24 +89,27 @@ struct Queue {
 }
 
 impl Mailbox {
-    /// The channels the session listens on, sorted.
-    pub fn channels(&self) -> Vec<String> {
-        self.lock_channels().iter().cloned().collect()
-    }
-
     /// Starts listening on `channel`.
     pub fn listen(&self, channel: &str) {
-        self.lock_channels().insert(channel.to_string());
+        let mut channels = self.lock_channels();
+        if channels.is_empty() {
+            self.listening.fetch_add(1, Ordering::AcqRel);
+        }
+        channels.insert(channel.to_string());
     }
 
     /// Stops listening on `channel` (`None`: on every channel).
     pub fn unlisten(&self, channel: Option<&str>) {
         let mut channels = self.lock_channels();
+        let was_listening = !channels.is_empty();
         match channel {
             Some(channel) => {
                 channels.remove(channel);
             }
             None => channels.clear(),
+        }
+        if was_listening && channels.is_empty() {
+            self.listening.fetch_sub(1, Ordering::AcqRel);
         }
     }
 
@@ -161,10 +166,21 @@ impl Mailbox {
     }
 }
 
+impl Drop for Mailbox {
+    fn drop(&mut self) {
+        if !self.lock_channels().is_empty() {
+            self.listening.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
 /// The mailboxes of a server's sessions.
 #[derive(Debug, Default)]
 pub struct NotificationHub {
     mailboxes: Mutex<Vec<Weak<Mailbox>>>,
+    /// How many mailboxes listen on some channel: while none does (the
+    /// usual case), a commit learns that nobody listens from this alone.
+    listening: Arc<AtomicUsize>,
 }
 
 impl NotificationHub {
@@ -178,6 +194,7 @@ impl NotificationHub {
         let mailbox = Arc::new(Mailbox {
             database: database.to_string(),
             channels: Mutex::default(),
+            listening: self.listening.clone(),
             queue: Mutex::default(),
             dropped: AtomicU64::new(0),
             arrived: tokio::sync::Notify::new(),
@@ -198,7 +215,7 @@ impl NotificationHub {
 
     /// Whether a session of `database` listens on `channel`.
     pub fn has_listeners(&self, database: &str, channel: &str) -> bool {
-        !self.listeners(database, channel).is_empty()
+        self.listening.load(Ordering::Acquire) > 0 && !self.listeners(database, channel).is_empty()
     }
 
     /// Fails with PostgreSQL's error when a listener of `notifications`
@@ -284,6 +301,14 @@ mod tests {
         assert!(!a.has_waiting());
         drop(b);
         assert!(!hub.has_listeners("lake", "done"), "a dropped mailbox");
+        assert!(hub.has_listeners("other", "jobs"));
+        other.unlisten(Some("jobs"));
+        assert_eq!(hub.listening.load(Ordering::Acquire), 0, "nobody listens");
+        a.listen("x");
+        a.listen("y");
+        assert_eq!(hub.listening.load(Ordering::Acquire), 1);
+        drop(a);
+        assert_eq!(hub.listening.load(Ordering::Acquire), 0);
     }
 
     #[test]

@@ -286,10 +286,7 @@ pub(super) fn apply_retention_on_schedule(
                     .await
                 {
                     Ok(Some(pass)) if pass.outcome.floor > pass.outcome.previous => {
-                        let rows = pass
-                            .excised
-                            .as_ref()
-                            .map_or(0, |report| report.removed.values().sum::<u64>());
+                        let rows = pass.excised.as_ref().map_or(0, |report| report.rows());
                         tracing::info!(
                             lake,
                             floor = pass.outcome.floor,
