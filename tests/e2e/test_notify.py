@@ -49,6 +49,9 @@ def script(dsn: str):
 
     listener.execute("LISTEN jobs")
     listener.execute('LISTEN "Mixed Case"')
+    out.append(("channels", listener.execute(
+        "SELECT count(*), bool_or(c = 'jobs'), bool_or(c = 'Mixed Case') "
+        "FROM pg_listening_channels() AS c").fetchall()))
     sender.execute("NOTIFY jobs, 'one'")
     sender.execute("NOTIFY jobs")
     sender.execute("""NOTIFY "Mixed Case", 'two'""")
@@ -78,6 +81,9 @@ def script(dsn: str):
     # LISTEN in a rolled-back block does not listen.
     sender.execute("BEGIN")
     sender.execute("LISTEN sender_channel")
+    # Listening starts at commit: not listed inside the block.
+    out.append(("channels in block", sender.execute(
+        "SELECT pg_listening_channels()").fetchall()))
     sender.execute("ROLLBACK")
     listener.execute("NOTIFY sender_channel, 'x'")
     out.append(("rolled-back listen", seen(sender, timeout=0.5)))
@@ -90,9 +96,13 @@ def script(dsn: str):
     sender.execute("COMMIT")
     out.append(("savepoint", seen(listener, timeout=0.5)))
     # UNLISTEN * stops everything.
+    out.append(("queue usage", sender.execute(
+        "SELECT pg_notification_queue_usage() < 0.01").fetchall()))
     listener.execute("UNLISTEN *")
     sender.execute("NOTIFY jobs, 'after unlisten'")
     out.append(("unlisten", seen(listener, timeout=0.5)))
+    out.append(("channels after unlisten", listener.execute(
+        "SELECT count(*) FROM pg_listening_channels()").fetchall()))
     # Errors.
     for sql in ["SELECT pg_notify('', 'x')", "SELECT pg_notify(NULL, 'x')",
                 f"SELECT pg_notify('c', '{'x' * 8000}')",
@@ -118,7 +128,10 @@ def test_listen_notify_as_postgresql(tmp_path):
         server.stop()
     expected_autocommit = [("jobs", "one", "sender"), ("jobs", "", "sender"),
                            ("Mixed Case", "two", "sender"), ("jobs", "three", "sender")]
-    assert ours[0] == ("autocommit", expected_autocommit), ours[0]
+    assert ours[0] == ("channels", [(2, True, True)]), ours[0]
+    assert ours[1] == ("autocommit", expected_autocommit), ours[1]
+    assert ("channels in block", []) in ours
+    assert ("channels after unlisten", [(0,)]) in ours
     assert ("after commit", [("jobs", "a", "sender"), ("jobs", "b", "sender")]) in ours
     if os.environ.get("ROCKLAKE_PG_REFERENCE") != "1":
         return

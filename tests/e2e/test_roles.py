@@ -241,3 +241,50 @@ def test_roles_and_privileges_like_postgres(tmp_path, request, duck, data_dir):
                        for (who, sql, mine), (_, _, theirs) in zip(got, expected)
                        if mine != theirs]
         assert not differences, "\n".join(differences)
+
+
+def test_maintenance_procedures_need_the_database_owner(tmp_path, duck, data_dir):
+    """CALL rocklake_tag/untag/set_retention/retain_from/excise/checkpoint
+    change a lake: only its database's owner (or a role with the owner's
+    privileges, or a superuser) may run them, like VACUUM or ALTER
+    DATABASE; listing tags and checkpoints is for anyone who may connect."""
+    server = RoleServer(tmp_path / "rocklake")
+    server.start()
+    try:
+        connect = rocklake_connect(server)
+        admin = connect("postgres", "lake")
+        admin.execute("CREATE ROLE alice LOGIN PASSWORD 'pw-alice'")
+        admin.execute("CREATE ROLE bob LOGIN PASSWORD 'pw-bob'")
+        admin.execute("CREATE DATABASE db_a OWNER alice")
+        admin.close()
+        writer = duck()
+        writer.execute(f"ATTACH 'ducklake:postgres:host={server.host} port={server.port} "
+                       f"dbname=db_a user=alice password=pw-alice' AS l "
+                       f"(DATA_PATH '{data_dir()}/')")
+        writer.execute("CREATE TABLE l.t AS SELECT range AS id FROM range(3)")
+        writer.execute("DETACH l")
+
+        changing = ["CALL rocklake_tag('keep', 1)", "CALL rocklake_untag('keep')",
+                    "CALL rocklake_set_retention('7d')", "CALL rocklake_retain_from('1')",
+                    "CALL rocklake_excise()", "CALL rocklake_checkpoint('c1')",
+                    "CALL rocklake_drop_checkpoint('c1')"]
+        bob = connect("bob", "db_a")
+        for sql in changing:
+            assert outcome(lambda: bob.execute(sql))[:2] == (
+                "42501", "must be owner of database db_a"), sql
+        assert outcome(lambda: bob.execute("CALL rocklake_tags()")) == ("ok", [])
+        assert outcome(lambda: bob.execute("CALL rocklake_checkpoints()"))[0] == "ok"
+
+        alice = connect("alice", "db_a")
+        for sql in changing:
+            assert outcome(lambda: alice.execute(sql))[0] == "ok", sql
+        alice.execute("CALL rocklake_tag('kept', 1)")
+        tags = bob.execute("CALL rocklake_tags()").fetchall()
+        assert [row[0] for row in tags] == ["tag kept"]
+        # A member of the owner role has its privileges.
+        connect("postgres", "lake").execute("GRANT alice TO bob")
+        assert outcome(lambda: bob.execute("CALL rocklake_untag('kept')"))[0] == "ok"
+        bob.close()
+        alice.close()
+    finally:
+        server.stop()

@@ -106,6 +106,8 @@ def test_the_status_page_shows_what_the_catalog_holds(tmp_path):
             page = response.read().decode()
         seen = parse(page)
         assert seen.by_class["role"] == ["writer"]
+        lease = seen.by_class["lease"][0]
+        assert lease.startswith("term 1 held by rocklake serve on 127.0.0.1:") and "heartbeat" in lease, lease
         assert seen.by_class["latest-snapshot"] == [str(latest)]
         assert seen.by_class["chart-total"] == [str(count)]
         assert seen.by_class["inlined-tables"] == [str(inlined)]

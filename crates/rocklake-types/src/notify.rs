@@ -113,6 +113,17 @@ impl Mailbox {
         }
     }
 
+    /// The channels the session listens on (`pg_listening_channels()`),
+    /// in name order.
+    pub fn channels(&self) -> Vec<String> {
+        self.lock_channels().iter().cloned().collect()
+    }
+
+    /// The fraction of the mailbox that waiting notifications fill.
+    fn usage(&self) -> f64 {
+        self.lock_queue().bytes as f64 / MAILBOX_BYTES as f64
+    }
+
     fn listens(&self, database: &str, channel: &str) -> bool {
         self.database == database && self.lock_channels().contains(channel)
     }
@@ -213,6 +224,18 @@ impl NotificationHub {
             .collect()
     }
 
+    /// `pg_notification_queue_usage()`: the fraction of the fullest
+    /// listener's mailbox in use (PostgreSQL has one queue for every
+    /// listener; here each listener has its own, and the fullest one is
+    /// where a NOTIFY first fails).
+    pub fn usage(&self) -> f64 {
+        self.lock()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .map(|m| m.usage())
+            .fold(0.0, f64::max)
+    }
+
     /// Whether a session of `database` listens on `channel`.
     pub fn has_listeners(&self, database: &str, channel: &str) -> bool {
         self.listening.load(Ordering::Acquire) > 0 && !self.listeners(database, channel).is_empty()
@@ -277,6 +300,27 @@ mod tests {
             channel: channel.to_string(),
             payload: payload.to_string(),
         }
+    }
+
+    #[test]
+    fn channels_and_usage_are_what_the_listeners_hold() {
+        let hub = NotificationHub::new();
+        let a = hub.mailbox("lake");
+        let b = hub.mailbox("lake");
+        a.listen("jobs");
+        a.listen("done");
+        b.listen("jobs");
+        assert_eq!(a.channels(), ["done", "jobs"]);
+        assert_eq!(hub.usage(), 0.0);
+        let big = note("jobs", &"x".repeat(MAX_PAYLOAD_BYTES - 1));
+        hub.publish("lake", &[big.clone(), big.clone()]);
+        b.take();
+        let expected = 2.0 * big.bytes() as f64 / MAILBOX_BYTES as f64;
+        assert_eq!(hub.usage(), expected, "the fullest mailbox");
+        a.take();
+        assert_eq!(hub.usage(), 0.0);
+        a.unlisten(Some("done"));
+        assert_eq!(a.channels(), ["jobs"]);
     }
 
     #[test]

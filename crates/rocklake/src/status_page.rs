@@ -50,6 +50,7 @@ pub async fn render(
     match root {
         None => page.push_str("<p>shutting down</p>"),
         Some(root) => {
+            lease_line(&mut page, &root).await;
             for name in root.names() {
                 if let Some(database) = root.database(&name) {
                     let schemas = root.root().lake_schemas(&name).await.unwrap_or_default();
@@ -63,6 +64,37 @@ pub async fn render(
     }
     page.push_str("</body></html>\n");
     page
+}
+
+/// Who holds the root's writer lease and how fresh its heartbeat is.
+async fn lease_line(page: &mut String, root: &ServedRoot) {
+    let line = match rocklake_store::lease::current(root.root()).await {
+        Err(error) => format!("could not be read: {error}"),
+        Ok(state) if state.term == 0 => "never claimed".to_string(),
+        Ok(state) => match &state.holder {
+            None => format!("term {}, claimed; no heartbeat yet", state.term),
+            Some(holder) => {
+                let now_ms = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as u64);
+                let age = now_ms.saturating_sub(holder.written_unix_ms) as f64 / 1000.0;
+                format!(
+                    "term {} held by {} (host {}, pid {}){}, heartbeat {} {age:.1} s ago",
+                    state.term,
+                    holder.address,
+                    holder.host,
+                    holder.pid,
+                    if holder.released { ", released" } else { "" },
+                    holder.beat,
+                )
+            }
+        },
+    };
+    let _ = write!(
+        page,
+        "<p class=\"meta\">writer lease <span id=\"lease\">{}</span></p>",
+        escape(&line)
+    );
 }
 
 async fn database_section(

@@ -458,6 +458,7 @@ fn array_behind(name: &str) -> Option<&'static str> {
         "regexp_matches" => regex::MATCHES_ARRAY,
         "regexp_split_to_table" => regex::SPLIT_ARRAY,
         "string_to_table" => STRING_TO_TABLE_ARRAY,
+        "pg_listening_channels" => crate::functions::activity::LISTENING_CHANNELS_ARRAY,
         _ => {
             return crate::functions::json::sets::SET_FUNCTIONS
                 .iter()

@@ -73,6 +73,13 @@ pub struct Catalog {
     /// Notifications this statement queued with `pg_notify()` (channel,
     /// payload), sent when the transaction commits.
     pub notifications: Arc<std::sync::Mutex<Vec<(String, String)>>>,
+    /// The session's mailbox (`pg_listening_channels()`) and the server's
+    /// hub of them (`pg_notification_queue_usage()`); `None` outside a
+    /// server.
+    pub listening: Option<(
+        Arc<rocklake_types::notify::Mailbox>,
+        Arc<rocklake_types::notify::NotificationHub>,
+    )>,
     /// Where inserts keep the rows of a DuckLake commit, while a session of
     /// the database listens for commits (see [`crate::session::notify`]).
     pub inserted_snapshots: Option<Arc<crate::session::notify::InsertedSnapshots>>,

@@ -2,7 +2,8 @@
 //! Functions" and "Session Information Functions"):
 //! `pg_cancel_backend`, `pg_terminate_backend` with PostgreSQL's permission
 //! rules, `pg_postmaster_start_time`, `inet_client_addr`,
-//! `inet_client_port`, `pg_is_in_recovery`, `pg_blocking_pids`, and the delays `pg_sleep`, `pg_sleep_for`,
+//! `inet_client_port`, `pg_is_in_recovery`, `pg_blocking_pids`,
+//! `pg_notify`, `pg_listening_channels`, `pg_notification_queue_usage`, and the delays `pg_sleep`, `pg_sleep_for`,
 //! `pg_sleep_until`. They act on the server's board of sessions
 //! ([`rocklake_types::activity`]), as `pg_stat_activity` shows it.
 
@@ -15,6 +16,10 @@ use super::def::types::*;
 use super::def::Library;
 use crate::plan::{CallEnv, CallInfo, Param};
 use crate::roles::Signal;
+
+/// The library's array of the channels `pg_listening_channels()` returns
+/// as a set.
+pub(crate) const LISTENING_CHANNELS_ARRAY: &str = "pg_listening_channels (as array)";
 
 /// Registers the session functions.
 pub(super) fn register(lib: &mut Library) {
@@ -58,6 +63,39 @@ pub(super) fn register(lib: &mut Library) {
         Ok(Datum::Null)
     })
     .not_strict()
+    .volatile()
+    .reads_session();
+    lib.function(
+        LISTENING_CHANNELS_ARRAY,
+        [Param::Any; 0],
+        PgType::array_of(TEXT),
+        |_, _, env| {
+            let channels = env
+                .catalog
+                .listening
+                .as_ref()
+                .map(|(mailbox, _)| mailbox.channels())
+                .unwrap_or_default();
+            Ok(Datum::array(
+                channels.into_iter().map(Datum::text).collect::<Vec<_>>(),
+            ))
+        },
+    )
+    .volatile()
+    .reads_session();
+    lib.function(
+        "pg_notification_queue_usage",
+        [Param::Any; 0],
+        FLOAT8,
+        |_, _, env| {
+            let usage = env
+                .catalog
+                .listening
+                .as_ref()
+                .map_or(0.0, |(_, hub)| hub.usage());
+            Ok(Datum::Float8(usage))
+        },
+    )
     .volatile()
     .reads_session();
     lib.function("pg_sleep", [FLOAT8], PgType::Void, |a, _, env| {

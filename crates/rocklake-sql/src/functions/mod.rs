@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 
 use crate::plan::{Builtin, Form};
 
-mod activity;
+pub(crate) mod activity;
 mod arith;
 mod arrays;
 mod catalog_info;

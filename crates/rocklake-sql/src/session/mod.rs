@@ -765,6 +765,12 @@ impl Session {
                     )
                     .into());
                 }
+                if command.changes_lake() {
+                    let roles = self.roles.current();
+                    self.identity
+                        .who(&roles, self.roles.enforced())
+                        .check_database_owner(&self.database)?;
+                }
                 maintenance::run(self.storage.as_ref(), command).await?
             }
             _ => return self.run_statement(stmt, budget, sink).await,
@@ -918,6 +924,7 @@ impl Session {
                 settings,
                 setting_changes: Default::default(),
                 notifications: Default::default(),
+                listening: self.notifications.as_ref().map(|n| (n.mailbox(), n.hub())),
                 inserted_snapshots: self.notifications.as_ref().and_then(|n| n.snapshot_sink()),
                 indexes,
                 roles: role_view,

@@ -99,6 +99,10 @@ impl SessionNotifications {
         }
     }
 
+    pub(super) fn hub(&self) -> Arc<NotificationHub> {
+        self.hub.clone()
+    }
+
     pub(super) fn mailbox(&self) -> Arc<Mailbox> {
         self.mailbox.clone()
     }

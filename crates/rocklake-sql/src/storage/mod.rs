@@ -461,4 +461,10 @@ impl Maintenance {
                 | Maintenance::DropCheckpoint { .. }
         )
     }
+
+    /// Whether the command changes the lake (everything but listing tags
+    /// and checkpoints), which only the database's owner may do.
+    pub fn changes_lake(&self) -> bool {
+        !matches!(self, Maintenance::Checkpoints | Maintenance::Tags { .. })
+    }
 }
