@@ -12,7 +12,7 @@ import time
 import psycopg
 import pytest
 
-from conftest import RockLakeBackend, duckdb_connect
+from conftest import PostgresBackend, RockLakeBackend, duckdb_connect
 
 
 class HygieneBackend(RockLakeBackend):
@@ -112,3 +112,101 @@ def test_inlined_tables_no_snapshot_reads_are_dropped(tmp_path):
         fresh.close()
     finally:
         server.stop()
+
+
+def lake_workload(con):
+    """Inlined rows updated and deleted, a Parquet file with deletes that a
+    rewrite replaces; then every snapshot but the last two expired by
+    DuckLake. Returns the snapshots kept."""
+    for sql in [
+        "CREATE TABLE l.t (i INTEGER, s VARCHAR)",
+        "INSERT INTO l.t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "UPDATE l.t SET s = 'B' WHERE i = 2",
+        "DELETE FROM l.t WHERE i = 3",
+        "INSERT INTO l.t VALUES (4, 'd')",
+        "UPDATE l.t SET s = 'A' WHERE i = 1",
+        "CREATE TABLE l.big AS SELECT range AS i FROM range(1000)",
+        "DELETE FROM l.big WHERE i < 10",
+        "CALL ducklake_rewrite_data_files('l', 'big', delete_threshold => 0)",
+        "INSERT INTO l.t VALUES (5, 'e')",
+        "UPDATE l.t SET s = 'E' WHERE i = 5",
+    ]:
+        con.execute(sql)
+    snapshots = [r[0] for r in con.execute(
+        "SELECT snapshot_id FROM ducklake_snapshots('l') ORDER BY 1").fetchall()]
+    expired = snapshots[:-2]
+    con.execute(f"CALL ducklake_expire_snapshots('l', versions => {expired})")
+    return snapshots[-2:]
+
+
+DEAD_SPANS = """
+    SELECT count(*) FROM {table} r WHERE r.end_snapshot IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM ducklake_snapshot s
+        WHERE s.snapshot_id >= r.begin_snapshot AND s.snapshot_id < r.end_snapshot)"""
+
+
+def dead_rows(dsn):
+    """Rows of each inlined-data table that no snapshot left can read, and
+    of each inlined-delete table whose data file is gone."""
+    with psycopg.connect(dsn, autocommit=True) as con:
+        tables = [r[0] for r in con.execute(
+            "SELECT table_name FROM ducklake_inlined_data_tables ORDER BY 1")]
+        dead = {t: con.execute(DEAD_SPANS.format(table=t)).fetchone()[0] for t in tables}
+        for (t,) in con.execute("SELECT relname FROM pg_class WHERE relkind = 'r' "
+                                "AND relname LIKE 'ducklake_inlined_delete_%'").fetchall():
+            dead[t] = con.execute(f"SELECT count(*) FROM {t} WHERE file_id NOT IN "
+                                  "(SELECT data_file_id FROM ducklake_data_file)").fetchone()[0]
+        return dead
+
+
+@pytest.mark.rocklake
+def test_dead_inlined_rows_go_and_readable_snapshots_match_postgresql(tmp_path, request):
+    """Rows of a live table's inlined data that only expired snapshots saw
+    are deleted by the server (DuckLake leaves them until a flush);
+    every snapshot left reads the same as before, and the same as the
+    same workload on a PostgreSQL catalog."""
+    server = RockLakeBackend(tmp_path / "rocklake")
+    server.start()
+    try:
+        con = duckdb_connect()
+        con.execute(server.attach_sql("l", tmp_path / "data"))
+        kept = lake_workload(con)
+        before = readable_view(con)
+        dead = dead_rows(server.dsn())
+        # The workload leaves dead rows: three ended versions of `t`'s rows,
+        # and the deletes of `big`'s rewritten file.
+        assert dead["ducklake_inlined_data_1_1"] == 3, dead
+        assert dead["ducklake_inlined_delete_2"] == 10, dead
+        con.close()
+
+        server.stop()
+        hygienic = HygieneBackend(tmp_path / "rocklake")
+        hygienic.start()
+        wait_until(lambda: sum(dead_rows(hygienic.dsn()).values()) == 0,
+                   "hygiene did not delete the dead inlined rows")
+        fresh = duckdb_connect()
+        fresh.execute(hygienic.attach_sql("l", tmp_path / "data"))
+        after = readable_view(fresh)
+        assert after == before
+        assert [k[0] for k in after] and {k[0] for k in after} == set(kept)
+        assert fresh.execute("SELECT * FROM l.t ORDER BY 1").fetchall() == [
+            (1, "A"), (2, "B"), (4, "d"), (5, "E")]
+        assert fresh.execute("SELECT count(*), min(i) FROM l.big").fetchone() == (990, 10)
+        fresh.execute("INSERT INTO l.t VALUES (6, 'f')")
+        fresh.close()
+        log = "".join(p.read_text(errors="replace") for p in hygienic.workdir.glob("server-*.log"))
+        assert "hygiene: deleted inlined rows" in log, log[-3000:]
+        hygienic.stop()
+    finally:
+        server.stop()
+
+    if os.environ.get("ROCKLAKE_PG_REFERENCE") == "1":
+        pg = request.getfixturevalue("pg_server")
+        reference = PostgresBackend(pg)
+        con = duckdb_connect()
+        con.execute(reference.attach_sql("l", tmp_path / "pg-data"))
+        assert lake_workload(con) == kept
+        assert readable_view(con) == before
+        con.close()
+        # DuckLake's expiry leaves the same dead rows on PostgreSQL.
+        assert dead_rows(pg.dsn(reference.db)) == dead

@@ -79,6 +79,8 @@ pub struct Metrics {
     excised_rows: Counter,
     /// Inlined tables hygiene dropped (no snapshot could read them).
     hygiene_dropped: Counter,
+    /// Rows hygiene deleted inside inlined tables (no snapshot could read them).
+    hygiene_deleted_rows: Counter,
     /// SlateDB's statistics of every open lake.
     slatedb: SlateDbStats,
 }
@@ -204,6 +206,12 @@ impl Metrics {
             "DuckLake inlined-data and inlined-delete tables hygiene dropped (no snapshot could read them)",
             hygiene_dropped.clone(),
         );
+        let hygiene_deleted_rows = Counter::default();
+        registry.register(
+            "hygiene_deleted_inlined_rows",
+            "Rows of DuckLake inlined tables hygiene deleted (no snapshot could read them)",
+            hygiene_deleted_rows.clone(),
+        );
         let slatedb = SlateDbStats::default();
         registry.register_collector(Box::new(slatedb.clone()));
         Metrics {
@@ -228,6 +236,7 @@ impl Metrics {
             retention_passes,
             excised_rows,
             hygiene_dropped,
+            hygiene_deleted_rows,
             slatedb,
         }
     }
@@ -270,6 +279,11 @@ impl Metrics {
     /// Hygiene dropped `tables` inlined tables.
     pub fn hygiene_dropped(&self, tables: u64) {
         self.hygiene_dropped.inc_by(tables);
+    }
+
+    /// Rows hygiene deleted inside inlined tables.
+    pub fn hygiene_deleted_rows(&self, rows: u64) {
+        self.hygiene_deleted_rows.inc_by(rows);
     }
 
     /// A durable commit that took `took`.

@@ -38,6 +38,22 @@ pub async fn run(session: &mut Session, sql: &str) -> Result<(), SqlError> {
     Ok(())
 }
 
+/// Runs one statement that changes rows; how many it changed (the count of
+/// its command tag: `DELETE 3` is 3).
+pub async fn run_counting(session: &mut Session, sql: &str) -> Result<u64, SqlError> {
+    let mut changed = 0;
+    for result in session.execute(sql).await {
+        if let QueryOutput::Command { tag, .. } = result? {
+            changed += tag
+                .rsplit(' ')
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    Ok(changed)
+}
+
 /// `name` as a quoted SQL identifier.
 pub fn quote_ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))

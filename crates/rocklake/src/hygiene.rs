@@ -15,20 +15,29 @@
 //! `ducklake_expire_snapshots` drops since duckdb/ducklake#1145, and what
 //! older DuckLake releases (and RockLake's excision) left behind. Inlined
 //! tables of such tables, registered or not, are dropped; nothing of a table
-//! alive at some readable snapshot is touched.
+//! alive at some readable snapshot is dropped.
+//!
+//! Inside the inlined tables that stay, rows no readable snapshot sees are
+//! deleted by the rule DuckLake's own `ducklake_expire_snapshots` applies to
+//! data files, schemas and views (no snapshot `s` with `begin_snapshot <= s
+//! < end_snapshot` left); DuckLake itself leaves such inlined rows until a
+//! flush. Deletes of Parquet rows kept inline (`ducklake_inlined_delete_*`)
+//! go when their data file is no longer in `ducklake_data_file`.
 
 use std::collections::BTreeSet;
 
 use rocklake_sql::Session;
 use rocklake_store::ServedRoot;
 
-use crate::catalog_sql::{query, quote_ident, quote_literal, run};
+use crate::catalog_sql::{query, quote_ident, quote_literal, run, run_counting};
 
 /// What one pass dropped in one lake.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct HygieneReport {
     /// Inlined-data and inlined-delete tables dropped.
     pub dropped: Vec<String>,
+    /// Rows deleted inside the inlined tables kept: (table, rows).
+    pub dead_rows: Vec<(String, u64)>,
 }
 
 /// One pass over every lake of every database the server writes.
@@ -47,6 +56,10 @@ pub async fn run_pass(root: &ServedRoot) {
                     }
                     if !report.dropped.is_empty() {
                         rocklake_metrics::metrics().hygiene_dropped(report.dropped.len() as u64);
+                    }
+                    for (table, rows) in &report.dead_rows {
+                        tracing::info!(database = %name, schema, table, rows, "hygiene: deleted inlined rows no snapshot can read");
+                        rocklake_metrics::metrics().hygiene_deleted_rows(*rows);
                     }
                 }
                 Err(error) => {
@@ -168,7 +181,86 @@ pub async fn clean_lake(
         .await?;
         report.dropped.push(name.clone());
     }
+    let kept: Vec<&String> = existing
+        .iter()
+        .filter(|name| !report.dropped.contains(name))
+        .collect();
+    report.dead_rows = delete_dead_rows(session, &s, &kept).await?;
     Ok(report)
+}
+
+/// Deletes, inside the inlined tables `tables` (of schema `s`, quoted),
+/// the rows no snapshot left in `ducklake_snapshot` sees, and inlined
+/// deletes of data files gone from `ducklake_data_file`.
+async fn delete_dead_rows(
+    session: &mut Session,
+    s: &str,
+    tables: &[&String],
+) -> Result<Vec<(String, u64)>, rocklake_types::SqlError> {
+    let mut snapshots: Vec<i64> = ids(query(
+        session,
+        &format!("SELECT snapshot_id FROM {s}.ducklake_snapshot"),
+    )
+    .await)
+    .into_iter()
+    .collect();
+    snapshots.sort_unstable();
+    let mut deleted = Vec::new();
+    for name in tables {
+        let t = format!("{s}.{}", quote_ident(name));
+        let rows = if name.starts_with("ducklake_inlined_delete_") {
+            run_counting(
+                session,
+                &format!(
+                    "DELETE FROM {t} WHERE file_id NOT IN \
+                     (SELECT data_file_id FROM {s}.ducklake_data_file)"
+                ),
+            )
+            .await?
+        } else {
+            // The (begin, end) spans of ended rows, judged against the
+            // snapshots in memory: a correlated NOT EXISTS per row would
+            // read every snapshot for every row.
+            let spans = query(
+                session,
+                &format!(
+                    "SELECT DISTINCT begin_snapshot, end_snapshot FROM {t} \
+                     WHERE end_snapshot IS NOT NULL"
+                ),
+            )
+            .await
+            .unwrap_or_default();
+            let dead: Vec<(i64, i64)> = spans
+                .iter()
+                .filter_map(|row| {
+                    let begin = row.first()?.as_deref()?.parse::<i64>().ok()?;
+                    let end = row.get(1)?.as_deref()?.parse::<i64>().ok()?;
+                    Some((begin, end))
+                })
+                .filter(|&(begin, end)| !any_snapshot_in(&snapshots, begin, end))
+                .collect();
+            let mut rows = 0;
+            for chunk in dead.chunks(200) {
+                let spans = chunk
+                    .iter()
+                    .map(|(b, e)| format!("(begin_snapshot = {b} AND end_snapshot = {e})"))
+                    .collect::<Vec<_>>()
+                    .join(" OR ");
+                rows += run_counting(session, &format!("DELETE FROM {t} WHERE {spans}")).await?;
+            }
+            rows
+        };
+        if rows > 0 {
+            deleted.push(((*name).clone(), rows));
+        }
+    }
+    Ok(deleted)
+}
+
+/// Whether a snapshot of `sorted` lies in `[begin, end)`.
+fn any_snapshot_in(sorted: &[i64], begin: i64, end: i64) -> bool {
+    let first = sorted.partition_point(|&s| s < begin);
+    sorted.get(first).is_some_and(|&s| s < end)
 }
 
 /// The table id in the name of an inlined-data
@@ -193,6 +285,18 @@ fn ids(rows: Option<Vec<Vec<Option<String>>>>) -> BTreeSet<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_span_is_dead_when_no_snapshot_lies_in_it() {
+        let snapshots = [3, 7, 8, 20];
+        assert!(any_snapshot_in(&snapshots, 3, 4));
+        assert!(!any_snapshot_in(&snapshots, 4, 7), "end is exclusive");
+        assert!(any_snapshot_in(&snapshots, 4, 8));
+        assert!(!any_snapshot_in(&snapshots, 9, 20));
+        assert!(!any_snapshot_in(&snapshots, 0, 3));
+        assert!(!any_snapshot_in(&snapshots, 21, 30));
+        assert!(!any_snapshot_in(&[], 0, 10));
+    }
 
     #[test]
     fn inlined_table_names_give_their_table_ids() {
