@@ -3,7 +3,8 @@
 watching what must stay bounded.
 
     .venv/bin/python bench/soak.py [--minutes 20] [--writers 4] [--every 30]
-                                   [--retain-minutes 5] [--server-retain]
+                                   [--retain-minutes 5] [--server-retain | --no-retention]
+                                   [--backend rocklake|postgres]
 
 Starts the release server (target/release/rocklake; ROCKLAKE_BIN overrides) on
 a fresh catalog in a temporary directory and runs, until the time is up:
@@ -17,13 +18,25 @@ a fresh catalog in a temporary directory and runs, until the time is up:
     `rocklake excise` (physical deletion of the expired catalog rows); with
     --server-retain none of that: the server runs with `--retain
     RETAIN-MINUTES min --retention-every 30s` and keeps the catalog bounded
-    by itself.
+    by itself; with --no-retention nothing expires (the catalog keeps all
+    history: the curve to compare with).
+
+`--backend postgres` runs the same writers and reader against a durable
+PostgreSQL 15 catalog (scripts/start-postgres.sh), with DuckLake's
+`ducklake_expire_snapshots` as its only retention: whether a trend is the
+workload's or RockLake's. Its catalog size is `pg_database_size`, its RSS
+the sum of its processes' and its sessions the database's backends.
 
 Every --every seconds it prints: commits/s over the interval (and failed
-commits: DuckLake gave up after its retries), reads/s, the catalog's size on
-disk and file count, the server's RSS and its open sessions. At the end: the peak RSS, the
-RSS and catalog size of the last quarter against the first, and the server's
-exit after SIGTERM. Nothing is asserted: the figures are for a person to read
+commits: DuckLake gave up after its retries), reads/s, the snapshots in the
+catalog, the catalog's size on
+disk and file count (on disk: SlateDB deletes obsolete files 5 to 15 minutes
+later, so the snapshots column, the history the catalog holds, shows what
+retention bounds first), the server's RSS and its open sessions, and the CPU the
+server and the DuckDB clients (this process) spent per operation (commit or
+read) over the interval: which side's cost grows. At the end: the peak RSS, the
+RSS, catalog size, throughput and CPU per operation of the last quarter
+against the first, and the server's exit after SIGTERM. Nothing is asserted: the figures are for a person to read
 (docs/benchmarks.md records a run).
 
 SlateDB housekeeping in the server (see docs/execution.md): the compactor
@@ -38,6 +51,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import resource
 import subprocess
 import sys
 import tempfile
@@ -83,6 +97,20 @@ def dir_usage(path: pathlib.Path):
             except FileNotFoundError:
                 pass
     return size, files
+
+
+def postgres_usage(pg, db: str):
+    """Catalog bytes, RSS (MiB, every process of the server) and sessions."""
+    size = int(pg.psql(f"SELECT pg_database_size('{db}')").strip())
+    rss = sum(rss_mib(pid) for pid in bench.server_pids(pg))
+    sessions = int(pg.psql(f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{db}'").strip())
+    return size, 0, rss, sessions
+
+
+def client_cpu() -> float:
+    """CPU seconds of this process: the DuckDB writers and reader."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def rss_mib(pid: int) -> float:
@@ -148,6 +176,9 @@ def housekeeping(duck, cat, binary, port, retain_minutes, stop, counters, log):
         try:
             con.execute(f"CALL ducklake_expire_snapshots('l', older_than => "
                         f"now() - INTERVAL '{retain_minutes} minutes')")
+            if binary is None:  # PostgreSQL: DuckLake's expiry is all there is
+                log("ducklake_expire_snapshots done")
+                continue
             for args in (["gc", "--retain-from", f"{retain_minutes}m"], ["excise"]):
                 res = subprocess.run([str(binary), *args, "--dsn", dsn],
                                      capture_output=True, text=True, timeout=300,
@@ -170,29 +201,50 @@ def main():
     ap.add_argument("--max-sessions", type=int, default=1000)
     ap.add_argument("--server-retain", action="store_true",
                     help="the server applies retention itself (serve --retain)")
+    ap.add_argument("--no-retention", action="store_true",
+                    help="nothing expires: the catalog keeps its whole history")
+    ap.add_argument("--backend", choices=["rocklake", "postgres"], default="rocklake")
     args = ap.parse_args()
+    if args.backend == "postgres" and args.server_retain:
+        sys.exit("--server-retain is RockLake's")
 
-    binary = bench.rocklake_binary()
-    if not binary.exists():
-        sys.exit(f"missing {binary}: cargo build --release -p rocklake")
     work = pathlib.Path(tempfile.mkdtemp(prefix="rocklake-soak-"))
     duck = bench.Duck(work, want_sqlite=False, may_install=False)
-    server = bench.RockLake(work, binary, duck)
-    # Room for many writers; the sessions column shows what DuckDB holds
-    # (one connection per DuckDB instance, see docs/benchmarks.md).
-    server.serve_args = ["--max-sessions", str(args.max_sessions)]
-    if args.server_retain:
-        server.serve_args += ["--retain", f"{args.retain_minutes}min",
-                              "--retention-every", "30s"]
-    cat = server.new_catalog("soak")
-    proc = server.procs[-1]
+    if args.backend == "postgres":
+        binary = None
+        server = bench.Postgres(work, duck, durable=True)
+        cat = server.new_catalog("soak")
+        database = cat.attach_target.split("dbname=")[1].split()[0]
+
+        def usage():
+            return postgres_usage(server, database)
+    else:
+        binary = bench.rocklake_binary()
+        if not binary.exists():
+            sys.exit(f"missing {binary}: cargo build --release -p rocklake")
+        server = bench.RockLake(work, binary, duck)
+        # Room for many writers; the sessions column shows what DuckDB holds
+        # (one connection per DuckDB instance, see docs/benchmarks.md).
+        server.serve_args = ["--max-sessions", str(args.max_sessions)]
+        if args.server_retain:
+            server.serve_args += ["--retain", f"{args.retain_minutes}min",
+                                  "--retention-every", "30s"]
+        cat = server.new_catalog("soak")
+        proc = server.procs[-1]
+        catalog_dir = server.workdir / "1-soak" / "catalog"
+
+        def usage():
+            size, files = dir_usage(catalog_dir)
+            return size, files, rss_mib(proc.pid), session_threads(proc.pid)
     port = int(cat.attach_target.split("port=")[1].split()[0])
-    catalog_dir = server.workdir / "1-soak" / "catalog"
 
     def log(msg):
         print(msg, flush=True)
 
-    log(f"soak: {args.writers} writers, {args.minutes} min, binary {binary}")
+    retention = ("none" if args.no_retention else "server --retain" if args.server_retain
+                 else f"every {args.retain_minutes} min from outside")
+    log(f"soak: {args.writers} writers, {args.minutes} min, {server.describe()}, "
+        f"retention {retention}")
     log(f"machine: {bench.machine_info()}")
     setup = duck.connect()
     setup.execute(cat.attach_sql())
@@ -205,32 +257,50 @@ def main():
     threads = [threading.Thread(target=writer, args=(duck, cat, f"t{w}", stop, counters))
                for w in range(args.writers)]
     threads.append(threading.Thread(target=reader, args=(duck, cat, stop, counters)))
-    if not args.server_retain:
+    if not args.server_retain and not args.no_retention:
         threads.append(threading.Thread(target=housekeeping, args=(
             duck, cat, binary, port, args.retain_minutes, stop, counters, log)))
     for t in threads:
         t.start()
 
-    log(f"{'t (s)':>6} {'commits/s':>9} {'failed':>6} {'reads/s':>7} "
-        f"{'catalog MiB':>11} {'files':>6} {'RSS MiB':>8} {'sessions':>8}")
+    dsn = cat.attach_target.removeprefix("ducklake:postgres:")
+
+    def history():
+        """Snapshots in the catalog: what retention keeps bounded."""
+        import psycopg
+        try:
+            with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as con:
+                return con.execute("SELECT count(*) FROM ducklake_snapshot").fetchone()[0]
+        except psycopg.Error:
+            return -1
+
+    log(f"{'t (s)':>6} {'commits/s':>9} {'failed':>6} {'reads/s':>7} {'snapshots':>9} "
+        f"{'catalog MiB':>11} {'files':>6} {'RSS MiB':>8} {'sessions':>8} {'srv ms/op':>9} "
+        f"{'client ms/op':>12}")
     started = time.monotonic()
     samples = []
     last = (0, 0, 0)
     last_t = started
+    # CPU of the server's processes and of this process (the DuckDB
+    # clients), per commit or read: which side's cost grows.
+    last_cpu = (bench.cpu_seconds(bench.server_pids(server)), client_cpu())
     try:
         while time.monotonic() - started < args.minutes * 60:
             time.sleep(args.every)
             now = time.monotonic()
             cur = counters.snapshot()
-            size, files = dir_usage(catalog_dir)
-            rss = rss_mib(proc.pid)
+            size, files, rss, sessions = usage()
             dt = now - last_t
+            cpu = (bench.cpu_seconds(bench.server_pids(server)), client_cpu())
+            ops = max(1, (cur[0] - last[0]) + (cur[2] - last[2]))
             row = (now - started, (cur[0] - last[0]) / dt, cur[1] - last[1],
-                   (cur[2] - last[2]) / dt, size / 2**20, files, rss,
-                   session_threads(proc.pid))
+                   (cur[2] - last[2]) / dt, size / 2**20, files, rss, sessions,
+                   (cpu[0] - last_cpu[0]) * 1000 / ops, (cpu[1] - last_cpu[1]) * 1000 / ops)
             samples.append(row)
-            log(f"{row[0]:6.0f} {row[1]:9.1f} {row[2]:6d} {row[3]:7.1f} "
-                f"{row[4]:11.1f} {row[5]:6d} {row[6]:8.1f} {row[7]:8d}")
+            log(f"{row[0]:6.0f} {row[1]:9.1f} {row[2]:6d} {row[3]:7.1f} {history():9d} "
+                f"{row[4]:11.1f} {row[5]:6d} {row[6]:8.1f} {row[7]:8d} {row[8]:9.2f} "
+                f"{row[9]:12.2f}")
+            last_cpu = cpu
             last, last_t = cur, now
     finally:
         stop.set()
@@ -249,10 +319,14 @@ def main():
         f"RSS {mean(first, 6):.1f}/{mean(tail, 6):.1f} MiB, catalog "
         f"{mean(first, 4):.1f}/{mean(tail, 4):.1f} MiB, files "
         f"{mean(first, 5):.0f}/{mean(tail, 5):.0f}, commits/s "
-        f"{mean(first, 1):.1f}/{mean(tail, 1):.1f}")
+        f"{mean(first, 1):.1f}/{mean(tail, 1):.1f}, server/client CPU ms per operation "
+        f"{mean(first, 8):.2f}/{mean(tail, 8):.2f} and {mean(first, 9):.2f}/{mean(tail, 9):.2f}")
     t0 = time.monotonic()
     cat.close()
-    log(f"server exit code {proc.returncode} {time.monotonic() - t0:.2f} s after SIGTERM")
+    if args.backend == "postgres":
+        server.stop()
+    else:
+        log(f"server exit code {proc.returncode} {time.monotonic() - t0:.2f} s after SIGTERM")
 
 
 if __name__ == "__main__":

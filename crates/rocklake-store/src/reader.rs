@@ -13,6 +13,8 @@ use rocklake_types::datum::Row;
 use slatedb::config::ScanOptions;
 use slatedb::{DbReadOps, IterationOrder};
 
+use std::sync::Arc;
+
 use crate::error::{ObjectKind, StoreError, StoreResult};
 use crate::location::StoreLocation;
 
@@ -26,6 +28,13 @@ pub struct KeyedRow {
     /// The row's values, in the relation's column order.
     pub row: Row,
 }
+
+/// The rows of one scan, shared by the scan cache and the transactions that
+/// read them. Each row sits behind its own `Arc`, so a commit that updates a
+/// cached scan (see [`crate::scan_cache`]) copies pointers, not rows: a long
+/// history of snapshots, or a large inlined table, costs each commit that
+/// writes under it a pointer per row instead of a deep copy of every value.
+pub type SharedKeyedRows = Arc<Vec<Arc<KeyedRow>>>;
 
 /// Read access over anything SlateDB can read from (a snapshot, a transaction,
 /// a read-only replica), tagged with the writer epoch for error mapping.

@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use rocklake_codec::relations::Relation;
 use rocklake_codec::values::ValueError;
 
-use crate::reader::KeyedRow;
+use crate::reader::{KeyedRow, SharedKeyedRows};
 use crate::registry_version::{KnownRegistryVersion, RegistryChange};
 
 /// Scans with more rows than this are not kept (memory bound per entry).
@@ -104,7 +104,7 @@ struct Entries {
 }
 
 impl Entries {
-    fn put(&mut self, key: ReadKey, commit: u64, rows: Arc<Vec<KeyedRow>>, relation: Relation) {
+    fn put(&mut self, key: ReadKey, commit: u64, rows: SharedKeyedRows, relation: Relation) {
         self.clock += 1;
         let entry = Entry {
             commit,
@@ -177,12 +177,15 @@ impl Entries {
                     apply_writes(rows, relation, under).ok()
                 }
                 Read::All => None,
-                Read::First | Read::Last => {
-                    apply_edge(rows.first(), relation, under.collect(), read == Read::Last)
-                        .ok()
-                        .flatten()
-                        .map(|row| row.into_iter().collect())
-                }
+                Read::First | Read::Last => apply_edge(
+                    rows.first().map(|row| &**row),
+                    relation,
+                    under.collect(),
+                    read == Read::Last,
+                )
+                .ok()
+                .flatten()
+                .map(|row| row.into_iter().map(Arc::new).collect()),
             };
             match updated {
                 Some(rows) => {
@@ -217,7 +220,7 @@ struct Entry {
     /// under the prefix updates or drops the entry before it ends.
     commit: u64,
     /// What the read returned (shared with the transactions that read it).
-    rows: Arc<Vec<KeyedRow>>,
+    rows: SharedKeyedRows,
     /// The relation the rows were decoded as, to decode written rows into them.
     relation: Relation,
     last_used: u64,
@@ -313,7 +316,7 @@ impl ScanCache {
 
     /// The rows kept for `key` in a state a snapshot holding the commits up
     /// to `seen` (and no later one) may use, if any.
-    fn lookup(&self, key: &ReadKey, seen: u64) -> Option<Arc<Vec<KeyedRow>>> {
+    fn lookup(&self, key: &ReadKey, seen: u64) -> Option<SharedKeyedRows> {
         let mut entries = self.entries();
         entries.clock += 1;
         let now = entries.clock;
@@ -325,7 +328,7 @@ impl ScanCache {
         Some(entry.rows.clone())
     }
 
-    fn store(&self, key: ReadKey, commit: u64, relation: &Relation, rows: Arc<Vec<KeyedRow>>) {
+    fn store(&self, key: ReadKey, commit: u64, relation: &Relation, rows: SharedKeyedRows) {
         if rows.len() > MAX_ROWS_PER_ENTRY {
             return;
         }
@@ -370,21 +373,22 @@ impl TagSet {
 /// `rows` (in key order) with `writes` (keys under the rows' prefix, in key
 /// order) applied: written keys replace or join the rows, deleted keys leave.
 fn apply_writes<'w>(
-    rows: &[KeyedRow],
+    rows: &[Arc<KeyedRow>],
     relation: &Relation,
     writes: impl Iterator<Item = (&'w Vec<u8>, &'w Option<Vec<u8>>)>,
-) -> Result<Vec<KeyedRow>, ValueError> {
+) -> Result<Vec<Arc<KeyedRow>>, ValueError> {
+    // Pointers are copied, not rows (see [`SharedKeyedRows`]).
     let mut out = rows.to_vec();
     for (key, value) in writes {
         let at = out.binary_search_by(|row| row.key.as_slice().cmp(key));
         match (at, value) {
             (found, Some(value)) => {
                 let decoded = relation.decode_row(key, value)?;
-                let row = KeyedRow {
+                let row = Arc::new(KeyedRow {
                     key: key.clone(),
                     row_seq: decoded.row_seq,
                     row: decoded.row,
-                };
+                });
                 match found {
                     Ok(i) => out[i] = row,
                     Err(i) => out.insert(i, row),
@@ -494,7 +498,7 @@ pub(crate) struct Fill {
 impl Fill {
     /// Keeps `rows`, what the read that missed returned, decoded as
     /// `relation`.
-    pub(crate) fn store(self, relation: &Relation, rows: Arc<Vec<KeyedRow>>) {
+    pub(crate) fn store(self, relation: &Relation, rows: SharedKeyedRows) {
         self.cache.store(self.key, self.commit, relation, rows);
     }
 }
@@ -502,7 +506,7 @@ impl Fill {
 /// Outcome of a cache lookup.
 pub(crate) enum Lookup {
     /// The rows of the prefix as this transaction's snapshot holds them.
-    Hit(Arc<Vec<KeyedRow>>),
+    Hit(SharedKeyedRows),
     /// Not kept for this state: read and keep the rows.
     Fill(Fill),
     /// The tag changed after this transaction's snapshot: read only.
@@ -554,13 +558,15 @@ mod tests {
     use crate::reader::rows_prefix;
     use rocklake_types::datum::Datum;
 
-    fn rows(n: usize) -> Arc<Vec<KeyedRow>> {
+    fn rows(n: usize) -> SharedKeyedRows {
         Arc::new(
             (0..n)
-                .map(|i| KeyedRow {
-                    key: vec![1, i as u8],
-                    row_seq: i as u64,
-                    row: Vec::new(),
+                .map(|i| {
+                    Arc::new(KeyedRow {
+                        key: vec![1, i as u8],
+                        row_seq: i as u64,
+                        row: Vec::new(),
+                    })
                 })
                 .collect(),
         )
@@ -674,13 +680,13 @@ mod tests {
         let Lookup::Fill(fill) = view.lookup(prefix, Read::All) else {
             panic!("a read must fill");
         };
-        fill.store(relation, Arc::new(rows));
+        fill.store(relation, Arc::new(rows.into_iter().map(Arc::new).collect()));
     }
 
     fn hit(cache: &Arc<ScanCache>, prefix: &[u8]) -> Option<Vec<KeyedRow>> {
         let view = cache.view(cache.before_snapshot()).expect("quiet");
         match view.lookup(prefix, Read::All) {
-            Lookup::Hit(rows) => Some(rows.to_vec()),
+            Lookup::Hit(rows) => Some(rows.iter().map(|row| KeyedRow::clone(row)).collect()),
             _ => None,
         }
     }
@@ -731,6 +737,48 @@ mod tests {
         drop(cache.commit_started(written, Some(writes), None));
         assert_eq!(hit(&cache, &table_prefix), None);
         assert_eq!(hit(&cache, &seven_prefix), None);
+    }
+
+    #[test]
+    fn a_commit_shares_the_rows_it_did_not_write() {
+        // A long history (ducklake_snapshot, ducklake_snapshot_changes) or a
+        // large inlined table is rewritten by commit after commit: the rows
+        // a commit did not touch are the same rows, not copies of them.
+        let relation = stats_relation();
+        let cache = Arc::new(ScanCache::new());
+        let prefix = rows_prefix(&relation, &[]);
+        let rows: Vec<KeyedRow> = (1..=1000)
+            .map(|i| stats_row(&relation, i, i, i as u64).0)
+            .collect();
+        fill_rows(&cache, &prefix, &relation, rows);
+        let before = match cache
+            .view(cache.before_snapshot())
+            .expect("quiet")
+            .lookup(&prefix, Read::All)
+        {
+            Lookup::Hit(rows) => rows,
+            _ => panic!("filled"),
+        };
+        let (new, value) = stats_row(&relation, 5000, 1, 5000);
+        let mut writes = Writes::new();
+        let mut written = TagSet::default();
+        written.add_key(&new.key);
+        writes.insert(new.key, Some(value));
+        let mut mark = cache.commit_started(written, Some(writes), None);
+        mark.succeeded();
+        drop(mark);
+        let Lookup::Hit(after) = cache
+            .view(cache.before_snapshot())
+            .expect("quiet")
+            .lookup(&prefix, Read::All)
+        else {
+            panic!("carried forward");
+        };
+        assert_eq!(after.len(), 1001);
+        assert!(before
+            .iter()
+            .zip(after.iter())
+            .all(|(a, b)| Arc::ptr_eq(a, b)));
     }
 
     #[test]

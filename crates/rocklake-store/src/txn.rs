@@ -586,7 +586,9 @@ impl WriteTxn {
             return false;
         };
         match latest.lookup(&table, Read::Last) {
-            Lookup::Hit(rows) if probe.starts_with(&table) => sorts_after(probe, rows.first()),
+            Lookup::Hit(rows) if probe.starts_with(&table) => {
+                sorts_after(probe, rows.first().map(|row| &**row))
+            }
             _ => false,
         }
     }

@@ -20,7 +20,7 @@ use slatedb::{
 };
 
 use crate::error::StoreResult;
-use crate::reader::{rows_prefix, KeyedRow, Reads};
+use crate::reader::{rows_prefix, KeyedRow, Reads, SharedKeyedRows};
 use crate::scan_cache::{CacheView, Lookup, Read, TagSet};
 
 /// What a read transaction reads: a writer's consistent snapshot or a
@@ -120,9 +120,12 @@ impl<'a> CatalogView<'a> {
         relation: &Relation,
         prefix_fields: &[u64],
     ) -> StoreResult<Vec<KeyedRow>> {
-        Ok(Arc::unwrap_or_clone(
-            self.rows_shared(relation, prefix_fields).await?,
-        ))
+        Ok(
+            Arc::unwrap_or_clone(self.rows_shared(relation, prefix_fields).await?)
+                .into_iter()
+                .map(Arc::unwrap_or_clone)
+                .collect(),
+        )
     }
 
     /// The bytes of `relation`'s keys and values in this view (read from
@@ -144,16 +147,20 @@ impl<'a> CatalogView<'a> {
         &self,
         relation: &Relation,
         prefix_fields: &[u64],
-    ) -> StoreResult<Arc<Vec<KeyedRow>>> {
+    ) -> StoreResult<SharedKeyedRows> {
         let prefix = rows_prefix(relation, prefix_fields);
+        let read = || async {
+            let rows = self.reads().rows_under(relation, &prefix).await?;
+            StoreResult::Ok(Arc::new(rows.into_iter().map(Arc::new).collect::<Vec<_>>()))
+        };
         match self.cache_lookup(&prefix, Read::All) {
             Lookup::Hit(rows) => Ok(rows),
             Lookup::Fill(fill) => {
-                let rows = Arc::new(self.reads().rows_under(relation, &prefix).await?);
+                let rows = read().await?;
                 fill.store(relation, rows.clone());
                 Ok(rows)
             }
-            Lookup::Miss => Ok(Arc::new(self.reads().rows_under(relation, &prefix).await?)),
+            Lookup::Miss => read().await,
         }
     }
 
@@ -186,13 +193,16 @@ impl<'a> CatalogView<'a> {
             IterationOrder::Descending => Read::Last,
         };
         match self.cache_lookup(&prefix, read) {
-            Lookup::Hit(rows) => Ok(Some(rows.first().cloned())),
+            Lookup::Hit(rows) => Ok(Some(rows.first().map(|row| KeyedRow::clone(row)))),
             Lookup::Fill(fill) => {
                 let row = self
                     .reads()
                     .edge_row(relation, prefix_fields, order)
                     .await?;
-                fill.store(relation, Arc::new(row.iter().cloned().collect()));
+                fill.store(
+                    relation,
+                    Arc::new(row.iter().cloned().map(Arc::new).collect()),
+                );
                 Ok(Some(row))
             }
             Lookup::Miss => Ok(None),

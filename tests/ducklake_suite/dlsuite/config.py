@@ -31,6 +31,15 @@ def load_config(path) -> dict:
     }
 
 
+def settings_of(on_init: str) -> str:
+    """The `SET` statements of an on_init script (DuckLake main's postgres
+    config ends its schema reset with `SET pg_experimental_filter_pushdown=false;
+    SET pg_order_pushdown=false;`): they shape how DuckDB talks to the
+    catalog, so they run even when the rest of on_init does not."""
+    statements = [part.strip() for part in on_init.split(";")]
+    return "".join(f"{s}; " for s in statements if s.upper().startswith("SET ")).strip()
+
+
 def rewrite_dbname(text, dbname) -> str:
     """Point a libpq string (or ducklake:postgres:... / postgres:...) at `dbname`."""
     return re.sub(r"dbname=[^\s']+", f"dbname={dbname}", text)

@@ -12,7 +12,7 @@ import tempfile
 import threading
 import time
 
-from .config import rewrite_dbname
+from .config import rewrite_dbname, settings_of
 from .processes import kill_group, tail
 from .report import progress_line
 
@@ -66,7 +66,8 @@ class Orchestrator:
             config_env, on_init = {}, ""
         else:
             config_env = {k: rewrite_dbname(v, dbname) for k, v in self.config["env"].items()}
-            on_init = rewrite_dbname(self.config["on_init"], dbname) if self.args.on_init else ""
+            on_init = (rewrite_dbname(self.config["on_init"], dbname) if self.args.on_init
+                       else settings_of(self.config["on_init"]))
         return {
             "test": test,
             "root": self.root,

@@ -7,9 +7,8 @@
 //! row read; most scanned rows are never written.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use crate::reader::KeyedRow;
+use crate::reader::SharedKeyedRows;
 
 /// Keys by (relation id, row sequence).
 #[derive(Default)]
@@ -18,7 +17,7 @@ pub(crate) struct RowKeys {
     /// they take precedence over scanned keys.
     written: HashMap<(u64, u64), Vec<u8>>,
     /// Whole scans, in the order they were read.
-    scanned: Vec<(u64, Arc<Vec<KeyedRow>>)>,
+    scanned: Vec<(u64, SharedKeyedRows)>,
     /// Keys of `scanned[..indexed]`, a later scan's key replacing an earlier.
     index: HashMap<(u64, u64), Vec<u8>>,
     indexed: usize,
@@ -31,7 +30,7 @@ impl RowKeys {
     }
 
     /// Records the rows of a scan of `relation_id`.
-    pub(crate) fn remember_scan(&mut self, relation_id: u64, rows: Arc<Vec<KeyedRow>>) {
+    pub(crate) fn remember_scan(&mut self, relation_id: u64, rows: SharedKeyedRows) {
         self.scanned.push((relation_id, rows));
     }
 
@@ -68,15 +67,20 @@ impl RowKeys {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::sync::Arc;
 
-    fn scan(rows: &[(u64, u8)]) -> Arc<Vec<KeyedRow>> {
+    use super::*;
+    use crate::reader::KeyedRow;
+
+    fn scan(rows: &[(u64, u8)]) -> SharedKeyedRows {
         Arc::new(
             rows.iter()
-                .map(|(seq, key)| KeyedRow {
-                    key: vec![*key],
-                    row_seq: *seq,
-                    row: Vec::new(),
+                .map(|(seq, key)| {
+                    Arc::new(KeyedRow {
+                        key: vec![*key],
+                        row_seq: *seq,
+                        row: Vec::new(),
+                    })
                 })
                 .collect(),
         )

@@ -23,13 +23,13 @@ use super::registry::{definition, Registry, RegistryCache, SharedDefinitions};
 use super::row_keys::RowKeys;
 use crate::error::StoreError;
 use crate::location::StoreLocation;
-use crate::reader::KeyedRow;
+use crate::reader::SharedKeyedRows;
 use crate::txn::{NewRelation, ReadTxn, RelationMap, RowLockWait, WriteTxn};
 use crate::view::CatalogView;
 
 /// The rows of one scan as the store read them (perhaps from the scan
 /// cache), handed to the engine without copying.
-struct SharedScan(Arc<Vec<KeyedRow>>);
+struct SharedScan(SharedKeyedRows);
 impl SharedRows for SharedScan {
     fn len(&self) -> usize {
         self.0.len()
@@ -43,6 +43,25 @@ impl SharedRows for SharedScan {
         RowId(self.0[index].row_seq)
     }
 }
+/// Some rows of one scan (those at `visible`, in order), without copying.
+struct SharedScanPart {
+    rows: SharedKeyedRows,
+    visible: Vec<usize>,
+}
+impl SharedRows for SharedScanPart {
+    fn len(&self) -> usize {
+        self.visible.len()
+    }
+
+    fn values(&self, index: usize) -> &[Datum] {
+        &self.rows[self.visible[index]].row
+    }
+
+    fn id(&self, index: usize) -> RowId {
+        RowId(self.rows[self.visible[index]].row_seq)
+    }
+}
+
 pub(super) enum Access {
     Read(ReadTxn),
     Write(Box<WriteTxn>),
@@ -508,16 +527,12 @@ impl StorageTxn for StoreTxn {
         if floor == 0 {
             return Ok(ScanRows::Shared(Arc::new(SharedScan(rows))));
         }
-        // Snapshots below the retention floor are hidden: copy the others.
-        Ok(ScanRows::Owned(
-            rows.iter()
-                .filter(|stored| !snapshot_id_below(&stored.row, floor))
-                .map(|stored| ScannedRow {
-                    id: RowId(stored.row_seq),
-                    row: stored.row.clone(),
-                })
-                .collect(),
-        ))
+        // Snapshots below the retention floor are hidden: the others are
+        // handed out by position, still without copying.
+        let visible = (0..rows.len())
+            .filter(|&i| !snapshot_id_below(&rows[i].row, floor))
+            .collect();
+        Ok(ScanRows::Shared(Arc::new(SharedScanPart { rows, visible })))
     }
 
     async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()> {
