@@ -23,7 +23,7 @@ use super::registry::{definition, Registry, RegistryCache, SharedDefinitions};
 use super::row_keys::RowKeys;
 use crate::error::StoreError;
 use crate::location::StoreLocation;
-use crate::reader::SharedKeyedRows;
+use crate::reader::{KeyedRow, SharedKeyedRows};
 use crate::txn::{NewRelation, ReadTxn, RelationMap, RowLockWait, WriteTxn};
 use crate::view::CatalogView;
 
@@ -123,6 +123,51 @@ fn key_prefix(key_columns: &[usize], filter: &ScanFilter) -> Vec<u64> {
     }
     prefix
 }
+/// The rows of a scan, in key order, that a range bound on the key column
+/// right after the seek prefix admits: positions `start..end`, found by
+/// binary search instead of handing every row to the filter (DuckDB's
+/// `snapshot_id > N` over `ducklake_snapshot_changes` at each commit). Only
+/// exact integer bounds narrow, and only to a superset of the wanted rows:
+/// the statement's WHERE clause still applies.
+fn key_range(
+    rows: &[Arc<KeyedRow>],
+    key_columns: &[usize],
+    prefix: &[u64],
+    filter: &ScanFilter,
+) -> std::ops::Range<usize> {
+    let all = 0..rows.len();
+    let Some(&column) = key_columns.get(prefix.len()) else {
+        return all;
+    };
+    let field = |row: &Arc<KeyedRow>| row.row.get(column).and_then(Datum::as_i64);
+    let (mut start, mut end) = (0, rows.len());
+    for (index, bound) in &filter.bounds {
+        let ColumnBound::Range { lower, upper } = bound else {
+            continue;
+        };
+        if *index != column {
+            continue;
+        }
+        if let Some((value, inclusive)) = lower {
+            if let Some(low) = value.as_i64() {
+                let at = rows.partition_point(|row| {
+                    field(row).is_some_and(|v| if *inclusive { v < low } else { v <= low })
+                });
+                start = start.max(at);
+            }
+        }
+        if let Some((value, inclusive)) = upper {
+            if let Some(high) = value.as_i64() {
+                let at = rows.partition_point(|row| {
+                    field(row).is_some_and(|v| if *inclusive { v <= high } else { v < high })
+                });
+                end = end.min(at);
+            }
+        }
+    }
+    start..end.max(start)
+}
+
 /// When the filter asks only for the row with the largest (smallest) value of
 /// the key field right after `prefix`, and every bound is one the prefix
 /// already enforces, that row is the last (first) key under the prefix: the
@@ -524,13 +569,15 @@ impl StorageTxn for StoreTxn {
             .map_err(to_sql)?;
         self.row_keys
             .remember_scan(relation.relation_id, Arc::clone(&rows));
-        if floor == 0 {
+        let range = key_range(&rows, &key_columns, &prefix, filter);
+        if floor == 0 && range.len() == rows.len() {
             return Ok(ScanRows::Shared(Arc::new(SharedScan(rows))));
         }
-        // Snapshots below the retention floor are hidden: the others are
-        // handed out by position, still without copying.
-        let visible = (0..rows.len())
-            .filter(|&i| !snapshot_id_below(&rows[i].row, floor))
+        // Rows outside the key range, and snapshots below the retention
+        // floor (hidden), are left out: the others are handed out by
+        // position, still without copying.
+        let visible = range
+            .filter(|&i| floor == 0 || !snapshot_id_below(&rows[i].row, floor))
             .collect();
         Ok(ScanRows::Shared(Arc::new(SharedScanPart { rows, visible })))
     }
@@ -640,5 +687,50 @@ impl StoreTxn {
             .await
             .map_err(to_sql)?;
         crate::sharing::schedulable(&records, rows, file_id_column).map_err(|e| *e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(ids: &[i64]) -> Vec<Arc<KeyedRow>> {
+        ids.iter()
+            .map(|&id| {
+                Arc::new(KeyedRow {
+                    key: (id as u64).to_be_bytes().to_vec(),
+                    row_seq: id as u64,
+                    row: vec![Datum::Int8(id), Datum::text("x")],
+                })
+            })
+            .collect()
+    }
+
+    fn range(lower: Option<(Datum, bool)>, upper: Option<(Datum, bool)>) -> ScanFilter {
+        ScanFilter {
+            bounds: vec![(0, ColumnBound::Range { lower, upper })],
+            extreme: None,
+        }
+    }
+
+    #[test]
+    fn a_range_on_the_next_key_column_narrows_by_binary_search() {
+        let rows = rows(&[1, 2, 4, 7, 9]);
+        let key = [0];
+        let gt = |v: i64| range(Some((Datum::Int8(v), false)), None);
+        assert_eq!(key_range(&rows, &key, &[], &gt(2)), 2..5);
+        assert_eq!(key_range(&rows, &key, &[], &gt(9)), 5..5);
+        let ge_lt = range(Some((Datum::Int4(2), true)), Some((Datum::Int8(7), false)));
+        assert_eq!(key_range(&rows, &key, &[], &ge_lt), 1..3);
+        let le = range(None, Some((Datum::Int8(7), true)));
+        assert_eq!(key_range(&rows, &key, &[], &le), 0..4);
+        // Bounds that are not exact integers do not narrow (the WHERE
+        // clause still applies to every row).
+        let float = range(Some((Datum::Float8(2.5), false)), None);
+        assert_eq!(key_range(&rows, &key, &[], &float), 0..5);
+        // Only the column right after the seek prefix narrows.
+        assert_eq!(key_range(&rows, &key, &[3], &gt(2)), 0..5);
+        let empty = range(Some((Datum::Int8(8), false)), Some((Datum::Int8(3), false)));
+        assert_eq!(key_range(&rows, &key, &[], &empty).len(), 0);
     }
 }
