@@ -125,14 +125,16 @@ def test_a_1_0_lake_meets_the_2_0_line(request, rocklake, duck, data_dir, tmp_pa
               Step("write", "INSERT INTO l.s1.t2 VALUES (9001, 'dev', false)"),
               Step("detach", "DETACH l", returns_rows=False)]
     for name in backends:
-        (tmp_path / name).mkdir()
-    unmigrated = {name: run_dev(before, attach[name], tmp_path / name / "before.json")
+        (tmp_path / f"dev-{name}").mkdir()
+    unmigrated = {name: run_dev(before, attach[name], tmp_path / f"dev-{name}" / "before.json")
                   for name in backends}
     assert_same(unmigrated["postgres"], unmigrated["rocklake"], "the 2.0 line on a 1.0 lake")
+    for r in unmigrated["rocklake"]:
+        print(f"2.0 line on a 1.0 lake: {r.name}: {r.show()[:300]}")
 
     # The migration and what follows.
     dev = {name: run_dev(dev_steps(attach[name]), migrating(attach[name]),
-                         tmp_path / name / "dev.json") for name in backends}
+                         tmp_path / f"dev-{name}" / "dev.json") for name in backends}
     assert_same(dev["postgres"], dev["rocklake"], "the 2.0 line migrates and goes on")
     version = {r.name: r for r in dev["postgres"]}["version"]
     assert version.ok and version.rows and version.rows[0][0].startswith("1.1"), version
@@ -142,4 +144,6 @@ def test_a_1_0_lake_meets_the_2_0_line(request, rocklake, duck, data_dir, tmp_pa
              Step("read", "SELECT count(*) FROM l.s1.t2")]
     old = {name: run_steps(duck(), after, attach[name]) for name in backends}
     assert_same(old["postgres"], old["rocklake"], "DuckDB 1.5.5 on a migrated lake")
+    for r in dev["rocklake"][:4] + old["rocklake"]:
+        print(f"{r.name}: {r.show()[:300]}")
     assert not old["postgres"][0].ok, "DuckDB 1.5.5 attached a 1.1 lake"
