@@ -15,6 +15,7 @@ RockLake must keep each of them under its own key tag.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 
@@ -210,3 +211,40 @@ def test_spec_1_1_statements_give_what_postgresql_gives(pg_server, rocklake, duc
                "rows at inlined_data(0x80) | 99 | 1 | _ducklake_row_id | "
                "_ducklake_begin_snapshot" in line for line in lines), \
         [line for line in lines if "inlined_data_99_1" in line]
+
+
+def batch_outcomes(dsn: str) -> list:
+    """A DuckLake commit batch through postgres_scanner main's two paths:
+    prepared first (`postgres_execute` before duckdb-postgres#565), and run
+    as one simple query (`prepare=FALSE`, what DuckLake sends since
+    duckdb/ducklake#1430)."""
+    batch = ("CREATE TABLE IF NOT EXISTS b (i INTEGER);"
+             "INSERT INTO b VALUES (1);INSERT INTO b VALUES (2)")
+    out = []
+    with psycopg.connect(dsn, autocommit=True) as con:
+        try:
+            con.execute(batch, prepare=True)
+            out.append("prepared: ok")
+        except psycopg.Error as error:
+            out.append(f"prepared: {error.sqlstate} {error.diag.message_primary}")
+        result = con.pgconn.exec_(batch.encode())
+        status = psycopg.pq.ExecStatus(result.status).name
+        out.append(f"simple: {status} {result.command_status.decode()}")
+        out.append(con.execute("SELECT count(*) FROM b").fetchall())
+        con.execute("DROP TABLE b")
+    return out
+
+
+@pytest.mark.rocklake
+def test_a_commit_batch_is_refused_at_parse_and_runs_as_a_simple_query(
+        request, rocklake):
+    """What the 2.0-line client met (docs/duckdb-2.0.md): a `;`-joined batch
+    is refused when prepared, with PostgreSQL's 42601, and runs whole as a
+    simple query."""
+    rocklake.start()
+    ours = batch_outcomes(rocklake.dsn())
+    assert ours == ["prepared: 42601 cannot insert multiple commands into a prepared statement",
+                    "simple: COMMAND_OK INSERT 0 1", [(2,)]], ours
+    if os.environ.get("ROCKLAKE_PG_REFERENCE") == "1":
+        pg = request.getfixturevalue("pg_server")
+        assert batch_outcomes(pg.dsn(pg.new_database("batch"))) == ours
