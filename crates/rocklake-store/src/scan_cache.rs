@@ -53,7 +53,8 @@ const MAX_CACHED_ROWS: usize = 1_000_000;
 /// bounded by `MAX_CACHED_ROWS`).
 const MAX_ENTRIES: usize = 32_768;
 /// Cached scans with at most this many rows are updated by a commit that
-/// writes under them (the update copies the rows); larger ones are dropped.
+/// writes under them (the update copies the row pointers, see
+/// [`SharedKeyedRows`]); larger ones are dropped.
 /// Copying is a fraction of reading them again from SlateDB: a DuckDB
 /// `CREATE TABLE` on a catalog of 5,000 tables writes `ducklake_table`,
 /// `ducklake_column` and `ducklake_inlined_data_tables` (5,000 to 20,000

@@ -142,11 +142,12 @@ fn integer(t: &Template, value: i64, int4: bool) -> Result<Number, SqlError> {
     if t.multiply {
         let factor = 10i64.checked_pow(t.multi as u32);
         value = if int4 {
-            // int4 arithmetic wraps, as PostgreSQL's does here.
-            let factor = factor
-                .and_then(|f| i32::try_from(f).ok())
-                .unwrap_or(i32::MIN);
-            i64::from((value as i32).wrapping_mul(factor))
+            // An integer's shifted value must stay an integer, as in
+            // PostgreSQL's current releases (15.18 and older wrapped it).
+            let shifted = i128::from(value) * 10i128.pow(t.multi.min(38) as u32);
+            i32::try_from(shifted)
+                .map(i64::from)
+                .map_err(|_| out_of_range("integer"))?
         } else {
             factor
                 .and_then(|f| value.checked_mul(f))
@@ -312,6 +313,22 @@ mod tests {
         assert_eq!(format(&Datum::Int8(10), INT8, "99.\"x\""), " 10");
         assert_eq!(format(&Datum::Float8(0.125), FLOAT8, "9.99"), "  .12");
         assert_eq!(format(&Datum::Float8(f64::NAN), FLOAT8, "999.99"), " NaN");
+    }
+
+    #[test]
+    fn an_integer_shifted_by_v_past_its_range_is_an_error() {
+        // PostgreSQL 15.20 (older releases wrapped the product).
+        let error = number_to_char(&Datum::Int4(i32::MAX), &INT4, "9999999999V99").unwrap_err();
+        assert_eq!(error.code, SqlState::NUMERIC_VALUE_OUT_OF_RANGE);
+        assert_eq!(format(&Datum::Int4(-12), INT4, "999V9"), " -120");
+        assert_eq!(
+            format(
+                &Datum::Int8(5_000_000_000),
+                INT8,
+                "FM99999999999999999999V99"
+            ),
+            "500000000000"
+        );
     }
 
     #[test]
