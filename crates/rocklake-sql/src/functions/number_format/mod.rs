@@ -144,10 +144,12 @@ fn integer(t: &Template, value: i64, int4: bool) -> Result<Number, SqlError> {
         value = if int4 {
             // An integer's shifted value must stay an integer, as in
             // PostgreSQL's current releases (15.18 and older wrapped it).
-            let shifted = i128::from(value) * 10i128.pow(t.multi.min(38) as u32);
-            i32::try_from(shifted)
+            10i128
+                .checked_pow(t.multi as u32)
+                .and_then(|f| i128::from(value).checked_mul(f))
+                .and_then(|shifted| i32::try_from(shifted).ok())
                 .map(i64::from)
-                .map_err(|_| out_of_range("integer"))?
+                .ok_or_else(|| out_of_range("integer"))?
         } else {
             factor
                 .and_then(|f| value.checked_mul(f))
@@ -319,6 +321,11 @@ mod tests {
     fn an_integer_shifted_by_v_past_its_range_is_an_error() {
         // PostgreSQL 15.20 (older releases wrapped the product).
         let error = number_to_char(&Datum::Int4(i32::MAX), &INT4, "9999999999V99").unwrap_err();
+        assert_eq!(error.code, SqlState::NUMERIC_VALUE_OUT_OF_RANGE);
+        // A template long enough to overflow the product itself: the same
+        // error, not a panic.
+        let long = format!("9V{}", "9".repeat(40));
+        let error = number_to_char(&Datum::Int4(7), &INT4, &long).unwrap_err();
         assert_eq!(error.code, SqlState::NUMERIC_VALUE_OUT_OF_RANGE);
         assert_eq!(format(&Datum::Int4(-12), INT4, "999V9"), " -120");
         assert_eq!(
