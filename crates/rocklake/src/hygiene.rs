@@ -78,26 +78,38 @@ pub async fn clean_lake(
 ) -> Result<HygieneReport, rocklake_types::SqlError> {
     let s = quote_ident(schema);
     let mut report = HygieneReport::default();
-    // No DuckLake catalog in this schema (yet): nothing to do.
-    let Some(_) = query(
+    // The snapshots still readable, in order; no DuckLake catalog in this
+    // schema (yet): nothing to do.
+    let Some(snapshots) = query(
         session,
-        &format!("SELECT 1 FROM {s}.ducklake_snapshot LIMIT 1"),
+        &format!("SELECT snapshot_id FROM {s}.ducklake_snapshot"),
+    )
+    .await
+    .map(|rows| {
+        let mut ids: Vec<i64> = rows.iter().filter_map(|row| cell(row, 0)).collect();
+        ids.sort_unstable();
+        ids
+    }) else {
+        return Ok(report);
+    };
+    // Table ids alive at some snapshot still readable (unknown: nothing is
+    // judged dead).
+    let Some(tables) = query(
+        session,
+        &format!("SELECT table_id, begin_snapshot, end_snapshot FROM {s}.ducklake_table"),
     )
     .await
     else {
-        return Ok(report);
+        return Err(rocklake_types::SqlError::internal(
+            "hygiene could not read ducklake_table",
+        ));
     };
-    // Table ids alive at some snapshot still readable.
-    let alive: BTreeSet<i64> = ids(query(
-        session,
-        &format!(
-            "SELECT DISTINCT t.table_id FROM {s}.ducklake_table t \
-                 WHERE EXISTS (SELECT 1 FROM {s}.ducklake_snapshot sn \
-                   WHERE sn.snapshot_id >= t.begin_snapshot \
-                   AND (t.end_snapshot IS NULL OR sn.snapshot_id < t.end_snapshot))"
-        ),
-    )
-    .await);
+    let alive: BTreeSet<i64> = tables
+        .iter()
+        .filter_map(|row| Some((cell(row, 0)?, span_at(row, 1)?)))
+        .filter(|&(_, (begin, end))| any_snapshot_in(&snapshots, begin, end))
+        .map(|(id, _)| id)
+        .collect();
     let registered = query(
         session,
         &format!("SELECT table_id, table_name FROM {s}.ducklake_inlined_data_tables"),
@@ -185,26 +197,19 @@ pub async fn clean_lake(
         .iter()
         .filter(|name| !report.dropped.contains(name))
         .collect();
-    report.dead_rows = delete_dead_rows(session, &s, &kept).await?;
+    report.dead_rows = delete_dead_rows(session, &s, &snapshots, &kept).await?;
     Ok(report)
 }
 
 /// Deletes, inside the inlined tables `tables` (of schema `s`, quoted),
-/// the rows no snapshot left in `ducklake_snapshot` sees, and inlined
-/// deletes of data files gone from `ducklake_data_file`.
+/// the rows none of `snapshots` (the readable ones, in order) sees, and
+/// inlined deletes of data files gone from `ducklake_data_file`.
 async fn delete_dead_rows(
     session: &mut Session,
     s: &str,
+    snapshots: &[i64],
     tables: &[&String],
 ) -> Result<Vec<(String, u64)>, rocklake_types::SqlError> {
-    let mut snapshots: Vec<i64> = ids(query(
-        session,
-        &format!("SELECT snapshot_id FROM {s}.ducklake_snapshot"),
-    )
-    .await)
-    .into_iter()
-    .collect();
-    snapshots.sort_unstable();
     let mut deleted = Vec::new();
     for name in tables {
         let t = format!("{s}.{}", quote_ident(name));
@@ -221,7 +226,7 @@ async fn delete_dead_rows(
             // The (begin, end) spans of ended rows, judged against the
             // snapshots in memory: a correlated NOT EXISTS per row would
             // read every snapshot for every row.
-            let spans = query(
+            let ended = query(
                 session,
                 &format!(
                     "SELECT DISTINCT begin_snapshot, end_snapshot FROM {t} \
@@ -230,14 +235,10 @@ async fn delete_dead_rows(
             )
             .await
             .unwrap_or_default();
-            let dead: Vec<(i64, i64)> = spans
+            let dead: Vec<(i64, i64)> = ended
                 .iter()
-                .filter_map(|row| {
-                    let begin = row.first()?.as_deref()?.parse::<i64>().ok()?;
-                    let end = row.get(1)?.as_deref()?.parse::<i64>().ok()?;
-                    Some((begin, end))
-                })
-                .filter(|&(begin, end)| !any_snapshot_in(&snapshots, begin, end))
+                .filter_map(|row| span_at(row, 0))
+                .filter(|&(begin, end)| !any_snapshot_in(snapshots, begin, end))
                 .collect();
             let mut rows = 0;
             for chunk in dead.chunks(200) {
@@ -255,6 +256,21 @@ async fn delete_dead_rows(
         }
     }
     Ok(deleted)
+}
+
+/// Cell `i` of a text row as an integer.
+fn cell(row: &[Option<String>], i: usize) -> Option<i64> {
+    row.get(i)?.as_deref()?.parse().ok()
+}
+
+/// The `[begin_snapshot, end_snapshot)` span in cells `at` and `at + 1`
+/// of a text row, an open end (NULL) as `i64::MAX`.
+fn span_at(row: &[Option<String>], at: usize) -> Option<(i64, i64)> {
+    let end = match row.get(at + 1)? {
+        None => i64::MAX,
+        Some(_) => cell(row, at + 1)?,
+    };
+    Some((cell(row, at)?, end))
 }
 
 /// Whether a snapshot of `sorted` lies in `[begin, end)`.
@@ -275,13 +291,6 @@ fn inlined_table_id(name: &str) -> Option<i64> {
     name.strip_prefix("ducklake_inlined_delete_")?.parse().ok()
 }
 
-fn ids(rows: Option<Vec<Vec<Option<String>>>>) -> BTreeSet<i64> {
-    rows.unwrap_or_default()
-        .into_iter()
-        .filter_map(|row| row.into_iter().next().flatten()?.parse().ok())
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,6 +305,20 @@ mod tests {
         assert!(!any_snapshot_in(&snapshots, 0, 3));
         assert!(!any_snapshot_in(&snapshots, 21, 30));
         assert!(!any_snapshot_in(&[], 0, 10));
+    }
+
+    #[test]
+    fn spans_read_an_open_end_as_unbounded() {
+        let row = |cells: &[Option<&str>]| -> Vec<Option<String>> {
+            cells.iter().map(|c| c.map(str::to_string)).collect()
+        };
+        assert_eq!(
+            span_at(&row(&[Some("7"), Some("3"), None]), 1),
+            Some((3, i64::MAX))
+        );
+        assert_eq!(span_at(&row(&[Some("3"), Some("9")]), 0), Some((3, 9)));
+        assert_eq!(span_at(&row(&[Some("3")]), 0), None);
+        assert_eq!(cell(&row(&[Some("x")]), 0), None);
     }
 
     #[test]
