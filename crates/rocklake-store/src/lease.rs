@@ -157,6 +157,13 @@ impl LeaseState {
         }
     }
 
+    /// How long ago, by this host's wall clock, the holder's last
+    /// heartbeat was written (`None` before the first).
+    pub fn heartbeat_age(&self) -> Option<Duration> {
+        let written = self.holder.as_ref()?.written_unix_ms;
+        Some(Duration::from_millis(unix_ms().saturating_sub(written)))
+    }
+
     /// Whether the holder released the lease, or none was ever claimed.
     fn free(&self) -> bool {
         self.term == 0 || self.holder.as_ref().is_some_and(|h| h.released)
@@ -628,6 +635,21 @@ pub enum Ended {
 mod tests {
     use super::*;
     use crate::location::StoreLocation;
+
+    #[test]
+    fn the_heartbeat_age_is_measured_from_its_wall_clock_time() {
+        let mut state = LeaseState::default();
+        assert_eq!(state.heartbeat_age(), None);
+        state.holder = Some(pb::WriterLease {
+            written_unix_ms: unix_ms() - 2_000,
+            ..pb::WriterLease::default()
+        });
+        let age = state.heartbeat_age().expect("written");
+        assert!(
+            age >= Duration::from_secs(2) && age < Duration::from_secs(60),
+            "{age:?}"
+        );
+    }
 
     fn options(ms: u64) -> LeaseOptions {
         LeaseOptions {

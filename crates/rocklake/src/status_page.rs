@@ -74,10 +74,7 @@ async fn lease_line(page: &mut String, root: &ServedRoot) {
         Ok(state) => match &state.holder {
             None => format!("term {}, claimed; no heartbeat yet", state.term),
             Some(holder) => {
-                let now_ms = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis() as u64);
-                let age = now_ms.saturating_sub(holder.written_unix_ms) as f64 / 1000.0;
+                let age = state.heartbeat_age().unwrap_or_default().as_secs_f64();
                 format!(
                     "term {} held by {} (host {}, pid {}){}, heartbeat {} {age:.1} s ago",
                     state.term,
