@@ -18,7 +18,10 @@ sets. Per backend, on fresh catalogs:
   copy     STATS_ROWS rows put into `ducklake_file_column_stats` with
            INSERT ... SELECT FROM generate_series on the server; timed: the
            whole-table binary COPY DuckDB sends for that table, run by psql
-           to /dev/null (REPS times after one warm-up): rows/s and MB/s.
+           to /dev/null (REPS times after one warm-up): rows/s and MB/s;
+           then REPS times a commit that adds one row followed by the same
+           COPY (the first read of changed rows: RockLake cannot answer it
+           from the COPY it kept encoded).
 
 Timings are reported, never asserted. RockLake is the release binary
 (target/release/rocklake, or ROCKLAKE_BIN).
@@ -110,6 +113,20 @@ def copy_times(cat: bench.Catalog, reps: int) -> tuple[list[float], int]:
     return times[1:], size
 
 
+def copy_after_commit_times(cat: bench.Catalog, reps: int) -> list[float]:
+    """psql's \\timing of the statistics COPY right after a commit that
+    added one statistics row (ms): the first read of changed rows, which
+    nothing kept can answer."""
+    steps = "".join(
+        "INSERT INTO ducklake_file_column_stats (data_file_id, table_id, column_id, column_size_bytes, "
+        f"value_count, null_count, min_value, max_value, contains_nan) VALUES ({10_000_000 + i}, 1, 0, "
+        "1, 1, 0, '1', '2', false);\n"
+        f"\\copy ({STATS_SELECT}) TO '/dev/null' (FORMAT binary)\n"
+        for i in range(reps))
+    times = [float(m) for m in re.findall(r"^Time: ([0-9.]+) ms", psql(cat, "\\timing on\n" + steps), re.M)]
+    return times[1::2]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--files", type=int, default=10_000)
@@ -138,6 +155,7 @@ def main():
             bench.log(f"{backend.name}: {args.stats_rows} statistics rows inserted in {fill_s:.1f} s")
             times, size = copy_times(cat, args.reps)
             results[(backend.name, "copy")] = (times, size, fill_s)
+            results[(backend.name, "copy after commit")] = copy_after_commit_times(cat, args.reps)
             cat.close()
     finally:
         for backend in backends:
@@ -157,6 +175,9 @@ def main():
           + " | ".join(f"{copy_ms[n]:.0f}" for n in names) + f" | {copy_ms['rocklake'] / copy_ms['postgres']:.2f} |")
     print("| same, rows/s (higher is better) | " + " | ".join(f"{rows_s[n]:,.0f}" for n in names)
           + f" | {rows_s['rocklake'] / rows_s['postgres']:.2f} |")
+    after = {n: statistics.median(results[(n, "copy after commit")]) for n in names}
+    print("| same, first COPY after a commit that added a row, median ms | "
+          + " | ".join(f"{after[n]:.0f}" for n in names) + f" | {after['rocklake'] / after['postgres']:.2f} |")
     print("| same, MB/s | " + " | ".join(
         f"{results[(n, 'copy')][1] / 1e6 / (copy_ms[n] / 1000):.0f}" for n in names) + " | |")
     print("| INSERT of the statistics rows, s (setup, not a goal) | "

@@ -27,6 +27,19 @@ pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; cha
 /// Labels of a metric family: `(name, value)` pairs.
 type Labels = Vec<(String, String)>;
 
+/// Registers the counter family `name` of a cache's lookups and returns
+/// its `result="hit"` and `result="miss"` counters.
+fn hits_and_misses(registry: &mut Registry, name: &str, help: &str) -> (Counter, Counter) {
+    let family = Family::<Labels, Counter>::default();
+    registry.register(name, help, family.clone());
+    let result = |result: &str| {
+        family
+            .get_or_create(&vec![("result".to_string(), result.to_string())])
+            .clone()
+    };
+    (result("hit"), result("miss"))
+}
+
 /// Every metric RockLake records.
 pub struct Metrics {
     registry: Registry,
@@ -59,6 +72,11 @@ pub struct Metrics {
     scan_cache_hits: Counter,
     /// Catalog scans the scan cache could not answer (`result="miss"`).
     scan_cache_misses: Counter,
+    /// Binary COPYs of a whole table answered with the tuples kept from
+    /// an earlier one (family `encoded_copy_lookups`, `result="hit"`).
+    encoded_copy_hits: Counter,
+    /// Such COPYs read and encoded again (`result="miss"`).
+    encoded_copy_misses: Counter,
     /// What the server is (`role="writer"`, `"standby"` or `"replica"`): 1
     /// for its role.
     role: Family<Labels, Gauge>,
@@ -145,19 +163,16 @@ impl Metrics {
         );
         let sessions = Counter::default();
         registry.register("sessions", "Client sessions started", sessions.clone());
-        let scan_cache = Family::<Labels, Counter>::default();
-        registry.register(
+        let (scan_cache_hits, scan_cache_misses) = hits_and_misses(
+            &mut registry,
             "scan_cache_lookups",
             "Catalog scans answered from the scan cache (result=hit) or from storage (result=miss)",
-            scan_cache.clone(),
         );
-        let scan_cache_result = |result: &str| {
-            scan_cache
-                .get_or_create(&vec![("result".to_string(), result.to_string())])
-                .clone()
-        };
-        let (scan_cache_hits, scan_cache_misses) =
-            (scan_cache_result("hit"), scan_cache_result("miss"));
+        let (encoded_copy_hits, encoded_copy_misses) = hits_and_misses(
+            &mut registry,
+            "encoded_copy_lookups",
+            "Binary COPYs of a whole unchanged table answered with the tuples kept encoded (result=hit) or read and encoded (result=miss)",
+        );
         let role = Family::<Labels, Gauge>::default();
         registry.register(
             "role",
@@ -228,6 +243,8 @@ impl Metrics {
             sessions,
             scan_cache_hits,
             scan_cache_misses,
+            encoded_copy_hits,
+            encoded_copy_misses,
             role,
             takeovers,
             takeover_seconds,
@@ -357,6 +374,15 @@ impl Metrics {
             self.scan_cache_hits.inc();
         } else {
             self.scan_cache_misses.inc();
+        }
+    }
+
+    /// Counts a lookup of the encoded binary COPY results.
+    pub fn encoded_copy_lookup(&self, hit: bool) {
+        if hit {
+            self.encoded_copy_hits.inc();
+        } else {
+            self.encoded_copy_misses.inc();
         }
     }
 

@@ -49,9 +49,10 @@ pub mod storage;
 mod write;
 
 pub use databases::Databases;
+pub use query::encoded_results::EncodedResults;
 pub use query::shared_results::CatalogResults;
 pub use roles::{MemoryRoles, Roles};
 pub use session::Session;
 pub use storage::memory::MemoryStorage;
 pub use storage::route::{Database, SchemaLakes};
-pub use storage::{Maintenance, Storage, StorageTxn};
+pub use storage::{Maintenance, ReadStamp, Storage, StorageTxn};

@@ -86,6 +86,9 @@ pub(crate) type Writes = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
 
 /// The shared cache of one writer.
 pub(crate) struct ScanCache {
+    /// Tells this cache (so its store) apart from every other one of the
+    /// process, for [`CacheView::tag_state`].
+    id: u64,
     /// Commits that started (took their number).
     started: AtomicU64,
     /// Commits that ended: their writes are visible, their tags recorded.
@@ -234,7 +237,9 @@ fn entry_rows(entry: &Entry) -> usize {
 impl ScanCache {
     /// An empty cache.
     pub(crate) fn new() -> ScanCache {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         ScanCache {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             started: AtomicU64::new(0),
             ended: AtomicU64::new(0),
             tag_commit: (0..256).map(|_| AtomicU64::new(0)).collect(),
@@ -530,6 +535,16 @@ impl CacheView {
     /// transaction's snapshot.
     pub(crate) fn tag_unchanged(&self, tag: u8) -> bool {
         self.cache.tag_commit[usize::from(tag)].load(Ordering::SeqCst) <= self.seen
+    }
+
+    /// The state of `tag` this transaction reads, when it is a commit's:
+    /// this cache's id and the last commit that wrote under the tag, unless
+    /// a commit wrote it after the transaction's snapshot. Equal states
+    /// mean equal rows under the tag (for a transaction that did not write
+    /// it itself).
+    pub(crate) fn tag_state(&self, tag: u8) -> Option<(u64, u64)> {
+        let commit = self.cache.tag_commit[usize::from(tag)].load(Ordering::SeqCst);
+        (commit <= self.seen).then_some((self.cache.id, commit))
     }
 
     /// Looks up `read` of `prefix` (its first byte is the tag).

@@ -98,6 +98,17 @@ impl<'a> CatalogView<'a> {
         }
     }
 
+    /// The state of `relation`'s rows this view reads (see
+    /// [`CacheView::tag_state`]), when the transaction may use the scan
+    /// cache and did not write under the rows' tag.
+    pub(crate) fn rows_state(&self, relation: &Relation) -> Option<(u64, u64)> {
+        let tag = rows_prefix(relation, &[])[0];
+        if self.written.is_some_and(|tags| tags.contains(tag)) {
+            return None;
+        }
+        self.cache?.tag_state(tag)
+    }
+
     /// Every relation (SQL table) that exists.
     pub async fn relations(&self) -> StoreResult<Vec<Relation>> {
         self.reads().relations().await

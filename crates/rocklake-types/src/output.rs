@@ -112,6 +112,18 @@ pub trait ResultSink: Send {
     /// The next rows of the current result set or COPY.
     async fn rows(&mut self, rows: &ResultRows) -> SinkResult<()>;
 
+    /// The next rows of a binary COPY, already encoded as its tuples (rows
+    /// of `columns`). A sink that writes them out sends the bytes as they
+    /// are; by default they are decoded and passed to [`ResultSink::rows`].
+    async fn copy_tuples(
+        &mut self,
+        columns: &[ColumnDef],
+        tuples: &crate::copy::encoded::EncodedTuples,
+    ) -> SinkResult<()> {
+        let rows = tuples.decode(columns).map_err(SinkError::Statement)?;
+        self.rows(&ResultRows::Owned(rows)).await
+    }
+
     /// The statement succeeded: its notices, then CommandComplete with `tag`
     /// (`SELECT n`, `COPY n`, `INSERT 0 n`, ...).
     async fn complete(&mut self, tag: &str, notices: &[Notice]) -> SinkResult<()>;

@@ -7,6 +7,7 @@
 
 use async_trait::async_trait;
 use rocklake_types::copy::binary::{self as copy_binary, CopyInDecoder};
+use rocklake_types::copy::encoded::EncodedTuples;
 use rocklake_types::copy::text as copy_text;
 use rocklake_types::copy::CopyFormat;
 use rocklake_types::datum::{ColumnDef, PgType, Row};
@@ -318,6 +319,37 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
                     )))
                 }
             }
+            self.flush_if_full().await?;
+        }
+        Ok(())
+    }
+
+    async fn copy_tuples(
+        &mut self,
+        _columns: &[ColumnDef],
+        tuples: &EncodedTuples,
+    ) -> SinkResult<()> {
+        let Sending::CopyOut(_, started) = &self.state else {
+            return Err(SinkError::Statement(SqlError::internal(
+                "COPY data outside a binary COPY",
+            )));
+        };
+        let mut started = *started;
+        // One CopyData message per tuple, the stream's header in the first
+        // (as PostgreSQL sends them, and DuckDB's reader expects: a message
+        // holding the header alone is "invalid header" to it).
+        for tuple in tuples.tuples() {
+            let out = &mut self.transport.out;
+            let at = backend::begin_frame(out, b'd');
+            if !started {
+                copy_binary::put_header(out);
+                started = true;
+                if let Sending::CopyOut(_, sent_header) = &mut self.state {
+                    *sent_header = true;
+                }
+            }
+            out.extend_from_slice(tuple);
+            backend::end_frame(out, at).map_err(SinkError::Statement)?;
             self.flush_if_full().await?;
         }
         Ok(())

@@ -5,6 +5,7 @@
 //! not committed.
 
 use async_trait::async_trait;
+use rocklake_types::copy::encoded::EncodedTuples;
 use rocklake_types::copy::CopyFormat;
 use rocklake_types::datum::{ColumnDef, Row};
 use rocklake_types::output::{Notice, ResultSink, SinkResult};
@@ -53,6 +54,14 @@ impl ResultSink for HeldCompletion<'_> {
 
     async fn rows(&mut self, rows: &ResultRows) -> SinkResult<()> {
         self.inner.rows(rows).await
+    }
+
+    async fn copy_tuples(
+        &mut self,
+        columns: &[ColumnDef],
+        tuples: &EncodedTuples,
+    ) -> SinkResult<()> {
+        self.inner.copy_tuples(columns, tuples).await
     }
 
     async fn complete(&mut self, tag: &str, notices: &[Notice]) -> SinkResult<()> {

@@ -213,6 +213,20 @@ pub enum ScanRows {
 /// versions share.
 pub type RelationList = Arc<Vec<Arc<RelationDef>>>;
 
+/// The committed state of a relation's rows a transaction reads (see
+/// [`StorageTxn::read_stamp`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReadStamp {
+    /// The storage, unique within the process.
+    pub storage: u64,
+    /// The state of the rows in that storage (e.g. the last commit that
+    /// wrote them).
+    pub state: u64,
+    /// Rows the storage hides from every reader below this (the retention
+    /// floor of `ducklake_snapshot`; 0 for none).
+    pub floor: u64,
+}
+
 /// One transaction's view of storage: a consistent snapshot for reads plus the
 /// transaction's own uncommitted writes. Dropping it without [`StorageTxn::commit`]
 /// discards every write.
@@ -319,6 +333,15 @@ pub trait StorageTxn: Send {
         filter: &ScanFilter,
     ) -> StorageResult<ScanRows> {
         Ok(ScanRows::Owned(self.scan(relation, filter).await?))
+    }
+
+    /// What this transaction reads of `relation`'s rows, as a stamp: two
+    /// reads with equal stamps return the same rows. `None` when the
+    /// storage cannot tell (the transaction wrote the relation, a commit
+    /// was in flight when its snapshot was taken, a read replica, ...).
+    async fn read_stamp(&mut self, relation: &RelationDef) -> StorageResult<Option<ReadStamp>> {
+        let _ = relation;
+        Ok(None)
     }
 
     /// Inserts rows. A primary-key duplicate of a row committed concurrently

@@ -36,8 +36,8 @@ use rocklake_types::{SqlError, SqlState};
 
 use crate::storage::memory::MemoryStorage;
 use crate::storage::{
-    LockStrength, LockWait, Maintenance, RelationChange, RelationDef, RelationList, ScanFilter,
-    ScanRows, Storage, StorageResult, StorageTxn,
+    LockStrength, LockWait, Maintenance, ReadStamp, RelationChange, RelationDef, RelationList,
+    ScanFilter, ScanRows, Storage, StorageResult, StorageTxn,
 };
 
 /// The schema temporary relations live in; unqualified names look here first.
@@ -581,6 +581,13 @@ impl StorageTxn for RoutedTxn {
         self.route(&relation.schema)
             .await?
             .scan_shared(relation, filter)
+            .await
+    }
+
+    async fn read_stamp(&mut self, relation: &RelationDef) -> StorageResult<Option<ReadStamp>> {
+        self.route(&relation.schema)
+            .await?
+            .read_stamp(relation)
             .await
     }
 

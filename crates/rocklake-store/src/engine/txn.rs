@@ -11,8 +11,8 @@ use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tables::SnapshotColumns;
 use rocklake_codec::tags::Tag;
 use rocklake_sql::storage::{
-    ColumnBound, LockStrength, LockWait, RelationChange, RelationDef, RelationList, RowId,
-    ScanFilter, ScanRows, ScannedRow, SharedRows, StorageResult, StorageTxn,
+    ColumnBound, LockStrength, LockWait, ReadStamp, RelationChange, RelationDef, RelationList,
+    RowId, ScanFilter, ScanRows, ScannedRow, SharedRows, StorageResult, StorageTxn,
 };
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::{SqlError, SqlState};
@@ -580,6 +580,24 @@ impl StorageTxn for StoreTxn {
             .filter(|&i| floor == 0 || !snapshot_id_below(&rows[i].row, floor))
             .collect();
         Ok(ScanRows::Shared(Arc::new(SharedScanPart { rows, visible })))
+    }
+
+    async fn read_stamp(&mut self, def: &RelationDef) -> StorageResult<Option<ReadStamp>> {
+        let relation = self.resolve(def).await?;
+        let Some((storage, state)) = self.access.view().rows_state(&relation) else {
+            return Ok(None);
+        };
+        let floor = match relation.layout() {
+            RowLayout::Catalog(table) if table.table.tag == Tag::Snapshot => {
+                self.snapshot_floor(&ScanFilter::default()).await?
+            }
+            _ => 0,
+        };
+        Ok(Some(ReadStamp {
+            storage,
+            state,
+            floor,
+        }))
     }
 
     async fn insert(&mut self, relation: &RelationDef, rows: Vec<Row>) -> StorageResult<()> {

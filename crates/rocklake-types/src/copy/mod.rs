@@ -4,6 +4,7 @@
 
 pub mod binary;
 pub mod csv;
+pub mod encoded;
 pub mod text;
 
 /// The format of a COPY, either direction.

@@ -111,6 +111,13 @@ pub struct ServeArgs {
     /// with SQLSTATE 53200. E.g. `256MiB`, `1GiB`.
     #[arg(long, default_value = "256MiB", value_parser = parse_bytes)]
     statement_memory_limit: usize,
+    /// Memory for whole-table binary COPY results kept encoded: a repeated
+    /// `COPY (SELECT columns FROM table) TO STDOUT (FORMAT binary)` of rows
+    /// no commit changed since (DuckDB 2.0's catalog reads) is answered
+    /// with the tuples encoded the first time. Shared by every database;
+    /// a result over half of it is not kept. `0` turns it off.
+    #[arg(long, default_value = "256MiB", value_parser = parse_bytes)]
+    copy_cache_size: usize,
     /// Largest message a client may send (a query string, a COPY chunk);
     /// a larger one ends the connection (FATAL 54000).
     #[arg(long, default_value = "256MiB", value_parser = parse_bytes)]
@@ -307,6 +314,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         let bound = crate::observe::start(listener, state.clone())?;
         eprintln!("rocklake: status page at http://{bound}/ (metrics at /metrics, health at /healthz and /readyz)");
     }
+    rocklake_sql::EncodedResults::shared().set_capacity(args.copy_cache_size);
     let limits = SessionLimits {
         statement_memory: Some(args.statement_memory_limit),
         statement_timeout: (!args.statement_timeout.is_zero()).then_some(args.statement_timeout),

@@ -1,0 +1,380 @@
+//! Binary COPYs of whole tables, kept encoded.
+//!
+//! DuckDB's DuckLake with filter pushdown off (DuckDB 2.0's metadata
+//! connection) reads catalog tables whole, again and again, with the same
+//! statement: `COPY (SELECT "a", "b" FROM "public"."t") TO STDOUT (FORMAT
+//! binary)`. Such a statement's result is the table's rows, nothing else: no
+//! filter, expression, order or session setting enters it, and binary COPY
+//! output does not depend on `DateStyle`, `TimeZone` or float settings. So
+//! when storage can stamp the state of the rows a transaction reads
+//! ([`StorageTxn::read_stamp`](crate::storage::StorageTxn::read_stamp): equal
+//! stamps, equal rows), the tuples encoded the first time answer every later
+//! run of the statement with the same stamp, sent as they are.
+//!
+//! The kept tuples are bounded by bytes over the whole process (the least
+//! recently used go first; [`EncodedResults::set_capacity`], `rocklake
+//! serve --copy-cache-size`); a result larger than half of it is sent but
+//! not kept. A statement keeps one result: a new stamp replaces the old one.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rocklake_types::copy::encoded::EncodedTuples;
+use rocklake_types::datum::ColumnDef;
+
+use crate::exec::pick::plain_columns;
+use crate::plan::{FromPlan, QueryPlan, ScanReq, ScanSource, SetPlan};
+use crate::storage::{ReadStamp, RelationDef};
+
+/// The default capacity: 256 MiB.
+pub const DEFAULT_CAPACITY: usize = 256 << 20;
+
+/// Where a kept result belongs: the statement and the table it reads.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EncodedKey {
+    statement: String,
+    schema: String,
+    table: String,
+}
+
+impl EncodedKey {
+    /// The key of `statement` reading `table`.
+    pub fn new(statement: String, table: &RelationDef) -> Self {
+        EncodedKey {
+            statement,
+            schema: table.schema.clone(),
+            table: table.name.clone(),
+        }
+    }
+}
+
+struct Kept {
+    stamp: ReadStamp,
+    columns: Vec<ColumnDef>,
+    tuples: Arc<EncodedTuples>,
+    last_used: u64,
+}
+
+#[derive(Default)]
+struct Entries {
+    by_key: HashMap<EncodedKey, Kept>,
+    bytes: usize,
+    clock: u64,
+}
+
+impl Entries {
+    fn remove(&mut self, key: &EncodedKey) {
+        if let Some(old) = self.by_key.remove(key) {
+            self.bytes -= old.tuples.size_bytes();
+        }
+    }
+}
+
+/// The binary COPY results kept encoded (see the module docs).
+pub struct EncodedResults {
+    entries: Mutex<Entries>,
+    capacity: std::sync::atomic::AtomicUsize,
+}
+
+impl Default for EncodedResults {
+    fn default() -> Self {
+        EncodedResults::with_capacity(DEFAULT_CAPACITY)
+    }
+}
+
+impl EncodedResults {
+    /// Results holding at most `capacity` bytes of tuples (0: none kept).
+    pub fn with_capacity(capacity: usize) -> Self {
+        EncodedResults {
+            entries: Mutex::default(),
+            capacity: capacity.into(),
+        }
+    }
+
+    /// The process's results, shared by the sessions of every database
+    /// (stamps tell storages apart).
+    pub fn shared() -> &'static EncodedResults {
+        static SHARED: OnceLock<EncodedResults> = OnceLock::new();
+        SHARED.get_or_init(EncodedResults::default)
+    }
+
+    /// Sets how many bytes of tuples may be kept, dropping what no longer fits.
+    pub fn set_capacity(&self, capacity: usize) {
+        self.capacity
+            .store(capacity, std::sync::atomic::Ordering::Relaxed);
+        let mut entries = self.entries();
+        self.evict(&mut entries);
+    }
+
+    fn capacity(&self) -> usize {
+        self.capacity.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The largest result kept: half the capacity.
+    pub fn entry_limit(&self) -> usize {
+        self.capacity() / 2
+    }
+
+    /// The entries, locked; dropped after a panic while they were locked.
+    fn entries(&self) -> std::sync::MutexGuard<'_, Entries> {
+        self.entries.lock().unwrap_or_else(|poisoned| {
+            let mut entries = poisoned.into_inner();
+            *entries = Entries::default();
+            self.entries.clear_poison();
+            entries
+        })
+    }
+
+    /// The tuples kept for `key` read at `stamp` with these result
+    /// columns, if any.
+    pub fn get(
+        &self,
+        key: &EncodedKey,
+        stamp: ReadStamp,
+        columns: &[ColumnDef],
+    ) -> Option<Arc<EncodedTuples>> {
+        let mut entries = self.entries();
+        entries.clock += 1;
+        let now = entries.clock;
+        let kept = entries.by_key.get_mut(key)?;
+        if kept.stamp != stamp || kept.columns != columns {
+            return None;
+        }
+        kept.last_used = now;
+        Some(kept.tuples.clone())
+    }
+
+    /// Keeps `tuples`, the result of `key` read at `stamp`, in place of any
+    /// earlier one of the statement; the least recently used results go
+    /// when they no longer fit.
+    pub fn put(
+        &self,
+        key: EncodedKey,
+        stamp: ReadStamp,
+        columns: &[ColumnDef],
+        tuples: Arc<EncodedTuples>,
+    ) {
+        let size = tuples.size_bytes();
+        let mut entries = self.entries();
+        entries.remove(&key);
+        if size > self.entry_limit() {
+            return;
+        }
+        entries.clock += 1;
+        let last_used = entries.clock;
+        entries.bytes += size;
+        entries.by_key.insert(
+            key,
+            Kept {
+                stamp,
+                columns: columns.to_vec(),
+                tuples,
+                last_used,
+            },
+        );
+        self.evict(&mut entries);
+    }
+
+    /// Drops the least recently used results until the rest fit.
+    fn evict(&self, entries: &mut Entries) {
+        let capacity = self.capacity();
+        if entries.bytes <= capacity {
+            return;
+        }
+        let mut by_age: Vec<(u64, EncodedKey)> = entries
+            .by_key
+            .iter()
+            .map(|(key, kept)| (kept.last_used, key.clone()))
+            .collect();
+        by_age.sort_unstable_by_key(|(last_used, _)| *last_used);
+        for (_, key) in by_age {
+            if entries.bytes <= capacity {
+                break;
+            }
+            entries.remove(&key);
+        }
+    }
+
+    /// Bytes of tuples kept now.
+    pub fn kept_bytes(&self) -> usize {
+        self.entries().bytes
+    }
+}
+
+/// The stored table whose rows are the whole result of `plan`, when it is
+/// a plain list of that table's columns (directly or through derived tables
+/// that are), each of its column's type, with no filter, order, limit,
+/// grouping or DISTINCT: the result then depends on the table's rows alone.
+pub(crate) fn whole_table_read<'s>(
+    plan: &QueryPlan,
+    scans: &'s [ScanReq],
+) -> Option<&'s RelationDef> {
+    let SetPlan::Select(sp) = &plan.body else {
+        return None;
+    };
+    if !plan.order.is_empty() || plan.limit.is_some() || plan.offset.is_some() {
+        return None;
+    }
+    if sp.agg.is_some()
+        || sp.having.is_some()
+        || sp.distinct
+        || sp.distinct_on.is_some()
+        || sp.filter.is_some()
+    {
+        return None;
+    }
+    let columns = plain_columns(&sp.projection)?;
+    if columns.len() != plan.columns.len() {
+        return None;
+    }
+    match &sp.from {
+        FromPlan::Scan(id) => {
+            let scan = scans.get(*id)?;
+            let ScanSource::Table(def) = &scan.source else {
+                return None;
+            };
+            if scan.reads_ctid {
+                return None;
+            }
+            let typed = columns.iter().zip(&plan.columns).all(|(&c, out)| {
+                def.columns.get(c).map(|column| Some(&column.pg_type)) == Some(out.ty.as_ref())
+            });
+            typed.then_some(def)
+        }
+        FromPlan::Derived(inner) => {
+            let typed = columns
+                .iter()
+                .zip(&plan.columns)
+                .all(|(&c, out)| inner.columns.get(c).map(|column| &column.ty) == Some(&out.ty));
+            if !typed {
+                return None;
+            }
+            whole_table_read(inner, scans)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocklake_types::copy::encoded::TupleEncoder;
+    use rocklake_types::datum::{Datum, PgType};
+
+    fn tuples(rows: usize) -> Arc<EncodedTuples> {
+        let mut encoder = TupleEncoder::new(vec![PgType::Int8], usize::MAX);
+        for i in 0..rows {
+            encoder.push(&[Datum::Int8(i as i64)]).unwrap();
+        }
+        Arc::new(encoder.finish())
+    }
+
+    fn key(statement: &str) -> EncodedKey {
+        EncodedKey {
+            statement: statement.to_string(),
+            schema: "public".to_string(),
+            table: "t".to_string(),
+        }
+    }
+
+    fn stamp(state: u64) -> ReadStamp {
+        ReadStamp {
+            storage: 1,
+            state,
+            floor: 0,
+        }
+    }
+
+    fn columns() -> Vec<ColumnDef> {
+        vec![ColumnDef::new("id", PgType::Int8)]
+    }
+
+    #[test]
+    fn a_result_serves_its_stamp_and_columns_only() {
+        let results = EncodedResults::with_capacity(1 << 20);
+        results.put(key("a"), stamp(3), &columns(), tuples(10));
+        assert_eq!(
+            results.get(&key("a"), stamp(3), &columns()).unwrap().len(),
+            10
+        );
+        assert!(
+            results.get(&key("a"), stamp(4), &columns()).is_none(),
+            "rows changed"
+        );
+        let floor = ReadStamp {
+            floor: 2,
+            ..stamp(3)
+        };
+        assert!(
+            results.get(&key("a"), floor, &columns()).is_none(),
+            "floor moved"
+        );
+        let other = ReadStamp {
+            storage: 2,
+            ..stamp(3)
+        };
+        assert!(
+            results.get(&key("a"), other, &columns()).is_none(),
+            "another storage"
+        );
+        let text = vec![ColumnDef::new("id", PgType::Text)];
+        assert!(
+            results.get(&key("a"), stamp(3), &text).is_none(),
+            "other column types"
+        );
+        assert!(results.get(&key("b"), stamp(3), &columns()).is_none());
+        let mut elsewhere = key("a");
+        elsewhere.schema = "s".to_string();
+        assert!(
+            results.get(&elsewhere, stamp(3), &columns()).is_none(),
+            "same text, another table"
+        );
+    }
+
+    #[test]
+    fn a_new_stamp_replaces_the_old_result() {
+        let results = EncodedResults::with_capacity(1 << 20);
+        results.put(key("a"), stamp(3), &columns(), tuples(10));
+        let one = results.kept_bytes();
+        results.put(key("a"), stamp(4), &columns(), tuples(10));
+        assert_eq!(results.kept_bytes(), one);
+        assert!(results.get(&key("a"), stamp(3), &columns()).is_none());
+        assert!(results.get(&key("a"), stamp(4), &columns()).is_some());
+    }
+
+    #[test]
+    fn the_least_recently_used_go_when_over_capacity() {
+        let size = tuples(100).size_bytes();
+        let results = EncodedResults::with_capacity(size * 2 + size / 2);
+        results.put(key("a"), stamp(1), &columns(), tuples(100));
+        results.put(key("b"), stamp(1), &columns(), tuples(100));
+        results.get(&key("a"), stamp(1), &columns()).unwrap();
+        results.put(key("c"), stamp(1), &columns(), tuples(100));
+        assert!(
+            results.get(&key("b"), stamp(1), &columns()).is_none(),
+            "least recently used"
+        );
+        assert!(results.get(&key("a"), stamp(1), &columns()).is_some());
+        assert!(results.get(&key("c"), stamp(1), &columns()).is_some());
+        assert!(results.kept_bytes() <= size * 2 + size / 2);
+    }
+
+    #[test]
+    fn a_result_over_half_the_capacity_is_not_kept() {
+        let size = tuples(100).size_bytes();
+        let results = EncodedResults::with_capacity(size * 2 - 1);
+        results.put(key("a"), stamp(1), &columns(), tuples(100));
+        assert!(results.get(&key("a"), stamp(1), &columns()).is_none());
+        assert_eq!(results.kept_bytes(), 0);
+        let off = EncodedResults::with_capacity(0);
+        off.put(key("a"), stamp(1), &columns(), tuples(1));
+        assert_eq!(off.kept_bytes(), 0);
+        results.put(key("b"), stamp(1), &columns(), tuples(10));
+        results.set_capacity(0);
+        assert_eq!(
+            results.kept_bytes(),
+            0,
+            "a smaller capacity drops what no longer fits"
+        );
+    }
+}
