@@ -750,6 +750,12 @@ mod tests {
                 })
             })
             .collect();
+        // Until one has taken over (a generous bound, for a loaded
+        // machine), then long enough for a second claim to show.
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while winners.load(Ordering::SeqCst) == 0 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         tokio::time::sleep(Duration::from_millis(800)).await;
         assert_eq!(winners.load(Ordering::SeqCst), 1, "one standby takes over");
         assert_eq!(current(&root(&dir)).await.unwrap().term, 2);

@@ -69,7 +69,10 @@ async fn fetch(
 ) -> Result<ScanData, SqlError> {
     limits.check()?;
     let data = match &scan.source {
-        ScanSource::Table(def) if share && !scan.reads_ctid => {
+        ScanSource::Table(def) if share && scan.reads_ctid => {
+            ScanData::from_stored_with_ctid(txn.scan_shared(def, filter).await?)
+        }
+        ScanSource::Table(def) if share => {
             ScanData::from_stored(txn.scan_shared(def, filter).await?)
         }
         ScanSource::Table(def) => ScanData::owned_stored(txn.scan(def, filter).await?),

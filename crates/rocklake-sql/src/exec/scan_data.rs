@@ -14,11 +14,15 @@ pub enum ScanData {
     /// Rows the statement owns. Rows of stored relations carry their `ctid`
     /// as a trailing column; rows of virtual tables do not have one.
     Owned(Vec<Row>),
-    /// Rows of a stored relation shared with storage. They have no `ctid`
-    /// column: the binder asks for owned rows when a statement reads `ctid`
-    /// from them in place ([`crate::plan::ScanReq::reads_ctid`]), and
-    /// a join that needs owned rows appends it.
+    /// Rows of a stored relation shared with storage, read in place. They
+    /// have no `ctid` column: a join that needs owned rows appends it.
     Shared(Arc<dyn SharedRows>),
+    /// Rows of a stored relation shared with storage for a statement that
+    /// reads their `ctid` ([`crate::plan::ScanReq::reads_ctid`]: an UPDATE
+    /// or DELETE target, `ctid` in a query): each row is copied with its
+    /// `ctid` appended as the scan passes it on, so a scan of a large table
+    /// holds only the rows the statement keeps.
+    SharedWithCtid(Arc<dyn SharedRows>),
 }
 
 impl Default for ScanData {
@@ -83,6 +87,15 @@ impl ScanData {
         }
     }
 
+    /// [`ScanData::from_stored`] for a statement that reads the rows'
+    /// `ctid`: shared rows stay shared and get it as they are read.
+    pub fn from_stored_with_ctid(rows: ScanRows) -> Self {
+        match ScanData::from_stored(rows) {
+            ScanData::Shared(shared) => ScanData::SharedWithCtid(shared),
+            other => other,
+        }
+    }
+
     /// Owned rows of a stored relation, each with its `ctid` appended, in
     /// `ctid` order: the order the rows were inserted in (an update keeps a
     /// row's `ctid`). Storage returns them in key order; a query without
@@ -104,15 +117,31 @@ impl ScanData {
     pub fn len(&self) -> usize {
         match self {
             ScanData::Owned(rows) => rows.len(),
-            ScanData::Shared(shared) => shared.len(),
+            ScanData::Shared(shared) | ScanData::SharedWithCtid(shared) => shared.len(),
         }
     }
 
-    /// The values of row `index`, read in place (no `ctid` for shared rows).
+    /// The values of row `index`, read in place (no `ctid` for shared rows:
+    /// [`ScanData::row`] gives them theirs).
     pub fn values(&self, index: usize) -> &[Datum] {
         match self {
             ScanData::Owned(rows) => &rows[index],
-            ScanData::Shared(shared) => shared.values(index),
+            ScanData::Shared(shared) | ScanData::SharedWithCtid(shared) => shared.values(index),
+        }
+    }
+
+    /// Row `index` as a scan passes it on: in place, or copied with its
+    /// `ctid` appended when `full` asks for the executor's full layout or
+    /// the statement reads it.
+    pub fn row(&self, index: usize, full: bool) -> std::borrow::Cow<'_, [Datum]> {
+        match self {
+            ScanData::Shared(shared) if full => {
+                std::borrow::Cow::Owned(with_ctid(shared.values(index).to_vec(), shared.id(index)))
+            }
+            ScanData::SharedWithCtid(shared) => {
+                std::borrow::Cow::Owned(with_ctid(shared.values(index).to_vec(), shared.id(index)))
+            }
+            data => std::borrow::Cow::Borrowed(data.values(index)),
         }
     }
 
@@ -122,7 +151,7 @@ impl ScanData {
     pub fn to_rows(&self) -> Vec<Row> {
         match self {
             ScanData::Owned(rows) => rows.clone(),
-            ScanData::Shared(shared) => shared
+            ScanData::Shared(shared) | ScanData::SharedWithCtid(shared) => shared
                 .to_stored()
                 .into_iter()
                 .map(|stored| with_ctid(stored.row, stored.id))
@@ -152,6 +181,30 @@ mod tests {
             assert_eq!(values, [Datum::Int8(20), Datum::Int8(50), Datum::Int8(70)]);
         }
         assert_eq!(shared.to_rows(), owned.to_rows());
+    }
+
+    #[test]
+    fn rows_read_with_their_ctid_get_it_as_they_pass() {
+        let rows = vec![stored(9, 90), stored(3, 30)];
+        let data = ScanData::from_stored_with_ctid(ScanRows::Shared(Arc::new(rows.clone())));
+        assert!(matches!(data, ScanData::SharedWithCtid(_)), "not copied");
+        let owned = ScanData::from_stored_with_ctid(ScanRows::Owned(rows));
+        for full in [false, true] {
+            let passed: Vec<Row> = (0..2).map(|i| data.row(i, full).into_owned()).collect();
+            let expected: Vec<Row> = (0..2).map(|i| owned.row(i, full).into_owned()).collect();
+            assert_eq!(passed, expected);
+            assert_eq!(
+                passed[0],
+                with_ctid(vec![Datum::Int8(30)], RowId(3)),
+                "ctid order, ctid last"
+            );
+        }
+        let in_place = ScanData::from_stored(ScanRows::Shared(Arc::new(vec![stored(1, 10)])));
+        assert!(matches!(
+            in_place.row(0, false),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(in_place.row(0, true).len(), 2);
     }
 
     #[test]

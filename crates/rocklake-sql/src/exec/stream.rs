@@ -16,7 +16,7 @@ use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::eval::{eval, eval_pred};
 use crate::exec::memory::{row_bytes, HeldRows, Reservation};
 use crate::exec::pick::take_columns;
-use crate::exec::scan_data::{with_ctid, ScanData};
+use crate::exec::scan_data::ScanData;
 use crate::plan::BExpr;
 use rocklake_types::value::equality::{hash_key, row_key};
 
@@ -90,12 +90,7 @@ impl<'a> RowStream<'a> for ScanStream<'a> {
         self.ctx.tick()?;
         let index = self.next;
         self.next += 1;
-        Ok(Some(match (self.data, self.full) {
-            (ScanData::Shared(shared), true) => {
-                Cow::Owned(with_ctid(shared.values(index).to_vec(), shared.id(index)))
-            }
-            (data, _) => Cow::Borrowed(data.values(index)),
-        }))
+        Ok(Some(self.data.row(index, self.full)))
     }
 }
 
