@@ -132,6 +132,9 @@ def main():
     ap.add_argument("--files", type=int, default=10_000)
     ap.add_argument("--stats-rows", type=int, default=1_000_000)
     ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--settle", type=float, default=30,
+                    help="seconds to wait after filling before timing: RockLake's SlateDB compacts "
+                         "the freshly written tables for about 20-30 s, on the core a COPY would use")
     ap.add_argument("--baseline-bin", help="an older rocklake release binary, run as backend 'baseline'")
     args = ap.parse_args()
     workdir, duck, backends = bench.rocklake_and_postgres("rocklake-scans-", args.baseline_bin)
@@ -153,6 +156,7 @@ def main():
             cat = backend.new_catalog("stats")
             fill_s = fill_stats(duck, cat, args.stats_rows)
             bench.log(f"{backend.name}: {args.stats_rows} statistics rows inserted in {fill_s:.1f} s")
+            time.sleep(args.settle)
             times, size = copy_times(cat, args.reps)
             results[(backend.name, "copy")] = (times, size, fill_s)
             results[(backend.name, "copy after commit")] = copy_after_commit_times(cat, args.reps)
