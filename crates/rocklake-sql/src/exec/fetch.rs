@@ -16,12 +16,15 @@ use crate::storage::{ColumnBound, ScanFilter, StorageTxn};
 /// seek instead of reading the table.
 ///
 /// With `share`, a stored relation whose `ctid` the statement does not read by
-/// name may come back shared with storage (read-only statements); otherwise
-/// stored rows are copies with their `ctid` appended, which writes find by
-/// position.
+/// name is read in place (read-only statements); otherwise each stored row
+/// is copied with its `ctid` appended as the scan passes it on (writes find
+/// their rows by it), so only the rows a statement keeps are held: DuckLake
+/// deletes `ducklake_file_column_stats` rows by `data_file_id`, not a key
+/// prefix, so each such DELETE reads the whole table.
 ///
-/// Rows copied for the statement are charged to its memory budget (rows
-/// shared with storage are the scan cache's, which has its own bound).
+/// Rows copied for the statement before it runs (virtual tables, storage
+/// that cannot share) are charged to its memory budget (rows shared with
+/// storage are the scan cache's, which has its own bound).
 pub async fn prefetch(
     txn: &mut dyn StorageTxn,
     cat: &Catalog,
@@ -69,13 +72,12 @@ async fn fetch(
 ) -> Result<ScanData, SqlError> {
     limits.check()?;
     let data = match &scan.source {
-        ScanSource::Table(def) if share && scan.reads_ctid => {
-            ScanData::from_stored_with_ctid(txn.scan_shared(def, filter).await?)
-        }
-        ScanSource::Table(def) if share => {
+        ScanSource::Table(def) if share && !scan.reads_ctid => {
             ScanData::from_stored(txn.scan_shared(def, filter).await?)
         }
-        ScanSource::Table(def) => ScanData::owned_stored(txn.scan(def, filter).await?),
+        ScanSource::Table(def) => {
+            ScanData::from_stored_with_ctid(txn.scan_shared(def, filter).await?)
+        }
         ScanSource::Virtual(_) if scan.looked_up => ScanData::Owned(Vec::new()),
         ScanSource::Virtual(table) => {
             let wanted = Wanted(scan.columns.as_deref());

@@ -18,8 +18,8 @@ pub enum ScanData {
     /// have no `ctid` column: a join that needs owned rows appends it.
     Shared(Arc<dyn SharedRows>),
     /// Rows of a stored relation shared with storage for a statement that
-    /// reads their `ctid` ([`crate::plan::ScanReq::reads_ctid`]: an UPDATE
-    /// or DELETE target, `ctid` in a query): each row is copied with its
+    /// reads their `ctid` (a write finding its rows, `ctid` in a query; see
+    /// [`crate::exec::fetch::prefetch`]): each row is copied with its
     /// `ctid` appended as the scan passes it on, so a scan of a large table
     /// holds only the rows the statement keeps.
     SharedWithCtid(Arc<dyn SharedRows>),
@@ -135,10 +135,9 @@ impl ScanData {
     /// the statement reads it.
     pub fn row(&self, index: usize, full: bool) -> std::borrow::Cow<'_, [Datum]> {
         match self {
-            ScanData::Shared(shared) if full => {
-                std::borrow::Cow::Owned(with_ctid(shared.values(index).to_vec(), shared.id(index)))
-            }
-            ScanData::SharedWithCtid(shared) => {
+            ScanData::Shared(shared) | ScanData::SharedWithCtid(shared)
+                if full || matches!(self, ScanData::SharedWithCtid(_)) =>
+            {
                 std::borrow::Cow::Owned(with_ctid(shared.values(index).to_vec(), shared.id(index)))
             }
             data => std::borrow::Cow::Borrowed(data.values(index)),

@@ -22,7 +22,7 @@ use crate::exec::stream::collect;
 use crate::exec::ExecCtx;
 use crate::exec::StmtEnv;
 use crate::ident::name_parts;
-use crate::plan::{BExpr, FromPlan, JoinKind, ScanReq, SelectPlan};
+use crate::plan::{BExpr, FromPlan, JoinKind, SelectPlan};
 use rocklake_types::output::QueryOutput;
 use rocklake_types::rows::RowId;
 use rocklake_types::{SqlError, SqlState};
@@ -286,27 +286,14 @@ fn tid_of(d: &Datum) -> Result<RowId, SqlError> {
 
 /// The rows an UPDATE or DELETE visits: `plan` (over the target table and
 /// the statement's other FROM items) run to completion, before any row is
-/// changed. Stored rows are read shared and copied (with their `ctid`) as
-/// the scan passes them, so only the rows the WHERE clause keeps are held:
-/// DuckLake deletes `ducklake_file_column_stats` rows by `data_file_id`,
-/// which is not a key prefix, so each such DELETE scans the whole table.
+/// changed (only the rows it keeps are held, see [`prefetch`]).
 async fn target_rows(
     txn: &mut dyn StorageTxn,
     env: &StmtEnv<'_>,
     binder: &Binder<'_>,
     plan: &SelectPlan,
 ) -> Result<Vec<Row>, SqlError> {
-    // Every stored row in the executor's full layout, `ctid` last: the
-    // statement finds its target rows by it.
-    let scans: Vec<_> = binder
-        .scans
-        .iter()
-        .map(|scan| ScanReq {
-            reads_ctid: true,
-            ..scan.clone()
-        })
-        .collect();
-    let data = prefetch(txn, env.cat, &scans, true, env.limits).await?;
+    let data = prefetch(txn, env.cat, &binder.scans, false, env.limits).await?;
     let ctx = ExecCtx::new(&data, env.cat, env.limits);
     let (rows, _held) = collect(select_stream(plan, &ctx, Vec::new())?, &ctx)?;
     Ok(rows)
