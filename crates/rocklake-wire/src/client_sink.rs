@@ -101,6 +101,16 @@ enum Sending {
     CopyOutText(CopyFormat, Vec<bool>),
 }
 
+/// What a binary COPY OUT frame carries after the stream header.
+enum CopyFrame<'r> {
+    /// A row, to encode as a tuple.
+    Row(RowRef<'r>),
+    /// A tuple already encoded.
+    Encoded(&'r [u8]),
+    /// The stream's trailer.
+    Trailer,
+}
+
 /// A statement's results going to the client (see the module docs).
 pub(crate) struct ClientSink<'c, S> {
     transport: &'c mut Transport<S>,
@@ -144,9 +154,10 @@ impl<'c, S: AsyncRead + AsyncWrite + Unpin + Send> ClientSink<'c, S> {
             .map_err(|e| SinkError::Connection(e.to_string()))
     }
 
-    /// One binary COPY OUT frame: the stream header first, then a tuple, or
-    /// the trailer.
-    fn copy_frame(&mut self, row: Option<RowRef<'_>>) -> Result<(), SqlError> {
+    /// One binary COPY OUT frame (CopyData message): the stream header in
+    /// the first, as PostgreSQL sends it (DuckDB's reader refuses a message
+    /// holding the header alone), then a tuple or the trailer.
+    fn copy_frame(&mut self, frame: CopyFrame<'_>) -> Result<(), SqlError> {
         let Sending::CopyOut(types, started) = &mut self.state else {
             return Err(SqlError::internal("COPY data outside a COPY"));
         };
@@ -157,9 +168,10 @@ impl<'c, S: AsyncRead + AsyncWrite + Unpin + Send> ClientSink<'c, S> {
             if !*started {
                 copy_binary::put_header(out);
             }
-            match row {
-                Some(row) => copy_binary::put_tuple(out, types, row.iter())?,
-                None => copy_binary::put_trailer(out),
+            match frame {
+                CopyFrame::Row(row) => copy_binary::put_tuple(out, types, row.iter())?,
+                CopyFrame::Encoded(tuple) => out.extend_from_slice(tuple),
+                CopyFrame::Trailer => copy_binary::put_trailer(out),
             }
             backend::end_frame(out, at)
         })();
@@ -309,7 +321,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
                     }
                     backend::put_copy_data(&mut self.transport.out, &line);
                 }
-                Sending::CopyOut(..) => self.copy_frame(Some(row)).map_err(|e| {
+                Sending::CopyOut(..) => self.copy_frame(CopyFrame::Row(row)).map_err(|e| {
                     tracing::error!(error = %e, "cannot encode a COPY row");
                     SinkError::Statement(e)
                 })?,
@@ -329,27 +341,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
         _columns: &[ColumnDef],
         tuples: &EncodedTuples,
     ) -> SinkResult<()> {
-        let Sending::CopyOut(_, started) = &self.state else {
-            return Err(SinkError::Statement(SqlError::internal(
-                "COPY data outside a binary COPY",
-            )));
-        };
-        let mut started = *started;
-        // One CopyData message per tuple, the stream's header in the first
-        // (as PostgreSQL sends them, and DuckDB's reader expects: a message
-        // holding the header alone is "invalid header" to it).
+        // One CopyData message per tuple, as PostgreSQL sends them.
         for tuple in tuples.tuples() {
-            let out = &mut self.transport.out;
-            let at = backend::begin_frame(out, b'd');
-            if !started {
-                copy_binary::put_header(out);
-                started = true;
-                if let Sending::CopyOut(_, sent_header) = &mut self.state {
-                    *sent_header = true;
-                }
-            }
-            out.extend_from_slice(tuple);
-            backend::end_frame(out, at).map_err(SinkError::Statement)?;
+            self.copy_frame(CopyFrame::Encoded(tuple))
+                .map_err(SinkError::Statement)?;
             self.flush_if_full().await?;
         }
         Ok(())
@@ -362,7 +357,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin + Send> ResultSink for ClientSink<'_, S> 
 
     async fn complete(&mut self, tag: &str, notices: &[Notice]) -> SinkResult<()> {
         if let Sending::CopyOut(..) = self.state {
-            self.copy_frame(None).map_err(SinkError::Statement)?;
+            self.copy_frame(CopyFrame::Trailer)
+                .map_err(SinkError::Statement)?;
             let _ = backend::put(&mut self.transport.out, &CopyDone::new());
         }
         if let Sending::CopyOutText(..) = self.state {
