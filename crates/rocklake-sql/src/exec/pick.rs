@@ -9,7 +9,8 @@ use rocklake_types::SqlError;
 use crate::exec::context::{ExecCtx, Scope};
 use crate::exec::eval::eval_pred;
 use crate::exec::scan_data::ScanData;
-use crate::plan::{BExpr, FromPlan, QueryPlan, ScanReq, ScanSource, SetPlan};
+use crate::plan::{BExpr, FromPlan, QueryPlan, ScanReq, ScanSource, SelectPlan, SetPlan};
+use crate::storage::RelationDef;
 
 /// The column indexes of a projection made only of the current row's plain
 /// columns, each at most once.
@@ -49,21 +50,9 @@ pub fn pick(
     ctx: &ExecCtx,
     env: &[&[Datum]],
 ) -> Result<Option<PickedRows>, SqlError> {
-    let SetPlan::Select(sp) = &plan.body else {
+    let Some((sp, columns)) = plain_select(plan) else {
         return Ok(None);
     };
-    if !plan.order.is_empty() || plan.limit.is_some() || plan.offset.is_some() {
-        return Ok(None);
-    }
-    if sp.agg.is_some() || sp.having.is_some() || sp.distinct || sp.distinct_on.is_some() {
-        return Ok(None);
-    }
-    let Some(columns) = plain_columns(&sp.projection) else {
-        return Ok(None);
-    };
-    if columns.len() != plan.columns.len() {
-        return Ok(None);
-    }
     match &sp.from {
         FromPlan::Scan(id) => {
             let (Some(ScanData::Shared(shared)), Some(scan)) = (ctx.data.get(*id), scans.get(*id))
@@ -73,10 +62,7 @@ pub fn pick(
             let ScanSource::Table(def) = &scan.source else {
                 return Ok(None);
             };
-            let typed = columns.iter().zip(&plan.columns).all(|(&c, out)| {
-                def.columns.get(c).map(|column| Some(&column.pg_type)) == Some(out.ty.as_ref())
-            });
-            if !typed {
+            if !table_typed(&columns, plan, def) {
                 return Ok(None);
             }
             let rows = match &sp.filter {
@@ -100,11 +86,7 @@ pub fn pick(
             Ok(Some(PickedRows::new(shared.clone(), rows, columns)))
         }
         FromPlan::Derived(inner) if sp.filter.is_none() => {
-            let typed = columns
-                .iter()
-                .zip(&plan.columns)
-                .all(|(&c, out)| inner.columns.get(c).map(|column| &column.ty) == Some(&out.ty));
-            if !typed {
+            if !derived_typed(&columns, plan, inner) {
                 return Ok(None);
             }
             let mut nested = env.to_vec();
@@ -114,6 +96,67 @@ pub fn pick(
         _ => Ok(None),
     }
 }
+/// The stored table whose rows are the whole result of `plan`: a plain
+/// column list of it (directly or through derived tables that are) as
+/// [`pick`] answers, without a filter and without `ctid`. The result then
+/// depends on the table's rows alone.
+pub(crate) fn whole_table_read<'s>(
+    plan: &QueryPlan,
+    scans: &'s [ScanReq],
+) -> Option<&'s RelationDef> {
+    let (sp, columns) = plain_select(plan)?;
+    if sp.filter.is_some() {
+        return None;
+    }
+    match &sp.from {
+        FromPlan::Scan(id) => {
+            let scan = scans.get(*id)?;
+            let ScanSource::Table(def) = &scan.source else {
+                return None;
+            };
+            (!scan.reads_ctid && table_typed(&columns, plan, def)).then_some(def)
+        }
+        FromPlan::Derived(inner) if derived_typed(&columns, plan, inner) => {
+            whole_table_read(inner, scans)
+        }
+        _ => None,
+    }
+}
+
+/// The SELECT of `plan` and the FROM columns it lists, when it is a plain
+/// column list: no ordering, limit, grouping or DISTINCT, each result
+/// column a column of the FROM item, at most once.
+fn plain_select(plan: &QueryPlan) -> Option<(&SelectPlan, Vec<usize>)> {
+    let SetPlan::Select(sp) = &plan.body else {
+        return None;
+    };
+    if !plan.order.is_empty() || plan.limit.is_some() || plan.offset.is_some() {
+        return None;
+    }
+    if sp.agg.is_some() || sp.having.is_some() || sp.distinct || sp.distinct_on.is_some() {
+        return None;
+    }
+    let columns = plain_columns(&sp.projection)?;
+    (columns.len() == plan.columns.len()).then_some((sp, columns))
+}
+
+/// Whether every result column of `plan` has the type of the table column
+/// it lists (so the values need no conversion).
+fn table_typed(columns: &[usize], plan: &QueryPlan, table: &RelationDef) -> bool {
+    columns.iter().zip(&plan.columns).all(|(&c, out)| {
+        table.columns.get(c).map(|column| Some(&column.pg_type)) == Some(out.ty.as_ref())
+    })
+}
+
+/// Whether every result column of `plan` has the type of the derived
+/// table's column it lists.
+fn derived_typed(columns: &[usize], plan: &QueryPlan, inner: &QueryPlan) -> bool {
+    columns
+        .iter()
+        .zip(&plan.columns)
+        .all(|(&c, out)| inner.columns.get(c).map(|column| &column.ty) == Some(&out.ty))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,14 +16,12 @@
 //! serve --copy-cache-size`); a result larger than half of it is sent but
 //! not kept. A statement keeps one result: a new stamp replaces the old one.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use lru::LruCache;
 use rocklake_types::copy::encoded::EncodedTuples;
 use rocklake_types::datum::ColumnDef;
 
-use crate::exec::pick::plain_columns;
-use crate::plan::{FromPlan, QueryPlan, ScanReq, ScanSource, SetPlan};
 use crate::storage::{ReadStamp, RelationDef};
 
 /// The default capacity: 256 MiB.
@@ -52,19 +50,37 @@ struct Kept {
     stamp: ReadStamp,
     columns: Vec<ColumnDef>,
     tuples: Arc<EncodedTuples>,
-    last_used: u64,
 }
 
-#[derive(Default)]
+/// The kept results, least recently used first out, and their bytes.
 struct Entries {
-    by_key: HashMap<EncodedKey, Kept>,
+    by_key: LruCache<EncodedKey, Kept>,
     bytes: usize,
-    clock: u64,
+}
+
+impl Default for Entries {
+    fn default() -> Self {
+        Entries {
+            by_key: LruCache::unbounded(),
+            bytes: 0,
+        }
+    }
 }
 
 impl Entries {
     fn remove(&mut self, key: &EncodedKey) {
-        if let Some(old) = self.by_key.remove(key) {
+        if let Some(old) = self.by_key.pop(key) {
+            self.bytes -= old.tuples.size_bytes();
+        }
+    }
+
+    /// Drops the least recently used results until the rest fit in
+    /// `capacity` bytes.
+    fn evict_to(&mut self, capacity: usize) {
+        while self.bytes > capacity {
+            let Some((_, old)) = self.by_key.pop_lru() else {
+                break;
+            };
             self.bytes -= old.tuples.size_bytes();
         }
     }
@@ -102,8 +118,7 @@ impl EncodedResults {
     pub fn set_capacity(&self, capacity: usize) {
         self.capacity
             .store(capacity, std::sync::atomic::Ordering::Relaxed);
-        let mut entries = self.entries();
-        self.evict(&mut entries);
+        self.entries().evict_to(capacity);
     }
 
     fn capacity(&self) -> usize {
@@ -134,14 +149,14 @@ impl EncodedResults {
         columns: &[ColumnDef],
     ) -> Option<Arc<EncodedTuples>> {
         let mut entries = self.entries();
-        entries.clock += 1;
-        let now = entries.clock;
-        let kept = entries.by_key.get_mut(key)?;
-        if kept.stamp != stamp || kept.columns != columns {
-            return None;
-        }
-        kept.last_used = now;
-        Some(kept.tuples.clone())
+        let tuples = entries
+            .by_key
+            .peek(key)
+            .filter(|kept| kept.stamp == stamp && kept.columns == columns)?
+            .tuples
+            .clone();
+        entries.by_key.promote(key);
+        Some(tuples)
     }
 
     /// Keeps `tuples`, the result of `key` read at `stamp`, in place of any
@@ -160,98 +175,21 @@ impl EncodedResults {
         if size > self.entry_limit() {
             return;
         }
-        entries.clock += 1;
-        let last_used = entries.clock;
         entries.bytes += size;
-        entries.by_key.insert(
+        entries.by_key.put(
             key,
             Kept {
                 stamp,
                 columns: columns.to_vec(),
                 tuples,
-                last_used,
             },
         );
-        self.evict(&mut entries);
-    }
-
-    /// Drops the least recently used results until the rest fit.
-    fn evict(&self, entries: &mut Entries) {
-        let capacity = self.capacity();
-        if entries.bytes <= capacity {
-            return;
-        }
-        let mut by_age: Vec<(u64, EncodedKey)> = entries
-            .by_key
-            .iter()
-            .map(|(key, kept)| (kept.last_used, key.clone()))
-            .collect();
-        by_age.sort_unstable_by_key(|(last_used, _)| *last_used);
-        for (_, key) in by_age {
-            if entries.bytes <= capacity {
-                break;
-            }
-            entries.remove(&key);
-        }
+        entries.evict_to(self.capacity());
     }
 
     /// Bytes of tuples kept now.
     pub fn kept_bytes(&self) -> usize {
         self.entries().bytes
-    }
-}
-
-/// The stored table whose rows are the whole result of `plan`, when it is
-/// a plain list of that table's columns (directly or through derived tables
-/// that are), each of its column's type, with no filter, order, limit,
-/// grouping or DISTINCT: the result then depends on the table's rows alone.
-pub(crate) fn whole_table_read<'s>(
-    plan: &QueryPlan,
-    scans: &'s [ScanReq],
-) -> Option<&'s RelationDef> {
-    let SetPlan::Select(sp) = &plan.body else {
-        return None;
-    };
-    if !plan.order.is_empty() || plan.limit.is_some() || plan.offset.is_some() {
-        return None;
-    }
-    if sp.agg.is_some()
-        || sp.having.is_some()
-        || sp.distinct
-        || sp.distinct_on.is_some()
-        || sp.filter.is_some()
-    {
-        return None;
-    }
-    let columns = plain_columns(&sp.projection)?;
-    if columns.len() != plan.columns.len() {
-        return None;
-    }
-    match &sp.from {
-        FromPlan::Scan(id) => {
-            let scan = scans.get(*id)?;
-            let ScanSource::Table(def) = &scan.source else {
-                return None;
-            };
-            if scan.reads_ctid {
-                return None;
-            }
-            let typed = columns.iter().zip(&plan.columns).all(|(&c, out)| {
-                def.columns.get(c).map(|column| Some(&column.pg_type)) == Some(out.ty.as_ref())
-            });
-            typed.then_some(def)
-        }
-        FromPlan::Derived(inner) => {
-            let typed = columns
-                .iter()
-                .zip(&plan.columns)
-                .all(|(&c, out)| inner.columns.get(c).map(|column| &column.ty) == Some(&out.ty));
-            if !typed {
-                return None;
-            }
-            whole_table_read(inner, scans)
-        }
-        _ => None,
     }
 }
 

@@ -16,13 +16,13 @@ use sqlparser::ast::Query;
 use crate::bind::Binder;
 use crate::exec::cast::{already_typed, assign};
 use crate::exec::fetch::prefetch;
-use crate::exec::pick::pick;
+use crate::exec::pick::{pick, whole_table_read};
 use crate::exec::select::{query_stream, run_query};
 use crate::exec::stream::Stream;
 use crate::exec::{ExecCtx, Limits, StmtEnv};
 use crate::plan::OutCol;
 use crate::storage::StorageTxn;
-use encoded_results::{whole_table_read, EncodedKey, EncodedResults};
+use encoded_results::{EncodedKey, EncodedResults};
 use shared_results::{derives_from_catalog, CatalogResults, ResultKey};
 
 /// The columns a client is told of, from a plan's output columns (an
