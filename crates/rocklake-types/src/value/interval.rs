@@ -219,6 +219,32 @@ fn field_overflow(input: &str) -> SqlError {
     )
 }
 
+/// Whether every whole number in interval input fits a signed 64-bit
+/// integer, as PostgreSQL parses each field (`strtoi64`, out of range:
+/// "interval field value out of range"). Digits after a decimal point are a
+/// fraction and may run on. Within that bound no sum of fields can overflow
+/// [`Sum`]'s 128-bit parts: the widest unit (an hour) times `i64::MAX` is
+/// about 3.3e28, so it would take billions of fields.
+fn fields_fit_i64(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        let fraction = start > 0 && bytes[start - 1] == b'.';
+        if !fraction && text[start..i].parse::<i64>().is_err() {
+            return false;
+        }
+    }
+    true
+}
+
 /// A number's whole part and signed fraction.
 fn number(text: &str) -> Option<(i128, f64)> {
     let (negative, digits) = match text.as_bytes().first()? {
@@ -328,6 +354,9 @@ pub fn parse_interval_with(
     fields: Option<IntervalFields>,
 ) -> Result<(i32, i32, i64), SqlError> {
     let trimmed = input.trim();
+    if !fields_fit_i64(trimmed) {
+        return Err(field_overflow(input));
+    }
     let sum = if trimmed.starts_with(['P', 'p']) && trimmed.len() > 1 {
         iso8601(&trimmed[1..]).ok_or_else(|| syntax_error(input))?
     } else {
@@ -504,6 +533,35 @@ mod tests {
     const H: i64 = MICROS_PER_HOUR;
     const MIN: i64 = MICROS_PER_MINUTE;
     const S: i64 = MICROS_PER_SECOND;
+
+    /// Regression (found by `random_sql_into_the_engine`): a field of more
+    /// than 64 bits overflowed the 128-bit sum while being scaled (a panic
+    /// in debug builds, a wrapped value in release builds).
+    #[test]
+    fn fields_beyond_64_bits_are_out_of_range() {
+        for text in [
+            "99999999999999999999999999999999999999 seconds",
+            "99999999999999999999 seconds",
+            "9223372036854775808 microseconds",
+            "170141183460469231731687303715884105727 hours",
+            "99999999999999999999:00:00",
+            "P99999999999999999999Y",
+            "1 day 99999999999999999999999 minutes ago",
+        ] {
+            let error = parse_interval_with(text, None).unwrap_err();
+            assert_eq!(error.code, SqlState::INTERVAL_FIELD_OVERFLOW, "{text}");
+        }
+        // In range as fields, out of range as a sum (PostgreSQL 15 agrees).
+        let error = parse_interval_with("9223372036854775807 seconds", None).unwrap_err();
+        assert_eq!(error.code, SqlState::INTERVAL_FIELD_OVERFLOW);
+        assert_eq!(parse("2562047788 hours"), (0, 0, 2_562_047_788 * H));
+        assert_eq!(
+            parse("-9223372036854775807 microseconds"),
+            (0, 0, -i64::MAX)
+        );
+        // Long fractions are not fields.
+        assert_eq!(parse("1.000000000000000000000000001 seconds"), (0, 0, S));
+    }
 
     #[test]
     fn postgres_input_forms() {
