@@ -279,6 +279,41 @@ fn relnames(rows: &[Row]) -> Vec<String> {
     names
 }
 
+/// A new session takes the relation lists (and their indexes) that another
+/// session of the server loaded for the same catalog version instead of
+/// loading and indexing them again (DuckDB opens several sessions per
+/// ATTACH); a catalog change gives every session the new lists.
+#[tokio::test]
+async fn new_sessions_take_the_relation_lists_of_their_version() {
+    let storage = MemoryStorage::new();
+    let shared = Arc::new(CatalogResults::default());
+    let lookup = "SELECT oid, relname FROM pg_class WHERE relname = 'a'";
+    let mut s = Session::sharing(Arc::new(storage.clone()), shared.clone());
+    run(&mut s, "CREATE TABLE a (x BIGINT)").await;
+    assert_eq!(relnames(&query(&mut s, lookup).await.1), vec!["a"]);
+    let first = shared.lists("rocklake").expect("lists kept");
+
+    let mut other = Session::sharing(Arc::new(storage.clone()), shared.clone());
+    assert_eq!(relnames(&query(&mut other, lookup).await.1), vec!["a"]);
+    let second = shared.lists("rocklake").expect("lists kept");
+    assert_eq!(first.version, second.version);
+    // A session that loaded its own lists would have replaced the kept ones.
+    assert!(Arc::ptr_eq(&first.relations, &second.relations));
+    assert!(Arc::ptr_eq(&first.indexes, &second.indexes));
+
+    run(&mut other, "CREATE TABLE b (y BIGINT)").await;
+    let both = "SELECT oid, relname FROM pg_class WHERE relname IN ('a', 'b') ORDER BY relname";
+    assert_eq!(relnames(&query(&mut s, both).await.1), vec!["a", "b"]);
+    let third = shared.lists("rocklake").expect("lists kept");
+    assert!(third.version > first.version);
+    let mut late = Session::sharing(Arc::new(storage), shared.clone());
+    assert_eq!(relnames(&query(&mut late, both).await.1), vec!["a", "b"]);
+    assert!(Arc::ptr_eq(
+        &third.relations,
+        &shared.lists("rocklake").unwrap().relations
+    ));
+}
+
 /// Sessions share catalog query results while the catalog stays the same,
 /// and never answer from them once it changed, in this session or another,
 /// or inside a transaction that changed it.

@@ -276,8 +276,8 @@ where
                     let detail = format!("result column \"{}\"", column.name);
                     e.with_detail(detail)
                 })?;
-            } else if let Some(text) = text_format::format_text(datum) {
-                buf.put_slice(text.as_bytes());
+            } else {
+                text_format::put_text(datum, buf);
             }
             let len = (buf.len() - len_at - 4) as i32;
             buf[len_at..len_at + 4].copy_from_slice(&len.to_be_bytes());

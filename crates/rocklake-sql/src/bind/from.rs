@@ -559,8 +559,8 @@ impl Binder<'_> {
             }
             let cols = v
                 .columns()
-                .into_iter()
-                .map(|c| (c.name, Some(c.pg_type)))
+                .iter()
+                .map(|c| (c.name.clone(), Some(c.pg_type.clone())))
                 .collect();
             self.scans.push(ScanReq {
                 source: ScanSource::Virtual(v),

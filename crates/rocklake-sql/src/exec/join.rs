@@ -19,7 +19,7 @@ use crate::exec::eval::eval_pred;
 use crate::exec::memory::{owned_bytes, HeldRows, Reservation, ALLOCATION_OVERHEAD};
 use crate::exec::stream::{RowCow, RowStream, Stream};
 use crate::plan::{BExpr, JoinKind};
-use rocklake_types::value::equality::hash_key;
+use rocklake_types::value::equality::push_hash_key;
 
 /// The hashable key of a row's equi-join columns, `None` if one is NULL
 /// (NULL matches nothing).
@@ -30,7 +30,7 @@ fn equi_key(row: &[Datum], columns: impl Iterator<Item = usize>) -> Option<Strin
         if value.is_null() {
             return None;
         }
-        key.push_str(&hash_key(value));
+        push_hash_key(value, &mut key);
         key.push('\u{1}');
     }
     Some(key)

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rocklake_types::datum::{Datum, Row};
-use rocklake_types::value::equality::equality_key;
+use rocklake_types::value::equality::push_equality_key;
 use rocklake_types::SqlError;
 
 use crate::catalog::{VirtualTable, Wanted};
@@ -42,6 +42,8 @@ pub(crate) struct LookupRows<'a> {
     /// whole table, for a key the column cannot be looked up by).
     kept: HashMap<Vec<u8>, Arc<Vec<Row>>>,
     held: Reservation<'a>,
+    /// The current left row's key, encoded (reused from row to row).
+    key: Vec<u8>,
 }
 
 impl<'a> LookupRows<'a> {
@@ -52,6 +54,7 @@ impl<'a> LookupRows<'a> {
             ctx,
             kept: HashMap::new(),
             held: Reservation::new(ctx.budget()),
+            key: Vec::new(),
         }
     }
 }
@@ -64,10 +67,12 @@ impl RightRows for LookupRows<'_> {
         if key.is_null() {
             return Ok(Arc::new(Vec::new()));
         }
-        let encoded = equality_key(key);
-        if let Some(rows) = self.kept.get(&encoded).or_else(|| self.kept.get(&[][..])) {
+        self.key.clear();
+        push_equality_key(key, &mut self.key);
+        if let Some(rows) = self.kept.get(&self.key).or_else(|| self.kept.get(&[][..])) {
             return Ok(rows.clone());
         }
+        let encoded = self.key.clone();
         let cat = self.ctx.catalog;
         let wanted = Wanted(self.side.columns);
         let table = self.side.table;

@@ -18,7 +18,7 @@ use crate::exec::memory::{row_bytes, HeldRows, Reservation};
 use crate::exec::pick::take_columns;
 use crate::exec::scan_data::ScanData;
 use crate::plan::BExpr;
-use rocklake_types::value::equality::{hash_key, row_key};
+use rocklake_types::value::equality::{push_hash_key, row_key};
 
 pub(crate) use crate::exec::context::{RowCow, RowStream, Stream};
 
@@ -326,7 +326,7 @@ impl<'a> RowStream<'a> for FirstOfRuns<'a> {
                 let value = row
                     .get(column)
                     .ok_or_else(|| SqlError::internal("bad column index"))?;
-                key.push_str(&hash_key(value));
+                push_hash_key(value, &mut key);
                 key.push('\u{1}');
             }
             if self.last.as_ref() != Some(&key) {

@@ -174,7 +174,7 @@ fn table(
         }
     };
     if let Some(table) = VirtualTable::by_oid(oid) {
-        let columns = table.columns().into_iter().map(|c| c.name).collect();
+        let columns = table.columns().iter().map(|c| c.name.clone()).collect();
         return Ok(Some((true, columns)));
     }
     Ok(catalog

@@ -13,11 +13,13 @@
 //! whose own DDL or temporary tables changed their catalog) compute theirs.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rocklake_types::datum::ColumnDef;
 
+use crate::catalog::RelationIndexes;
 use crate::plan::{ScanReq, ScanSource};
+use crate::storage::RelationList;
 use rocklake_types::rows::ResultRows;
 
 /// Results kept at most.
@@ -30,6 +32,25 @@ const MAX_ROWS: usize = 10_000;
 #[derive(Default)]
 pub struct CatalogResults {
     kept: Mutex<Kept>,
+    /// The newest lists seen of each database (by name).
+    lists: Mutex<HashMap<String, CatalogLists>>,
+}
+
+/// The relation and schema lists of one catalog version of a database, with
+/// their indexes (built on first use). Sessions keep the lists of the version
+/// they last read, and a server's sessions share the newest: a new session
+/// (DuckDB opens several per ATTACH) takes them instead of loading the lists
+/// and indexing thousands of relations again.
+#[derive(Clone)]
+pub struct CatalogLists {
+    /// The storage's catalog version (see `StorageTxn::catalog_version`).
+    pub version: u64,
+    /// Every relation.
+    pub relations: RelationList,
+    /// Every schema name.
+    pub schemas: Arc<Vec<String>>,
+    /// Indexes of `relations`.
+    pub indexes: Arc<RelationIndexes>,
 }
 
 #[derive(Default)]
@@ -84,6 +105,26 @@ impl CatalogResults {
         kept.by_statement
             .get(&(key.database.clone(), key.statement.clone()))
             .cloned()
+    }
+
+    /// The newest lists kept of `database`, whatever their version (a
+    /// session that needs another version's lists extends their indexes).
+    pub fn lists(&self, database: &str) -> Option<CatalogLists> {
+        let lists = self.lists.lock().unwrap_or_else(|e| e.into_inner());
+        lists.get(database).cloned()
+    }
+
+    /// Keeps `lists` of `database` unless newer ones are kept (lists of the
+    /// same version replace the kept ones: they hold the same relations).
+    pub fn keep_lists(&self, database: &str, lists: CatalogLists) {
+        let mut kept = self.lists.lock().unwrap_or_else(|e| e.into_inner());
+        match kept.get_mut(database) {
+            Some(newer) if newer.version > lists.version => {}
+            Some(kept) => *kept = lists,
+            None => {
+                kept.insert(database.to_string(), lists);
+            }
+        }
     }
 
     /// Keeps a result computed at `key.version`, unless it is large, many

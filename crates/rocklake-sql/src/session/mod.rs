@@ -24,7 +24,7 @@ use crate::exec::{Limits, StmtEnv};
 use crate::ident::fold;
 use crate::maintenance;
 use crate::parse;
-use crate::query::shared_results::CatalogResults;
+use crate::query::shared_results::{CatalogLists, CatalogResults};
 use crate::query::{self, Destination, Failure};
 use crate::roles::{MemoryRoles, RoleView, Roles, SessionRoles};
 use crate::storage::route::{Database, WriteCount};
@@ -109,7 +109,7 @@ pub struct Session {
     memory_limit: usize,
     /// The relation and schema lists last loaded, with the storage's catalog
     /// version they belong to (see [`StorageTxn::catalog_version`]).
-    known_catalog: Option<KnownCatalog>,
+    known_catalog: Option<CatalogLists>,
     /// The relation list and indexes of the catalog built last (also one
     /// its transaction changed, which has no version): the next catalog's
     /// indexes extend these when its list extends this one.
@@ -128,14 +128,6 @@ pub struct Session {
     activity: Option<Arc<SessionActivity>>,
     /// LISTEN/NOTIFY (a server's sessions share a hub).
     notifications: Option<notify::SessionNotifications>,
-}
-
-/// Relation and schema lists kept across transactions.
-struct KnownCatalog {
-    version: u64,
-    relations: RelationList,
-    schemas: Arc<Vec<String>>,
-    indexes: Arc<RelationIndexes>,
 }
 
 fn now_micros() -> i64 {
@@ -886,31 +878,46 @@ impl Session {
                 .catalog_version()
                 .await?
                 .map(|version| version + (generation << 40));
-            let (relations, schemas, indexes) = match (&self.known_catalog, version) {
-                (Some(known), Some(version)) if known.version == version => (
-                    known.relations.clone(),
-                    known.schemas.clone(),
-                    known.indexes.clone(),
-                ),
-                _ => {
+            let shared = self.catalog_results.lists(&self.database);
+            let known = [self.known_catalog.as_ref(), shared.as_ref()]
+                .into_iter()
+                .flatten()
+                .find(|known| Some(known.version) == version)
+                .cloned();
+            let (relations, schemas, indexes) = match known {
+                Some(known) => {
+                    let lists = (
+                        known.relations.clone(),
+                        known.schemas.clone(),
+                        known.indexes.clone(),
+                    );
+                    self.known_catalog = Some(known);
+                    lists
+                }
+                None => {
                     let relations = ctx.txn.relations().await?;
                     let schemas = Arc::new(ctx.txn.schemas().await?);
                     // A newer version, or the catalog after this
                     // transaction's own DDL, usually adds relations to the
                     // last list: its indexes are extended, not rebuilt.
-                    let indexes = Arc::new(match &self.last_indexes {
-                        Some((list, indexes)) => {
-                            RelationIndexes::following(list.clone(), indexes.clone())
-                        }
+                    let base = self
+                        .last_indexes
+                        .clone()
+                        .or_else(|| shared.map(|lists| (lists.relations, lists.indexes)));
+                    let indexes = Arc::new(match base {
+                        Some((list, indexes)) => RelationIndexes::following(list, indexes),
                         None => RelationIndexes::default(),
                     });
                     if let Some(version) = version {
-                        self.known_catalog = Some(KnownCatalog {
+                        let lists = CatalogLists {
                             version,
                             relations: relations.clone(),
                             schemas: schemas.clone(),
                             indexes: indexes.clone(),
-                        });
+                        };
+                        self.catalog_results
+                            .keep_lists(&self.database, lists.clone());
+                        self.known_catalog = Some(lists);
                     }
                     (relations, schemas, indexes)
                 }

@@ -9,25 +9,41 @@ use crate::datum::Datum;
 /// alike, and otherwise the value's [`equality_key`] (so `1.0` and `1.00`,
 /// `-0` and `0`, `1 mon` and `30 days` are one key, as in PostgreSQL).
 pub fn hash_key(d: &Datum) -> String {
+    let mut key = String::new();
+    push_hash_key(d, &mut key);
+    key
+}
+
+/// Appends [`hash_key`] of `d` to `key` (written in place: hash joins,
+/// grouping and `IN` lists make one per value).
+pub fn push_hash_key(d: &Datum, key: &mut String) {
     match d {
-        Datum::Text(s) => format!("t{s}"),
-        Datum::Record(fields) => format!(
-            "r({})",
-            fields
-                .iter()
-                .map(hash_key)
-                .collect::<Vec<_>>()
-                .join("\u{1}")
-        ),
+        Datum::Text(s) => {
+            key.reserve(1 + s.len());
+            key.push('t');
+            key.push_str(s);
+        }
+        Datum::Record(fields) => {
+            key.push_str("r(");
+            for (i, field) in fields.iter().enumerate() {
+                if i > 0 {
+                    key.push('\u{1}');
+                }
+                push_hash_key(field, key);
+            }
+            key.push(')');
+        }
         other => match other.as_i64() {
-            Some(v) => format!("i{v}"),
+            Some(v) => {
+                key.push('i');
+                key.push_str(itoa::Buffer::new().format(v));
+            }
             None => {
                 use std::fmt::Write;
-                let mut key = String::from("k");
+                key.push('k');
                 for byte in equality_key(other) {
                     let _ = write!(key, "{byte:02x}");
                 }
-                key
             }
         },
     }
@@ -35,7 +51,14 @@ pub fn hash_key(d: &Datum) -> String {
 
 /// [`hash_key`] of a whole row.
 pub fn row_key(r: &[Datum]) -> String {
-    r.iter().map(hash_key).collect::<Vec<_>>().join("\u{1}")
+    let mut key = String::new();
+    for (i, value) in r.iter().enumerate() {
+        if i > 0 {
+            key.push('\u{1}');
+        }
+        push_hash_key(value, &mut key);
+    }
+    key
 }
 
 /// [`push_equality_key`] of one value.
@@ -140,6 +163,27 @@ fn encode_float(v: f64, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hash_keys_read_as_documented() {
+        for one in [
+            Datum::Int2(1),
+            Datum::Int4(1),
+            Datum::Int8(1),
+            Datum::Oid(1),
+        ] {
+            assert_eq!(hash_key(&one), "i1");
+        }
+        assert_eq!(hash_key(&Datum::Int8(i64::MIN)), format!("i{}", i64::MIN));
+        assert_eq!(hash_key(&Datum::Text("abc".into())), "tabc");
+        let record = Datum::Record(vec![Datum::Int4(-7), Datum::Text("x".into())].into());
+        assert_eq!(hash_key(&record), "r(i-7\u{1}tx)");
+        assert_eq!(hash_key(&Datum::Bool(true)), "k0101");
+        assert_eq!(
+            row_key(&[Datum::Int4(2), Datum::Text("y".into()), Datum::Null]),
+            "i2\u{1}ty\u{1}k00"
+        );
+    }
 
     fn encoded(datum: Datum) -> Vec<u8> {
         let mut out = Vec::new();

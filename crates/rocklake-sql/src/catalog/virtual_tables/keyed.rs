@@ -12,7 +12,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use rocklake_types::datum::{Datum, PgType, Row};
-use rocklake_types::value::equality::equality_key;
+use rocklake_types::value::equality::{equality_key, push_equality_key};
 
 use super::{pg_catalog, VirtualTable, Wanted};
 use crate::catalog::Catalog;
@@ -102,7 +102,12 @@ impl VirtualTable {
         } else {
             self.wanted_rows(cat, built)
         };
-        rows.retain(|row| keys_wanted.contains(&equality_key(&row[key_at])));
+        let mut key = Vec::new();
+        rows.retain(|row| {
+            key.clear();
+            push_equality_key(&row[key_at], &mut key);
+            keys_wanted.contains(&key)
+        });
         if wanted_at.is_none() {
             wanted.narrow(&mut rows);
         }

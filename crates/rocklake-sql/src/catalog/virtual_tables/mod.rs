@@ -544,8 +544,9 @@ impl VirtualTable {
     }
 
     /// Columns of the table, with PostgreSQL's types.
-    pub fn columns(self) -> Vec<ColumnDef> {
-        (self.def().columns)()
+    pub fn columns(self) -> &'static [ColumnDef] {
+        static BUILT: std::sync::OnceLock<Vec<Vec<ColumnDef>>> = std::sync::OnceLock::new();
+        &BUILT.get_or_init(|| TABLES.iter().map(|def| (def.columns)()).collect())[self as usize]
     }
 
     /// The table's rows for the given catalog state.
