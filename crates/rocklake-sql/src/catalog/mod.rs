@@ -85,8 +85,8 @@ pub struct Catalog {
     pub inserted_snapshots: Option<Arc<crate::session::notify::InsertedSnapshots>>,
 
     /// Indexes of `relations`, built on first use and shared by every
-    /// catalog with the same relation list (a session keeps them per
-    /// catalog version).
+    /// catalog with the same relation list (the server's sessions share
+    /// them per catalog version: [`crate::CatalogResults::lists`]).
     pub indexes: Arc<RelationIndexes>,
     /// The roles and who the session is.
     pub roles: Arc<crate::roles::RoleView>,
