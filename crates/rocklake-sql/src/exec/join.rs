@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rocklake_types::datum::Datum;
 use rocklake_types::SqlError;
@@ -21,26 +22,52 @@ use crate::exec::stream::{RowCow, RowStream, Stream};
 use crate::plan::{BExpr, JoinKind};
 use rocklake_types::value::equality::push_hash_key;
 
-/// The hashable key of a row's equi-join columns, `None` if one is NULL
-/// (NULL matches nothing).
-fn equi_key(row: &[Datum], columns: impl Iterator<Item = usize>) -> Option<String> {
-    let mut key = String::new();
+/// Writes the hashable key of a row's equi-join columns into `key`;
+/// `false` if one is NULL (NULL matches nothing).
+fn equi_key(row: &[Datum], columns: impl Iterator<Item = usize>, key: &mut String) -> bool {
+    key.clear();
     for column in columns {
         let value = &row[column];
         if value.is_null() {
-            return None;
+            return false;
         }
-        push_hash_key(value, &mut key);
+        push_hash_key(value, key);
         key.push('\u{1}');
     }
-    Some(key)
+    true
+}
+
+/// The inner rows that may match an outer row: every one (no equi-join
+/// pairs), or those of its key (shared with the index, not copied).
+#[derive(Clone)]
+enum Candidates {
+    Every(usize),
+    Listed(Arc<[usize]>),
+}
+
+impl Candidates {
+    fn len(&self) -> usize {
+        match self {
+            Candidates::Every(count) => *count,
+            Candidates::Listed(indexes) => indexes.len(),
+        }
+    }
+
+    fn get(&self, position: usize) -> usize {
+        match self {
+            Candidates::Every(_) => position,
+            Candidates::Listed(indexes) => indexes[position],
+        }
+    }
 }
 
 /// An inner, left, right or full join of two streams.
 pub(crate) struct Join<'a> {
     left: Stream<'a>,
     right: Vec<RowCow<'a>>,
-    index: Option<HashMap<String, Vec<usize>>>,
+    index: Option<HashMap<String, Arc<[usize]>>>,
+    /// The outer row's key, written in place for each row.
+    probe: String,
     kind: JoinKind,
     condition: JoinCondition<'a>,
     left_width: usize,
@@ -56,7 +83,7 @@ pub(crate) struct Join<'a> {
     _held: Reservation<'a>,
     /// The outer row being joined, its candidate inner rows, how far
     /// through them, and whether one matched.
-    current: Option<(RowCow<'a>, Vec<usize>, usize, bool)>,
+    current: Option<(RowCow<'a>, Candidates, usize, bool)>,
 }
 
 /// What a join combines and how.
@@ -87,17 +114,23 @@ impl<'a> Join<'a> {
             None
         } else {
             let mut map: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut key = String::new();
             for (i, row) in rows.iter().enumerate() {
-                if let Some(key) = equi_key(row, spec.equi.iter().map(|(_, r)| *r)) {
+                if equi_key(row, spec.equi.iter().map(|(_, r)| *r), &mut key) {
                     held.grow(
                         key.len()
                             + 2 * ALLOCATION_OVERHEAD
                             + std::mem::size_of::<(String, Vec<usize>, usize)>(),
                     )?;
-                    map.entry(key).or_default().push(i);
+                    match map.get_mut(key.as_str()) {
+                        Some(indexes) => indexes.push(i),
+                        None => {
+                            map.insert(key.clone(), vec![i]);
+                        }
+                    }
                 }
             }
-            Some(map)
+            Some(map.into_iter().map(|(k, v)| (k, v.into())).collect())
         };
         let matched = match spec.kind {
             JoinKind::Right | JoinKind::Full => {
@@ -110,6 +143,7 @@ impl<'a> Join<'a> {
             left,
             right: rows,
             index,
+            probe: String::new(),
             kind: spec.kind,
             condition: JoinCondition::new(spec.on),
             left_width: spec.left_width,
@@ -125,12 +159,17 @@ impl<'a> Join<'a> {
     }
 
     /// The inner rows that may match `left`.
-    fn candidates(&self, left: &[Datum]) -> Vec<usize> {
-        match &self.index {
-            None => (0..self.right.len()).collect(),
-            Some(map) => equi_key(left, self.equi.iter().map(|(l, _)| *l))
-                .and_then(|key| map.get(&key).cloned())
-                .unwrap_or_default(),
+    fn candidates(&mut self, left: &[Datum]) -> Candidates {
+        let Some(map) = &self.index else {
+            return Candidates::Every(self.right.len());
+        };
+        let columns = self.equi.iter().map(|(l, _)| *l);
+        match equi_key(left, columns, &mut self.probe)
+            .then(|| map.get(self.probe.as_str()))
+            .flatten()
+        {
+            Some(indexes) => Candidates::Listed(indexes.clone()),
+            None => Candidates::Every(0),
         }
     }
 
@@ -173,7 +212,7 @@ impl<'a> RowStream<'a> for Join<'a> {
             }
             let (left, candidates, position, matched) = self.current.as_mut().expect("set above");
             while *position < candidates.len() {
-                let index = candidates[*position];
+                let index = candidates.get(*position);
                 let right = &self.right[index];
                 *position += 1;
                 if !self.condition.holds(left, right, &self.outer, self.ctx)? {
