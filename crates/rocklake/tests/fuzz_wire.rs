@@ -38,6 +38,10 @@ const SERVER_THREAD: &str = "fuzz-server";
 const SETUP: &str = "CREATE TABLE t1 (a BIGINT, b TEXT); INSERT INTO t1 VALUES (1, 'x'), (2, NULL)";
 
 static PANICS: AtomicUsize = AtomicUsize::new(0);
+/// What the server's panics said, so that the test that notices one (perhaps
+/// not the one whose input caused it: the properties share the server) says
+/// what it was.
+static PANIC_MESSAGES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 /// One server for all cases, and a session that stays open throughout.
 struct Fixture {
@@ -58,6 +62,9 @@ fn fixture() -> &'static Fixture {
                 .is_some_and(|n| n.starts_with(SERVER_THREAD) || n.starts_with("session-"))
             {
                 PANICS.fetch_add(1, Ordering::SeqCst);
+                if let Ok(mut messages) = PANIC_MESSAGES.lock() {
+                    messages.push(info.to_string());
+                }
             }
             default_hook(info);
         }));
@@ -114,7 +121,13 @@ async fn connect(port: u16) -> tokio_postgres::Client {
 /// The server has not panicked, and both a fresh connection and the
 /// long-lived session answer `SELECT 1`.
 async fn assert_healthy(fixture: &Fixture) {
-    assert_eq!(PANICS.load(Ordering::SeqCst), 0, "a server task panicked");
+    if PANICS.load(Ordering::SeqCst) > 0 {
+        let messages = PANIC_MESSAGES
+            .lock()
+            .map(|m| m.join("\n"))
+            .unwrap_or_default();
+        panic!("a server task panicked: {messages}");
+    }
     let fresh = connect(fixture.port).await;
     for client in [&fresh, &fixture.healthy] {
         let rows = tokio::time::timeout(HANG, client.simple_query("SELECT 1"))
