@@ -10,7 +10,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use rocklake_types::datum::Datum;
 use rocklake_types::SqlError;
@@ -37,26 +36,36 @@ fn equi_key(row: &[Datum], columns: impl Iterator<Item = usize>, key: &mut Strin
     true
 }
 
-/// The inner rows that may match an outer row: every one (no equi-join
-/// pairs), or those of its key (shared with the index, not copied).
-#[derive(Clone)]
+/// The inner rows that may match an outer row: the first `n` (every one
+/// without equi-join pairs, none for a key no inner row has), or the group
+/// of inner rows with its key (read in place from the index).
+#[derive(Clone, Copy)]
 enum Candidates {
-    Every(usize),
-    Listed(Arc<[usize]>),
+    First(usize),
+    Group(usize),
+}
+
+/// The inner rows by equi-join key: each key's group of row positions.
+struct KeyIndex {
+    groups_by_key: HashMap<String, usize>,
+    groups: Vec<Vec<usize>>,
 }
 
 impl Candidates {
-    fn len(&self) -> usize {
-        match self {
-            Candidates::Every(count) => *count,
-            Candidates::Listed(indexes) => indexes.len(),
+    /// How many inner rows they are (`index`: the join's, which a group is of).
+    fn len(self, index: Option<&KeyIndex>) -> usize {
+        match (self, index) {
+            (Candidates::First(count), _) => count,
+            (Candidates::Group(group), Some(index)) => index.groups[group].len(),
+            (Candidates::Group(_), None) => 0,
         }
     }
 
-    fn get(&self, position: usize) -> usize {
-        match self {
-            Candidates::Every(_) => position,
-            Candidates::Listed(indexes) => indexes[position],
+    /// The position among the inner rows of the candidate `at`.
+    fn position(self, index: Option<&KeyIndex>, at: usize) -> usize {
+        match (self, index) {
+            (Candidates::Group(group), Some(index)) => index.groups[group][at],
+            _ => at,
         }
     }
 }
@@ -65,7 +74,7 @@ impl Candidates {
 pub(crate) struct Join<'a> {
     left: Stream<'a>,
     right: Vec<RowCow<'a>>,
-    index: Option<HashMap<String, Arc<[usize]>>>,
+    index: Option<KeyIndex>,
     /// The outer row's key, written in place for each row.
     probe: String,
     kind: JoinKind,
@@ -113,7 +122,10 @@ impl<'a> Join<'a> {
         let index = if spec.equi.is_empty() {
             None
         } else {
-            let mut map: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut index = KeyIndex {
+                groups_by_key: HashMap::new(),
+                groups: Vec::new(),
+            };
             let mut key = String::new();
             for (i, row) in rows.iter().enumerate() {
                 if equi_key(row, spec.equi.iter().map(|(_, r)| *r), &mut key) {
@@ -122,15 +134,16 @@ impl<'a> Join<'a> {
                             + 2 * ALLOCATION_OVERHEAD
                             + std::mem::size_of::<(String, Vec<usize>, usize)>(),
                     )?;
-                    match map.get_mut(key.as_str()) {
-                        Some(indexes) => indexes.push(i),
+                    match index.groups_by_key.get(key.as_str()) {
+                        Some(&group) => index.groups[group].push(i),
                         None => {
-                            map.insert(key.clone(), vec![i]);
+                            index.groups_by_key.insert(key.clone(), index.groups.len());
+                            index.groups.push(vec![i]);
                         }
                     }
                 }
             }
-            Some(map.into_iter().map(|(k, v)| (k, v.into())).collect())
+            Some(index)
         };
         let matched = match spec.kind {
             JoinKind::Right | JoinKind::Full => {
@@ -160,16 +173,16 @@ impl<'a> Join<'a> {
 
     /// The inner rows that may match `left`.
     fn candidates(&mut self, left: &[Datum]) -> Candidates {
-        let Some(map) = &self.index else {
-            return Candidates::Every(self.right.len());
+        let Some(index) = &self.index else {
+            return Candidates::First(self.right.len());
         };
         let columns = self.equi.iter().map(|(l, _)| *l);
         match equi_key(left, columns, &mut self.probe)
-            .then(|| map.get(self.probe.as_str()))
+            .then(|| index.groups_by_key.get(self.probe.as_str()))
             .flatten()
         {
-            Some(indexes) => Candidates::Listed(indexes.clone()),
-            None => Candidates::Every(0),
+            Some(&group) => Candidates::Group(group),
+            None => Candidates::First(0),
         }
     }
 
@@ -211,8 +224,9 @@ impl<'a> RowStream<'a> for Join<'a> {
                 self.current = Some((left, candidates, 0, false));
             }
             let (left, candidates, position, matched) = self.current.as_mut().expect("set above");
-            while *position < candidates.len() {
-                let index = candidates.get(*position);
+            let count = candidates.len(self.index.as_ref());
+            while *position < count {
+                let index = candidates.position(self.index.as_ref(), *position);
                 let right = &self.right[index];
                 *position += 1;
                 if !self.condition.holds(left, right, &self.outer, self.ctx)? {
@@ -224,7 +238,7 @@ impl<'a> RowStream<'a> for Join<'a> {
                 }
                 // The left row's last candidate matched: nothing needs the
                 // left row after this one, so it moves into it.
-                let row = if *position == candidates.len() {
+                let row = if *position == count {
                     let (left, ..) = self.current.take().expect("set above");
                     combined(left, right)
                 } else {
