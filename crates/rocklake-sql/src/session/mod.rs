@@ -878,12 +878,15 @@ impl Session {
                 .catalog_version()
                 .await?
                 .map(|version| version + (generation << 40));
-            let shared = self.catalog_results.lists(&self.database);
-            let known = [self.known_catalog.as_ref(), shared.as_ref()]
-                .into_iter()
-                .flatten()
-                .find(|known| Some(known.version) == version)
-                .cloned();
+            let at_version = |lists: &CatalogLists| Some(lists.version) == version;
+            let own = self.known_catalog.clone().filter(at_version);
+            // The server's shared lists only when the session's own are not
+            // of this version (a lock, taken once per new version).
+            let shared = match own {
+                Some(_) => None,
+                None => self.catalog_results.lists(&self.database),
+            };
+            let known = own.or_else(|| shared.clone().filter(at_version));
             let (relations, schemas, indexes) = match known {
                 Some(known) => {
                     let lists = (
