@@ -487,6 +487,15 @@ MESSAGE_STEPS = [
     "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN CURRENT ROW AND NULL FOLLOWING) FROM w",
     "SELECT sum(o) OVER (ORDER BY o ROWS BETWEEN v PRECEDING AND CURRENT ROW) FROM w",
     "SELECT sum(o) OVER (GROUPS 1 PRECEDING) FROM w",
+    # Interval fields beyond 64 bits: PostgreSQL's 22015 (was an overflow:
+    # a panic in debug builds, a wrapped value in release builds).
+    "SELECT '99999999999999999999999999999999999999 seconds'::interval",
+    "SELECT '9223372036854775807 seconds'::interval",
+    "SELECT '2562047788 hours'::interval",
+    "SELECT '-9223372036854775808 microseconds'::interval",
+    "SELECT 'P99999999999999999999Y'::interval",
+    "SELECT '99999999999999999999:00:00'::interval",
+    "SELECT '1.000000000000000000000000001 seconds'::interval",
 ]
 
 # Transaction characteristics (what pgJDBC's setTransactionIsolation and

@@ -221,8 +221,8 @@ fn field_overflow(input: &str) -> SqlError {
 
 /// Whether every whole number in interval input fits a signed 64-bit
 /// integer, as PostgreSQL parses each field (`strtoi64`, out of range:
-/// "interval field value out of range"). Digits after a decimal point are a
-/// fraction and may run on. Within that bound no sum of fields can overflow
+/// "interval field value out of range"), its sign included. Digits after a
+/// decimal point are a fraction and may run on. Within that bound no sum of fields can overflow
 /// [`Sum`]'s 128-bit parts: the widest unit (an hour) times `i64::MAX` is
 /// about 3.3e28, so it would take billions of fields.
 fn fields_fit_i64(text: &str) -> bool {
@@ -238,7 +238,13 @@ fn fields_fit_i64(text: &str) -> bool {
             i += 1;
         }
         let fraction = start > 0 && bytes[start - 1] == b'.';
-        if !fraction && text[start..i].parse::<i64>().is_err() {
+        // With its minus sign: `-9223372036854775808` is a field.
+        let signed = if start > 0 && bytes[start - 1] == b'-' {
+            start - 1
+        } else {
+            start
+        };
+        if !fraction && text[signed..i].parse::<i64>().is_err() {
             return false;
         }
     }
@@ -559,6 +565,7 @@ mod tests {
             parse("-9223372036854775807 microseconds"),
             (0, 0, -i64::MAX)
         );
+        assert_eq!(parse("-9223372036854775808 microseconds"), (0, 0, i64::MIN));
         // Long fractions are not fields.
         assert_eq!(parse("1.000000000000000000000000001 seconds"), (0, 0, S));
     }
