@@ -8,7 +8,8 @@
 //! 2. the role statements sqlparser reads otherwise, rewritten on the
 //!    tokens ([`roles`]);
 //! 3. the depth guards ([`depth`]) around sqlparser's parser;
-//! 4. the statement cache of short query strings ([`cache`]).
+//! 4. the statement cache of short query strings, by text and by shape
+//!    (the text with its literals taken out: [`shape`]) ([`cache`]).
 //!
 //! The database statements (`CREATE`/`DROP`/`ALTER DATABASE`), which
 //! sqlparser cannot read, are recognized from their tokens before all this
@@ -18,6 +19,7 @@ mod cache;
 pub mod databases;
 mod depth;
 mod roles;
+mod shape;
 
 pub use depth::{
     check_stack, prepare, too_deep, MAX_EXPRESSION_DEPTH, MAX_NESTING, SESSION_STACK_BYTES,
