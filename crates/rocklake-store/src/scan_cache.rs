@@ -39,8 +39,8 @@ use std::sync::{Arc, Mutex};
 use rocklake_codec::relations::Relation;
 use rocklake_codec::values::ValueError;
 
+use crate::known_values::{KnownValue, ValueChange, ValueWrite};
 use crate::reader::{KeyedRow, SharedKeyedRows};
-use crate::registry_version::{KnownRegistryVersion, RegistryChange};
 
 /// Scans with more rows than this are not kept (memory bound per entry).
 const MAX_ROWS_PER_ENTRY: usize = 250_000;
@@ -97,7 +97,9 @@ pub(crate) struct ScanCache {
     tag_commit: Vec<AtomicU64>,
     entries: Mutex<Entries>,
     /// The registry version as commits left it.
-    registry: KnownRegistryVersion,
+    registry: KnownValue,
+    /// The retention floor as commits left it.
+    retain_from: KnownValue,
 }
 
 #[derive(Default)]
@@ -244,7 +246,8 @@ impl ScanCache {
             ended: AtomicU64::new(0),
             tag_commit: (0..256).map(|_| AtomicU64::new(0)).collect(),
             entries: Mutex::new(Entries::default()),
-            registry: KnownRegistryVersion::default(),
+            registry: KnownValue::default(),
+            retain_from: KnownValue::default(),
         }
     }
 
@@ -267,12 +270,14 @@ impl ScanCache {
     /// become visible; the returned mark ends it when dropped.
     /// `writes` are the commit's writes when it kept them all, for
     /// write-through (see the module documentation); `registry_version` the
-    /// registry version it sets, if it changes the registry.
+    /// registry version it sets, if it changes the registry; `retain_from`
+    /// what it writes to the retention floor.
     pub(crate) fn commit_started(
         self: &Arc<Self>,
         tags: TagSet,
         writes: Option<Writes>,
         registry_version: Option<u64>,
+        retain_from: ValueWrite,
     ) -> CommitMark {
         let number = self.started.fetch_add(1, Ordering::SeqCst) + 1;
         CommitMark {
@@ -280,7 +285,8 @@ impl ScanCache {
             number,
             tags,
             writes,
-            registry_version,
+            registry: registry_version.map_or(ValueWrite::None, ValueWrite::Value),
+            retain_from,
             succeeded: false,
         }
     }
@@ -293,9 +299,11 @@ impl ScanCache {
         number: u64,
         tags: &TagSet,
         writes: Option<&Writes>,
-        registry: RegistryChange,
+        registry: ValueChange,
+        retain_from: ValueChange,
     ) {
         self.registry.committed(number, registry);
+        self.retain_from.committed(number, retain_from);
         let mut entries = self.entries();
         match writes {
             Some(writes) => entries.write_through(number, writes),
@@ -460,7 +468,8 @@ pub(crate) struct CommitMark {
     number: u64,
     tags: TagSet,
     writes: Option<Writes>,
-    registry_version: Option<u64>,
+    registry: ValueWrite,
+    retain_from: ValueWrite,
     succeeded: bool,
 }
 
@@ -475,13 +484,13 @@ impl CommitMark {
 impl Drop for CommitMark {
     fn drop(&mut self) {
         let writes = self.writes.take().filter(|_| self.succeeded);
-        let registry = match (self.registry_version, self.succeeded) {
-            (None, _) => RegistryChange::Unchanged,
-            (Some(version), true) => RegistryChange::Set(version),
-            (Some(_), false) => RegistryChange::Unknown,
-        };
-        self.cache
-            .end_commit(self.number, &self.tags, writes.as_ref(), registry);
+        self.cache.end_commit(
+            self.number,
+            &self.tags,
+            writes.as_ref(),
+            self.registry.outcome(self.succeeded),
+            self.retain_from.outcome(self.succeeded),
+        );
     }
 }
 
@@ -521,7 +530,7 @@ pub(crate) enum Lookup {
 
 impl CacheView {
     /// The registry version this transaction's snapshot holds, if known
-    /// (see [`crate::registry_version`]).
+    /// (see [`crate::known_values`]).
     pub(crate) fn registry_version(&self) -> Option<u64> {
         self.cache.registry.at(self.seen)
     }
@@ -529,6 +538,16 @@ impl CacheView {
     /// Keeps the registry version this transaction read from its snapshot.
     pub(crate) fn keep_registry_version(&self, version: u64) {
         self.cache.registry.keep(self.seen, version);
+    }
+
+    /// The retention floor this transaction's snapshot holds, if known.
+    pub(crate) fn retain_from(&self) -> Option<u64> {
+        self.cache.retain_from.at(self.seen)
+    }
+
+    /// Keeps the retention floor this transaction read from its snapshot.
+    pub(crate) fn keep_retain_from(&self, floor: u64) {
+        self.cache.retain_from.keep(self.seen, floor);
     }
 
     /// Whether no commit that ended wrote under `tag` since this
@@ -614,14 +633,14 @@ mod tests {
         assert!(matches!(view.lookup(&[1], Read::All), Lookup::Hit(r) if r.len() == 3));
 
         // A commit writing tag 2 leaves tag 1 valid for a later snapshot.
-        drop(cache.commit_started(tags(&[&[2, 0]]), None, None));
+        drop(cache.commit_started(tags(&[&[2, 0]]), None, None, ValueWrite::None));
         let later = cache.view(cache.before_snapshot()).expect("quiet");
         assert!(matches!(later.lookup(&[1], Read::All), Lookup::Hit(_)));
         assert!(matches!(later.lookup(&[2], Read::All), Lookup::Fill(_)));
 
         // A commit writing tag 1: the old snapshot may not see it, the new
         // snapshot must not get the old rows.
-        drop(cache.commit_started(tags(&[&[1, 7]]), None, None));
+        drop(cache.commit_started(tags(&[&[1, 7]]), None, None, ValueWrite::None));
         assert!(matches!(later.lookup(&[1], Read::All), Lookup::Miss));
         let newest = cache.view(cache.before_snapshot()).expect("quiet");
         assert!(
@@ -634,7 +653,7 @@ mod tests {
     fn no_view_while_a_commit_is_in_flight() {
         let cache = Arc::new(ScanCache::new());
         let ended = cache.before_snapshot();
-        let mark = cache.commit_started(tags(&[&[1]]), None, None);
+        let mark = cache.commit_started(tags(&[&[1]]), None, None, ValueWrite::None);
         assert!(cache.view(ended).is_none());
         drop(mark);
         assert!(
@@ -735,7 +754,12 @@ mod tests {
         for key in writes.keys() {
             written.add_key(key);
         }
-        let mut mark = cache.commit_started(written.clone(), Some(writes.clone()), None);
+        let mut mark = cache.commit_started(
+            written.clone(),
+            Some(writes.clone()),
+            None,
+            ValueWrite::None,
+        );
         mark.succeeded();
         drop(mark);
         assert_eq!(
@@ -750,7 +774,7 @@ mod tests {
         );
 
         // A commit that failed makes them stale instead.
-        drop(cache.commit_started(written, Some(writes), None));
+        drop(cache.commit_started(written, Some(writes), None, ValueWrite::None));
         assert_eq!(hit(&cache, &table_prefix), None);
         assert_eq!(hit(&cache, &seven_prefix), None);
     }
@@ -780,7 +804,7 @@ mod tests {
         let mut written = TagSet::default();
         written.add_key(&new.key);
         writes.insert(new.key, Some(value));
-        let mut mark = cache.commit_started(written, Some(writes), None);
+        let mut mark = cache.commit_started(written, Some(writes), None, ValueWrite::None);
         mark.succeeded();
         drop(mark);
         let Lookup::Hit(after) = cache
@@ -811,7 +835,7 @@ mod tests {
         let mut written = TagSet::default();
         written.add_key(&changed.key);
         writes.insert(changed.key, Some(value));
-        let mut mark = cache.commit_started(written, Some(writes), None);
+        let mut mark = cache.commit_started(written, Some(writes), None, ValueWrite::None);
         mark.succeeded();
         drop(mark);
         assert_eq!(hit(&cache, &prefix), None);
@@ -834,7 +858,7 @@ mod tests {
         let mut written = TagSet::default();
         written.add_key(&row.key);
         writes.insert(row.key.clone(), Some(value));
-        let mut mark = cache.commit_started(written, Some(writes), None);
+        let mut mark = cache.commit_started(written, Some(writes), None, ValueWrite::None);
         mark.succeeded();
         drop(mark);
         fill.store(&relation, Arc::new(Vec::new()));

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use rocklake_codec::keys::{Counter, SystemKey};
 use rocklake_codec::relations::Relation;
+use rocklake_codec::tags::Tag;
 use rocklake_codec::values::{decode_hot_key, pb};
 use slatedb::config::{ReadOptions, ScanOptions};
 use slatedb::{
@@ -253,11 +254,23 @@ impl<'a> CatalogView<'a> {
     /// The retention floor (`retain-from` system key): the oldest snapshot
     /// still readable; 0 when nothing was ever given up.
     pub async fn retain_from(&self) -> StoreResult<u64> {
-        Ok(self
+        // A transaction that wrote a system key reads its own writes.
+        let cache = self.cache.filter(|_| {
+            self.written
+                .is_none_or(|tags| !tags.contains(Tag::System.byte()))
+        });
+        if let Some(floor) = cache.and_then(CacheView::retain_from) {
+            return Ok(floor);
+        }
+        let floor = self
             .reads()
             .get_u64(&SystemKey::RetainFrom.key())
             .await?
-            .unwrap_or(0))
+            .unwrap_or(0);
+        if let Some(view) = cache {
+            view.keep_retain_from(floor);
+        }
+        Ok(floor)
     }
 
     /// The latest committed snapshot as recorded in the hot key, if any.

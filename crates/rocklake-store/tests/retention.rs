@@ -61,12 +61,19 @@ fn item(result: &[Vec<Datum>], name: &str) -> String {
 /// Snapshots 0..=5 (0..=4 in 2020, 5 now); a file that lived in snapshots
 /// 1..3 with a delete file and statistics, and a file still live since 2.
 async fn populated() -> (tempfile::TempDir, Session) {
+    let (dir, s, _) = populated_catalog().await;
+    (dir, s)
+}
+
+/// [`populated`], with the catalog for more sessions.
+async fn populated_catalog() -> (tempfile::TempDir, Session, Arc<SqlCatalog>) {
     let dir = tempfile::tempdir().unwrap();
     let store = common::open(dir.path()).await;
     let mut txn = store.write().unwrap();
     common::create_tables(&mut txn, TABLES).await;
     txn.commit().await.unwrap();
-    let mut s = Session::new(Arc::new(SqlCatalog::new(store)));
+    let catalog = Arc::new(SqlCatalog::new(store));
+    let mut s = Session::new(catalog.clone());
     let mut sql = String::new();
     for id in 0..=5 {
         let time = if id < 5 {
@@ -90,7 +97,7 @@ async fn populated() -> (tempfile::TempDir, Session) {
          SELECT 1",
     );
     ok(&mut s, &sql).await;
-    (dir, s)
+    (dir, s, catalog)
 }
 
 #[tokio::test]
@@ -256,4 +263,42 @@ async fn excise_deletes_what_no_kept_snapshot_sees_and_schedules_its_files() {
     );
     let again = ok(&mut s, "CALL rocklake_excise()").await;
     assert_eq!(again.len(), 2, "{again:?}");
+}
+
+/// The floor is kept in memory once read (a SlateDB read per transaction
+/// before); a commit that advances it replaces what was kept, so no
+/// transaction after it sees the old floor, and one that began before it
+/// keeps the floor of its snapshot.
+#[tokio::test]
+async fn the_floor_kept_in_memory_follows_the_commits_that_advance_it() {
+    let (_dir, mut s, catalog) = populated_catalog().await;
+    let all = "SELECT snapshot_id FROM public.ducklake_snapshot ORDER BY 1";
+    for _ in 0..2 {
+        assert_eq!(ids(&mut s, all).await, vec![0, 1, 2, 3, 4, 5]);
+    }
+    let mut before = Session::new(catalog.clone());
+    ok(
+        &mut before,
+        "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1",
+    )
+    .await;
+    assert_eq!(ids(&mut before, all).await, vec![0, 1, 2, 3, 4, 5]);
+
+    ok(&mut s, "CALL rocklake_retain_from('3')").await;
+    assert_eq!(ids(&mut s, all).await, vec![3, 4, 5]);
+    let mut after = Session::new(catalog.clone());
+    for _ in 0..2 {
+        assert_eq!(ids(&mut after, all).await, vec![3, 4, 5]);
+    }
+    assert_eq!(
+        ids(&mut before, all).await,
+        vec![0, 1, 2, 3, 4, 5],
+        "a snapshot taken before the floor moved"
+    );
+    ok(&mut before, "COMMIT; SELECT 1").await;
+    assert_eq!(ids(&mut before, all).await, vec![3, 4, 5]);
+
+    ok(&mut after, "CALL rocklake_retain_from(4)").await;
+    assert_eq!(ids(&mut s, all).await, vec![4, 5]);
+    assert_eq!(ids(&mut before, all).await, vec![4, 5]);
 }

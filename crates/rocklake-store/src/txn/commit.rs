@@ -16,13 +16,15 @@
 use std::sync::atomic::Ordering;
 
 use rocklake_codec::keys::{Counter, SystemKey};
+use rocklake_codec::tags::Tag;
 use rocklake_codec::values::{encode_hot_key, pb};
 
 use super::WriteTxn;
 use crate::error::{StoreError, StoreResult};
 use crate::inner::Confirmation;
 use crate::journal::Journal;
-use crate::scan_cache::MAX_WRITES_WRITTEN_THROUGH;
+use crate::known_values::ValueWrite;
+use crate::scan_cache::{TagSet, Writes, MAX_WRITES_WRITTEN_THROUGH};
 use crate::unique::committed_violation;
 
 /// Keys and values put next to a transaction's own writes at commit.
@@ -88,6 +90,7 @@ impl WriteTxn {
             }
             _ => None,
         };
+        let retain_from = retain_from_written(&self.written_tags, writes.as_ref());
         // Scans cached before this commit stay valid for snapshots taken
         // before it; the mark ends once the writes are visible (or the commit
         // failed or was abandoned).
@@ -95,6 +98,7 @@ impl WriteTxn {
             std::mem::take(&mut self.written_tags),
             writes.filter(|writes| writes.len() <= MAX_WRITES_WRITTEN_THROUGH),
             registry_version,
+            retain_from,
         );
         let outcome = self.txn.commit().await;
         if outcome.is_ok() {
@@ -233,5 +237,24 @@ impl WriteTxn {
             )
             .map_err(|e| self.storage_error("staging counters", e))?;
         Ok((registry_version, puts))
+    }
+}
+
+/// What a commit with `writes` (`None`: not kept) under `tags` writes to the
+/// retention floor.
+fn retain_from_written(tags: &TagSet, writes: Option<&Writes>) -> ValueWrite {
+    if !tags.contains(Tag::System.byte()) {
+        return ValueWrite::None;
+    }
+    let Some(writes) = writes else {
+        return ValueWrite::Unknown;
+    };
+    match writes.get(&SystemKey::RetainFrom.key()) {
+        None => ValueWrite::None,
+        Some(Some(value)) => <[u8; 8]>::try_from(value.as_slice())
+            .map_or(ValueWrite::Unknown, |bytes| {
+                ValueWrite::Value(u64::from_be_bytes(bytes))
+            }),
+        Some(None) => ValueWrite::Unknown,
     }
 }
