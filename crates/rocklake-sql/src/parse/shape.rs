@@ -12,10 +12,10 @@
 //! quotes, block comments, a backslash in a string, and numbers written any
 //! other way (`1e5`, `.5`, `0x1F`, `1_000`).
 //!
-//! A [`Template`] is the statements of the first string of a shape, with
-//! the place of each literal in them. It is kept only after two checks: each
+//! A [`Template`] is the statements of one string of a shape, with the
+//! place of each literal in them. It is kept only after two checks: each
 //! literal of the string is exactly one value of the statements (found by
-//! its position in the text), and a second string of the same shape with
+//! its position in the text), and another string of the same shape with
 //! every literal changed parses to exactly what the template gives for it.
 //! A literal the parser keeps anywhere but in a value (a type's length, a
 //! copy in another field), or a statement that parses differently with
@@ -54,6 +54,8 @@ pub(crate) struct Literal<'a> {
     start: Location,
     /// Where the character after it is.
     end: Location,
+    /// Its byte range in the query string, quotes included.
+    bytes: std::ops::Range<usize>,
 }
 
 impl Literal<'_> {
@@ -84,8 +86,6 @@ pub(crate) struct Shape<'a> {
     pub(crate) key: String,
     /// The literals, in the order of the text.
     literals: Vec<Literal<'a>>,
-    /// Byte ranges of the literals in the string.
-    ranges: Vec<(usize, usize)>,
 }
 
 impl Shape<'_> {
@@ -98,10 +98,10 @@ impl Shape<'_> {
     fn changed_text(&self, sql: &str) -> String {
         let mut text = String::with_capacity(sql.len() + 8);
         let mut at = 0;
-        for (literal, &(start, end)) in self.literals.iter().zip(&self.ranges) {
-            text.push_str(&sql[at..start]);
+        for literal in &self.literals {
+            text.push_str(&sql[at..literal.bytes.start]);
             text.push_str(&literal.changed());
-            at = end;
+            at = literal.bytes.end;
         }
         text.push_str(&sql[at..]);
         text
@@ -163,7 +163,6 @@ pub(crate) fn shape_of(sql: &str) -> Option<Shape<'_>> {
     };
     let mut key = String::with_capacity(sql.len());
     let mut literals = Vec::new();
-    let mut ranges = Vec::new();
     // The character before the cursor, outside quotes and comments.
     let mut previous: Option<char> = None;
     while let Some(c) = cursor.peek() {
@@ -191,8 +190,8 @@ pub(crate) fn shape_of(sql: &str) -> Option<Shape<'_>> {
                     raw: &sql[content_start..cursor.at - 1],
                     start: start_location,
                     end: cursor.location(),
+                    bytes: start..cursor.at,
                 });
-                ranges.push((start, cursor.at));
                 key.push_str(STRING_SLOT);
             }
             '0'..='9' if !previous.is_some_and(|p| continues_word(p) || p == '.') => {
@@ -216,8 +215,8 @@ pub(crate) fn shape_of(sql: &str) -> Option<Shape<'_>> {
                     raw: &sql[start..cursor.at],
                     start: start_location,
                     end: cursor.location(),
+                    bytes: start..cursor.at,
                 });
-                ranges.push((start, cursor.at));
                 key.push_str(NUMBER_SLOT);
             }
             '"' => {
@@ -262,14 +261,10 @@ pub(crate) fn shape_of(sql: &str) -> Option<Shape<'_>> {
         }
         previous = sql[..cursor.at].chars().next_back();
     }
-    Some(Shape {
-        key,
-        literals,
-        ranges,
-    })
+    Some(Shape { key, literals })
 }
 
-/// The statements of a shape's first string and where its literals went.
+/// The statements of a string of a shape and where its literals went.
 #[derive(Debug)]
 pub(crate) struct Template {
     parsed: std::sync::Arc<Parsed>,
