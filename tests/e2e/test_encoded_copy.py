@@ -2,7 +2,8 @@
 kept encoded"): DuckDB 2.0's DuckLake reads catalog tables whole with
 `COPY (SELECT columns FROM table) TO STDOUT (FORMAT binary)`, and RockLake
 answers a repeat over unchanged rows with the tuples it encoded the first
-time. What a client reads must not change: the same messages as the first
+time, and a read after rows were added with those tuples followed by the
+new rows'. What a client reads must not change: the same messages as the first
 run and as PostgreSQL (the header inside the first message: DuckDB's reader
 refuses a message holding the header alone), and every commit seen.
 """
@@ -34,6 +35,12 @@ def runs(dsn: str) -> dict[str, list[list[bytes]]]:
                     "g % 2 = 0, TIMESTAMPTZ '2026-01-02 03:04:05+00' + g * INTERVAL '1 hour', "
                     "g / 7.0 FROM generate_series(1, 500) g")
         out["filled"] = [copy_messages(con, COPY) for _ in range(3)]
+        # Rows added after the kept ones: RockLake sends the kept tuples
+        # followed by the new rows' (a copy read again must send the same).
+        for first in (501, 511):
+            con.execute("INSERT INTO t SELECT g, 'a' || g, true, NULL, g FROM "
+                        f"generate_series({first}, {first + 9}) g")
+            out[f"appended {first}"] = [copy_messages(con, COPY) for _ in range(3)]
         con.execute("UPDATE t SET name = 'changed' WHERE id = 250")
         out["updated"] = [copy_messages(con, COPY) for _ in range(3)]
         con.execute("DELETE FROM t WHERE id > 10")
@@ -51,6 +58,8 @@ def test_repeated_whole_table_copies_send_what_postgresql_sends(request, rocklak
     assert len(ours["empty"][0]) == 1, "no rows: header and trailer in one message"
     assert len(ours["filled"][0]) == 501, "one message per row, then the trailer"
     assert ours["filled"][0][0].startswith(b"PGCOPY\n\xff\r\n\0"), "the header leads the first row"
+    assert ours["appended 511"][0][:500] == ours["filled"][0][:500]
+    assert len(ours["appended 511"][0]) == 521
     assert b"changed" in b"".join(ours["updated"][0]) and b"changed" not in b"".join(ours["filled"][0])
     assert len(ours["deleted"][0]) == 11
     if os.environ.get("ROCKLAKE_PG_REFERENCE") == "1":

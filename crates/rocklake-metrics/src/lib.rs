@@ -30,14 +30,37 @@ type Labels = Vec<(String, String)>;
 /// Registers the counter family `name` of a cache's lookups and returns
 /// its `result="hit"` and `result="miss"` counters.
 fn hits_and_misses(registry: &mut Registry, name: &str, help: &str) -> (Counter, Counter) {
+    let [hit, miss] = outcomes(registry, name, help, ["hit", "miss"]);
+    (hit, miss)
+}
+
+/// Registers the counter family `name` and returns its counters labelled
+/// `result` with each of `results`.
+fn outcomes<const N: usize>(
+    registry: &mut Registry,
+    name: &str,
+    help: &str,
+    results: [&str; N],
+) -> [Counter; N] {
     let family = Family::<Labels, Counter>::default();
     registry.register(name, help, family.clone());
-    let result = |result: &str| {
+    results.map(|result| {
         family
             .get_or_create(&vec![("result".to_string(), result.to_string())])
             .clone()
-    };
-    (result("hit"), result("miss"))
+    })
+}
+
+/// How a binary COPY of a whole table was answered (see
+/// [`Metrics::encoded_copy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EncodedCopy {
+    /// With the tuples kept for the same rows.
+    Hit,
+    /// With kept tuples followed by those of the rows added since.
+    Extended,
+    /// Read and encoded.
+    Miss,
 }
 
 /// Every metric RockLake records.
@@ -75,6 +98,9 @@ pub struct Metrics {
     /// Binary COPYs of a whole table answered with the tuples kept from
     /// an earlier one (family `encoded_copy_lookups`, `result="hit"`).
     encoded_copy_hits: Counter,
+    /// Such COPYs answered with the kept tuples followed by those of the
+    /// rows added since (`result="extended"`).
+    encoded_copy_extended: Counter,
     /// Such COPYs read and encoded again (`result="miss"`).
     encoded_copy_misses: Counter,
     /// What the server is (`role="writer"`, `"standby"` or `"replica"`): 1
@@ -168,10 +194,11 @@ impl Metrics {
             "scan_cache_lookups",
             "Catalog scans answered from the scan cache (result=hit) or from storage (result=miss)",
         );
-        let (encoded_copy_hits, encoded_copy_misses) = hits_and_misses(
+        let [encoded_copy_hits, encoded_copy_extended, encoded_copy_misses] = outcomes(
             &mut registry,
             "encoded_copy_lookups",
-            "Binary COPYs of a whole unchanged table answered with the tuples kept encoded (result=hit) or read and encoded (result=miss)",
+            "Binary COPYs of a whole table answered with the tuples kept encoded for the same rows (result=hit), with kept tuples followed by those of the rows added since (result=extended), or read and encoded (result=miss)",
+            ["hit", "extended", "miss"],
         );
         let role = Family::<Labels, Gauge>::default();
         registry.register(
@@ -244,6 +271,7 @@ impl Metrics {
             scan_cache_hits,
             scan_cache_misses,
             encoded_copy_hits,
+            encoded_copy_extended,
             encoded_copy_misses,
             role,
             takeovers,
@@ -377,13 +405,13 @@ impl Metrics {
         }
     }
 
-    /// Counts a lookup of the encoded binary COPY results.
-    pub fn encoded_copy_lookup(&self, hit: bool) {
-        if hit {
-            self.encoded_copy_hits.inc();
-        } else {
-            self.encoded_copy_misses.inc();
-        }
+    /// Counts a binary COPY of a whole table by how it was answered.
+    pub fn encoded_copy(&self, outcome: EncodedCopy) {
+        match outcome {
+            EncodedCopy::Hit => self.encoded_copy_hits.inc(),
+            EncodedCopy::Extended => self.encoded_copy_extended.inc(),
+            EncodedCopy::Miss => self.encoded_copy_misses.inc(),
+        };
     }
 
     /// The recorder to give the SlateDB database of lake `lake` (its

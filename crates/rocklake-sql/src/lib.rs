@@ -55,4 +55,4 @@ pub use roles::{MemoryRoles, Roles};
 pub use session::Session;
 pub use storage::memory::MemoryStorage;
 pub use storage::route::{Database, SchemaLakes};
-pub use storage::{Maintenance, ReadStamp, Storage, StorageTxn};
+pub use storage::{AddedRows, Maintenance, ReadEnd, ReadStamp, Storage, StorageTxn};

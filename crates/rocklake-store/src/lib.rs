@@ -20,6 +20,7 @@ pub mod lease;
 pub mod location;
 mod opening;
 pub mod reader;
+mod recent_commits;
 pub mod replica;
 pub mod retention;
 pub mod roles;

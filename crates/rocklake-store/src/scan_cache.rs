@@ -30,6 +30,11 @@
 //! cannot prove their state, and reads of a tag a transaction wrote itself,
 //! read from SlateDB as before. Replicas, which follow a writer they cannot
 //! see commit, never use the cache.
+//!
+//! The cache also keeps the keys the latest commits wrote (bounded by bytes),
+//! so that a reader that kept something derived from a read (the SQL engine's
+//! encoded COPY results) can ask what changed since ([`CacheView::changes_since`])
+//! instead of reading every row again.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
@@ -41,6 +46,7 @@ use rocklake_codec::values::ValueError;
 
 use crate::known_values::{KnownValue, ValueChange, ValueWrite};
 use crate::reader::{KeyedRow, SharedKeyedRows};
+use crate::recent_commits::RecentCommits;
 
 /// Scans with more rows than this are not kept (memory bound per entry).
 const MAX_ROWS_PER_ENTRY: usize = 250_000;
@@ -100,6 +106,8 @@ pub(crate) struct ScanCache {
     registry: KnownValue,
     /// The retention floor as commits left it.
     retain_from: KnownValue,
+    /// The writes of the latest commits.
+    recent: Mutex<RecentCommits>,
 }
 
 #[derive(Default)]
@@ -248,6 +256,7 @@ impl ScanCache {
             entries: Mutex::new(Entries::default()),
             registry: KnownValue::default(),
             retain_from: KnownValue::default(),
+            recent: Mutex::default(),
         }
     }
 
@@ -298,14 +307,14 @@ impl ScanCache {
         &self,
         number: u64,
         tags: &TagSet,
-        writes: Option<&Writes>,
+        writes: Option<Writes>,
         registry: ValueChange,
         retain_from: ValueChange,
     ) {
         self.registry.committed(number, registry);
         self.retain_from.committed(number, retain_from);
         let mut entries = self.entries();
-        match writes {
+        match &writes {
             Some(writes) => entries.write_through(number, writes),
             None => entries.drop_tags(tags),
         }
@@ -313,7 +322,26 @@ impl ScanCache {
             self.tag_commit[usize::from(tag)].store(number, Ordering::SeqCst);
         }
         drop(entries);
+        let bytes = writes.as_ref().map_or(0, |writes| {
+            writes
+                .iter()
+                .map(|(key, value)| key.len() + value.as_ref().map_or(0, Vec::len))
+                .sum()
+        });
+        self.recent()
+            .push(number, tags.clone(), writes.map(Arc::new), bytes);
         self.ended.store(number, Ordering::SeqCst);
+    }
+
+    /// The latest commits, locked. After a panic while they were locked
+    /// they are forgotten (every commit so far counts as unknown).
+    fn recent(&self) -> std::sync::MutexGuard<'_, RecentCommits> {
+        self.recent.lock().unwrap_or_else(|poisoned| {
+            let mut recent = poisoned.into_inner();
+            *recent = RecentCommits::forgetting_up_to(self.started.load(Ordering::SeqCst));
+            self.recent.clear_poison();
+            recent
+        })
     }
 
     /// The kept entries, locked. A panic while they were locked may have left
@@ -487,7 +515,7 @@ impl Drop for CommitMark {
         self.cache.end_commit(
             self.number,
             &self.tags,
-            writes.as_ref(),
+            writes,
             self.registry.outcome(self.succeeded),
             self.retain_from.outcome(self.succeeded),
         );
@@ -566,6 +594,15 @@ impl CacheView {
         (commit <= self.seen).then_some((self.cache.id, commit))
     }
 
+    /// What the commits after commit `since` that this transaction's
+    /// snapshot holds wrote under `prefix`: the last write of each key
+    /// (`None`: deleted), in key order. `None` when the cache cannot tell:
+    /// those commits are no longer all kept, or one of them that wrote under
+    /// the prefix's tag failed or wrote too much to keep.
+    pub(crate) fn changes_since(&self, prefix: &[u8], since: u64) -> Option<Writes> {
+        self.cache.recent().changes_under(prefix, since, self.seen)
+    }
+
     /// Looks up `read` of `prefix` (its first byte is the tag).
     pub(crate) fn lookup(&self, prefix: &[u8], read: Read) -> Lookup {
         let Some(&tag) = prefix.first() else {
@@ -621,6 +658,61 @@ mod tests {
             set.add_key(key);
         }
         set
+    }
+
+    /// Commits `keys` (all put) as one successful transaction.
+    fn commit(cache: &Arc<ScanCache>, keys: &[&[u8]]) {
+        let writes: Writes = keys.iter().map(|k| (k.to_vec(), Some(vec![0]))).collect();
+        let mut mark = cache.commit_started(tags(keys), Some(writes), None, ValueWrite::None);
+        mark.succeeded();
+    }
+
+    #[test]
+    fn changes_are_known_while_the_commits_are_kept() {
+        let cache = Arc::new(ScanCache::new());
+        commit(&cache, &[&[1, 5]]);
+        let since = cache.ended.load(Ordering::SeqCst);
+        commit(&cache, &[&[1, 9], &[1, 3]]);
+        commit(&cache, &[&[1, 0, 1], &[2, 1], &[1, 9]]);
+        let view = cache.view(cache.before_snapshot()).expect("quiet");
+        let keys = |changes: Option<Writes>| changes.map(|c| c.into_keys().collect::<Vec<_>>());
+        assert_eq!(
+            keys(view.changes_since(&[1], since)),
+            Some(vec![vec![1, 0, 1], vec![1, 3], vec![1, 9]])
+        );
+        assert_eq!(
+            keys(view.changes_since(&[1, 9], since)),
+            Some(vec![vec![1, 9]])
+        );
+        assert_eq!(keys(view.changes_since(&[3], since)), Some(vec![]));
+        // Commits the snapshot holds, after `since` only.
+        assert_eq!(keys(view.changes_since(&[1], since + 2)), Some(vec![]));
+        let older = CacheView {
+            cache: cache.clone(),
+            seen: since + 1,
+        };
+        assert_eq!(
+            keys(older.changes_since(&[1], since)),
+            Some(vec![vec![1, 3], vec![1, 9]])
+        );
+
+        // A failed commit of the tag: unknown from then on.
+        drop(cache.commit_started(tags(&[&[1, 7]]), None, None, ValueWrite::None));
+        let after = cache.view(cache.before_snapshot()).expect("quiet");
+        assert_eq!(keys(after.changes_since(&[1], since)), None);
+        assert_eq!(
+            keys(after.changes_since(&[2], since)),
+            Some(vec![vec![2, 1]])
+        );
+
+        // Commits dropped from the log: unknown.
+        for i in 0..crate::recent_commits::MAX_RECENT_COMMITS {
+            commit(&cache, &[&[3, (i % 256) as u8]]);
+        }
+        let later = cache.view(cache.before_snapshot()).expect("quiet");
+        assert_eq!(keys(later.changes_since(&[2], since)), None);
+        let recent = cache.ended.load(Ordering::SeqCst) - 1;
+        assert_eq!(keys(later.changes_since(&[1], recent)), Some(vec![]));
     }
 
     #[test]

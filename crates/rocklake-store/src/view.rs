@@ -22,7 +22,7 @@ use slatedb::{
 
 use crate::error::StoreResult;
 use crate::reader::{rows_prefix, KeyedRow, Reads, SharedKeyedRows};
-use crate::scan_cache::{CacheView, Lookup, Read, TagSet};
+use crate::scan_cache::{CacheView, Lookup, Read, TagSet, Writes};
 
 /// What a read transaction reads: a writer's consistent snapshot or a
 /// replica's replayed state.
@@ -108,6 +108,17 @@ impl<'a> CatalogView<'a> {
             return None;
         }
         self.cache?.tag_state(tag)
+    }
+
+    /// What the commits after commit `since` that this view holds wrote
+    /// under `relation`'s rows (see [`CacheView::changes_since`]); `None`
+    /// when that is not known, or this transaction wrote the rows' tag.
+    pub(crate) fn changes_since(&self, relation: &Relation, since: u64) -> Option<Writes> {
+        let prefix = rows_prefix(relation, &[]);
+        if self.written.is_some_and(|tags| tags.contains(prefix[0])) {
+            return None;
+        }
+        self.cache?.changes_since(&prefix, since)
     }
 
     /// Every relation (SQL table) that exists.

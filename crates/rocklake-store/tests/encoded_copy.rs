@@ -7,10 +7,7 @@ mod common;
 
 use common::query;
 
-use std::sync::Arc;
-
-use rocklake_sql::{EncodedResults, Session};
-use rocklake_store::SqlCatalog;
+use rocklake_sql::EncodedResults;
 use rocklake_types::datum::Datum;
 
 const COPY: &str = "COPY (SELECT \"id\", \"name\" FROM \"public\".\"t\") TO STDOUT (FORMAT binary)";
@@ -23,21 +20,13 @@ fn rows(ids: &[i64]) -> Vec<Vec<Datum>> {
 
 /// The hits counted so far (the metric of the process).
 fn hits() -> u64 {
-    let text = rocklake_metrics::metrics().render();
-    text.lines()
-        .find(|line| line.starts_with("rocklake_encoded_copy_lookups_total{result=\"hit\"}"))
-        .and_then(|line| line.rsplit(' ').next())
-        .and_then(|value| value.parse().ok())
-        .unwrap_or(0)
+    common::encoded_copies("hit")
 }
 
 #[tokio::test]
 async fn a_kept_copy_is_served_only_for_the_rows_it_holds() {
     let dir = tempfile::tempdir().unwrap();
-    let store = common::open(dir.path()).await;
-    let catalog = Arc::new(SqlCatalog::new(store.clone()));
-    let mut a = Session::new(catalog.clone());
-    let mut b = Session::new(catalog);
+    let (mut a, mut b) = common::two_sessions(dir.path()).await;
     query(
         &mut a,
         "CREATE TABLE public.t (id BIGINT PRIMARY KEY, name TEXT); SELECT 1",

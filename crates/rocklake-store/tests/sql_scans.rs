@@ -231,13 +231,7 @@ async fn update_and_delete_by_a_non_key_column_hold_only_their_rows() {
     let dir = tempfile::tempdir().unwrap();
     let store = common::open(dir.path()).await;
     let mut s = Session::new(Arc::new(SqlCatalog::new(store.clone())));
-    query(
-        &mut s,
-        "CREATE TABLE public.ducklake_file_column_stats (data_file_id BIGINT, table_id BIGINT, \
-         column_id BIGINT, column_size_bytes BIGINT, value_count BIGINT, null_count BIGINT, \
-         min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN); SELECT 1",
-    )
-    .await;
+    query(&mut s, common::CREATE_FILE_COLUMN_STATS).await;
     query(
         &mut s,
         "INSERT INTO public.ducklake_file_column_stats SELECT g / 4, 1, g % 4, 1000, 10, 0, \

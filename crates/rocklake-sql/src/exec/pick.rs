@@ -96,6 +96,16 @@ pub fn pick(
         _ => Ok(None),
     }
 }
+/// The stored table whose rows are the whole result of a query, and the
+/// scan that reads it (see [`whole_table_read`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WholeTableRead<'s> {
+    /// The scan's index among the query's scans.
+    pub scan: usize,
+    /// The table.
+    pub table: &'s RelationDef,
+}
+
 /// The stored table whose rows are the whole result of `plan`: a plain
 /// column list of it (directly or through derived tables that are) as
 /// [`pick`] answers, without a filter and without `ctid`. The result then
@@ -103,7 +113,7 @@ pub fn pick(
 pub(crate) fn whole_table_read<'s>(
     plan: &QueryPlan,
     scans: &'s [ScanReq],
-) -> Option<&'s RelationDef> {
+) -> Option<WholeTableRead<'s>> {
     let (sp, columns) = plain_select(plan)?;
     if sp.filter.is_some() {
         return None;
@@ -114,7 +124,10 @@ pub(crate) fn whole_table_read<'s>(
             let ScanSource::Table(def) = &scan.source else {
                 return None;
             };
-            (!scan.reads_ctid && table_typed(&columns, plan, def)).then_some(def)
+            (!scan.reads_ctid && table_typed(&columns, plan, def)).then_some(WholeTableRead {
+                scan: *id,
+                table: def,
+            })
         }
         FromPlan::Derived(inner) if derived_typed(&columns, plan, inner) => {
             whole_table_read(inner, scans)

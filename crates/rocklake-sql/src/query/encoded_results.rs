@@ -15,6 +15,14 @@
 //! recently used go first; [`EncodedResults::set_capacity`], `rocklake
 //! serve --copy-cache-size`); a result larger than half of it is sent but
 //! not kept. A statement keeps one result: a new stamp replaces the old one.
+//!
+//! A kept result also remembers where its read ended
+//! ([`ReadEnd`]): when the rows changed only after the last one it holds (a
+//! commit added statistics rows for a new data file, DuckLake's usual
+//! change), storage hands over just the added rows
+//! ([`StorageTxn::scan_added`](crate::storage::StorageTxn::scan_added)) and
+//! the result becomes the kept tuples followed by theirs, without reading or
+//! encoding the others again.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -22,7 +30,7 @@ use lru::LruCache;
 use rocklake_types::copy::encoded::EncodedTuples;
 use rocklake_types::datum::ColumnDef;
 
-use crate::storage::{ReadStamp, RelationDef};
+use crate::storage::{ReadEnd, ReadStamp, RelationDef};
 
 /// The default capacity: 256 MiB.
 pub const DEFAULT_CAPACITY: usize = 256 << 20;
@@ -47,9 +55,24 @@ impl EncodedKey {
 }
 
 struct Kept {
-    stamp: ReadStamp,
+    end: ReadEnd,
     columns: Vec<ColumnDef>,
     tuples: Arc<EncodedTuples>,
+}
+
+/// What is kept for a statement, against a transaction's read of its table.
+#[derive(Debug)]
+pub enum KeptResult {
+    /// The result of the same rows: send it.
+    Same(Arc<EncodedTuples>),
+    /// The result of another state of the rows of the same storage, whose
+    /// read ended at `end`.
+    Other {
+        /// Where the kept result's read ended.
+        end: ReadEnd,
+        /// Its tuples.
+        tuples: Arc<EncodedTuples>,
+    },
 }
 
 /// The kept results, least recently used first out, and their bytes.
@@ -140,32 +163,38 @@ impl EncodedResults {
         })
     }
 
-    /// The tuples kept for `key` read at `stamp` with these result
-    /// columns, if any.
+    /// What is kept for `key` with these result columns, for a read at
+    /// `stamp` (nothing when it is of another storage).
     pub fn get(
         &self,
         key: &EncodedKey,
         stamp: ReadStamp,
         columns: &[ColumnDef],
-    ) -> Option<Arc<EncodedTuples>> {
+    ) -> Option<KeptResult> {
         let mut entries = self.entries();
-        let tuples = entries
+        let kept = entries
             .by_key
             .peek(key)
-            .filter(|kept| kept.stamp == stamp && kept.columns == columns)?
-            .tuples
-            .clone();
+            .filter(|kept| kept.end.stamp.storage == stamp.storage && kept.columns == columns)?;
+        let result = if kept.end.stamp == stamp {
+            KeptResult::Same(kept.tuples.clone())
+        } else {
+            KeptResult::Other {
+                end: kept.end.clone(),
+                tuples: kept.tuples.clone(),
+            }
+        };
         entries.by_key.promote(key);
-        Some(tuples)
+        Some(result)
     }
 
-    /// Keeps `tuples`, the result of `key` read at `stamp`, in place of any
-    /// earlier one of the statement; the least recently used results go
-    /// when they no longer fit.
+    /// Keeps `tuples`, the result of `key` read up to `end`, in place of
+    /// any earlier one of the statement; the least recently used results
+    /// go when they no longer fit.
     pub fn put(
         &self,
         key: EncodedKey,
-        stamp: ReadStamp,
+        end: ReadEnd,
         columns: &[ColumnDef],
         tuples: Arc<EncodedTuples>,
     ) {
@@ -179,7 +208,7 @@ impl EncodedResults {
         entries.by_key.put(
             key,
             Kept {
-                stamp,
+                end,
                 columns: columns.to_vec(),
                 tuples,
             },
@@ -223,6 +252,26 @@ mod tests {
         }
     }
 
+    fn end(state: u64) -> ReadEnd {
+        ReadEnd {
+            stamp: stamp(state),
+            positions: Arc::new(state),
+        }
+    }
+
+    /// The number of tuples kept for the same rows.
+    fn same(
+        results: &EncodedResults,
+        key: &EncodedKey,
+        stamp: ReadStamp,
+        columns: &[ColumnDef],
+    ) -> Option<usize> {
+        match results.get(key, stamp, columns)? {
+            KeptResult::Same(tuples) => Some(tuples.len()),
+            KeptResult::Other { .. } => None,
+        }
+    }
+
     fn columns() -> Vec<ColumnDef> {
         vec![ColumnDef::new("id", PgType::Int8)]
     }
@@ -230,21 +279,22 @@ mod tests {
     #[test]
     fn a_result_serves_its_stamp_and_columns_only() {
         let results = EncodedResults::with_capacity(1 << 20);
-        results.put(key("a"), stamp(3), &columns(), tuples(10));
-        assert_eq!(
-            results.get(&key("a"), stamp(3), &columns()).unwrap().len(),
-            10
-        );
-        assert!(
-            results.get(&key("a"), stamp(4), &columns()).is_none(),
-            "rows changed"
-        );
+        results.put(key("a"), end(3), &columns(), tuples(10));
+        assert_eq!(same(&results, &key("a"), stamp(3), &columns()), Some(10));
+        match results.get(&key("a"), stamp(4), &columns()) {
+            Some(KeptResult::Other { end: kept, tuples }) => {
+                assert_eq!(kept.stamp, stamp(3), "rows changed");
+                assert_eq!(kept.positions.downcast_ref::<u64>(), Some(&3));
+                assert_eq!(tuples.len(), 10);
+            }
+            other => panic!("{other:?}"),
+        }
         let floor = ReadStamp {
             floor: 2,
             ..stamp(3)
         };
         assert!(
-            results.get(&key("a"), floor, &columns()).is_none(),
+            same(&results, &key("a"), floor, &columns()).is_none(),
             "floor moved"
         );
         let other = ReadStamp {
@@ -252,19 +302,19 @@ mod tests {
             ..stamp(3)
         };
         assert!(
-            results.get(&key("a"), other, &columns()).is_none(),
+            same(&results, &key("a"), other, &columns()).is_none(),
             "another storage"
         );
         let text = vec![ColumnDef::new("id", PgType::Text)];
         assert!(
-            results.get(&key("a"), stamp(3), &text).is_none(),
+            same(&results, &key("a"), stamp(3), &text).is_none(),
             "other column types"
         );
-        assert!(results.get(&key("b"), stamp(3), &columns()).is_none());
+        assert!(same(&results, &key("b"), stamp(3), &columns()).is_none());
         let mut elsewhere = key("a");
         elsewhere.schema = "s".to_string();
         assert!(
-            results.get(&elsewhere, stamp(3), &columns()).is_none(),
+            same(&results, &elsewhere, stamp(3), &columns()).is_none(),
             "same text, another table"
         );
     }
@@ -272,28 +322,28 @@ mod tests {
     #[test]
     fn a_new_stamp_replaces_the_old_result() {
         let results = EncodedResults::with_capacity(1 << 20);
-        results.put(key("a"), stamp(3), &columns(), tuples(10));
+        results.put(key("a"), end(3), &columns(), tuples(10));
         let one = results.kept_bytes();
-        results.put(key("a"), stamp(4), &columns(), tuples(10));
+        results.put(key("a"), end(4), &columns(), tuples(10));
         assert_eq!(results.kept_bytes(), one);
-        assert!(results.get(&key("a"), stamp(3), &columns()).is_none());
-        assert!(results.get(&key("a"), stamp(4), &columns()).is_some());
+        assert!(same(&results, &key("a"), stamp(3), &columns()).is_none());
+        assert!(same(&results, &key("a"), stamp(4), &columns()).is_some());
     }
 
     #[test]
     fn the_least_recently_used_go_when_over_capacity() {
         let size = tuples(100).size_bytes();
         let results = EncodedResults::with_capacity(size * 2 + size / 2);
-        results.put(key("a"), stamp(1), &columns(), tuples(100));
-        results.put(key("b"), stamp(1), &columns(), tuples(100));
-        results.get(&key("a"), stamp(1), &columns()).unwrap();
-        results.put(key("c"), stamp(1), &columns(), tuples(100));
+        results.put(key("a"), end(1), &columns(), tuples(100));
+        results.put(key("b"), end(1), &columns(), tuples(100));
+        same(&results, &key("a"), stamp(1), &columns()).unwrap();
+        results.put(key("c"), end(1), &columns(), tuples(100));
         assert!(
-            results.get(&key("b"), stamp(1), &columns()).is_none(),
+            same(&results, &key("b"), stamp(1), &columns()).is_none(),
             "least recently used"
         );
-        assert!(results.get(&key("a"), stamp(1), &columns()).is_some());
-        assert!(results.get(&key("c"), stamp(1), &columns()).is_some());
+        assert!(same(&results, &key("a"), stamp(1), &columns()).is_some());
+        assert!(same(&results, &key("c"), stamp(1), &columns()).is_some());
         assert!(results.kept_bytes() <= size * 2 + size / 2);
     }
 
@@ -301,13 +351,13 @@ mod tests {
     fn a_result_over_half_the_capacity_is_not_kept() {
         let size = tuples(100).size_bytes();
         let results = EncodedResults::with_capacity(size * 2 - 1);
-        results.put(key("a"), stamp(1), &columns(), tuples(100));
-        assert!(results.get(&key("a"), stamp(1), &columns()).is_none());
+        results.put(key("a"), end(1), &columns(), tuples(100));
+        assert!(same(&results, &key("a"), stamp(1), &columns()).is_none());
         assert_eq!(results.kept_bytes(), 0);
         let off = EncodedResults::with_capacity(0);
-        off.put(key("a"), stamp(1), &columns(), tuples(1));
+        off.put(key("a"), end(1), &columns(), tuples(1));
         assert_eq!(off.kept_bytes(), 0);
-        results.put(key("b"), stamp(1), &columns(), tuples(10));
+        results.put(key("b"), end(1), &columns(), tuples(10));
         results.set_capacity(0);
         assert_eq!(
             results.kept_bytes(),

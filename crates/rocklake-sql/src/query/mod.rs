@@ -4,10 +4,8 @@
 pub mod encoded_results;
 pub(crate) mod locking;
 pub mod shared_results;
+mod whole_copy;
 
-use std::sync::Arc;
-
-use rocklake_types::copy::encoded::{EncodedTuples, TupleEncoder};
 use rocklake_types::copy::CopyFormat;
 use rocklake_types::rows::ResultRows;
 use rocklake_types::{ColumnDef, Datum, PgType, ResultSink, Row, SinkError, SqlError};
@@ -22,7 +20,6 @@ use crate::exec::stream::Stream;
 use crate::exec::{ExecCtx, Limits, StmtEnv};
 use crate::plan::OutCol;
 use crate::storage::StorageTxn;
-use encoded_results::{EncodedKey, EncodedResults};
 use shared_results::{derives_from_catalog, CatalogResults, ResultKey};
 
 /// The columns a client is told of, from a plan's output columns (an
@@ -157,47 +154,6 @@ async fn send_stream(
     finish(sink, to, count).await
 }
 
-/// Sends a whole binary COPY of rows already encoded as its tuples.
-async fn send_tuples(
-    sink: &mut dyn ResultSink,
-    columns: &[ColumnDef],
-    tuples: &EncodedTuples,
-    limits: Limits<'_>,
-) -> Result<(), Failure> {
-    sink.begin_copy_out(columns, &CopyFormat::Binary).await?;
-    match limits.interrupt {
-        Some(interrupt) => tokio::select! {
-            sent = sink.copy_tuples(columns, tuples) => sent?,
-            stopped = interrupt.stopped() => return Err(stopped.into()),
-        },
-        None => sink.copy_tuples(columns, tuples).await?,
-    }
-    sink.complete(&format!("COPY {}", tuples.len()), &[])
-        .await?;
-    Ok(())
-}
-
-/// `rows` encoded as binary COPY tuples of `columns`, or `None` when they
-/// take more than `limit` bytes.
-fn encode_tuples(
-    columns: &[ColumnDef],
-    rows: &ResultRows,
-    limit: usize,
-    limits: Limits<'_>,
-) -> Result<Option<EncodedTuples>, SqlError> {
-    let types = columns.iter().map(|c| c.pg_type.clone()).collect();
-    let mut encoder = TupleEncoder::new(types, limit);
-    for (index, row) in rows.iter().enumerate() {
-        if index % BATCH_ROWS == 0 {
-            limits.check()?;
-        }
-        if !encoder.push(row.iter())? {
-            return Ok(None);
-        }
-    }
-    Ok(Some(encoder.finish()))
-}
-
 /// Binds and runs a query, sending its rows to `sink` as they are produced.
 /// With `shared` (the catalog version of the transaction's catalog and the
 /// server's shared results), a query over the virtual catalog tables is
@@ -235,37 +191,24 @@ pub(crate) async fn run(
             return send_all(sink, to, &columns, &rows).await;
         }
     }
-    let encoded = match to {
-        Destination::CopyOut(CopyFormat::Binary) => match whole_table_read(&plan, &b.scans) {
-            Some(table) => txn
-                .read_stamp(table)
-                .await?
-                .map(|stamp| (EncodedKey::new(q.to_string(), table), stamp)),
-            None => None,
-        },
-        _ => None,
-    };
-    let encoded_results = EncodedResults::shared();
-    if let Some((key, stamp)) = &encoded {
-        let hit = encoded_results.get(key, *stamp, &columns);
-        rocklake_metrics::metrics().encoded_copy_lookup(hit.is_some());
-        if let Some(tuples) = hit {
-            return send_tuples(sink, &columns, &tuples, env.limits).await;
+    if let (Destination::CopyOut(CopyFormat::Binary), Some(read)) =
+        (to, whole_table_read(&plan, &b.scans))
+    {
+        let copy = whole_copy::WholeCopy {
+            plan: &plan,
+            scans: &b.scans,
+            read,
+            columns: &columns,
+            statement: q.to_string(),
+        };
+        if whole_copy::send(txn, env, copy, sink).await? {
+            return Ok(());
         }
     }
     let data = prefetch(txn, env.cat, &b.scans, true, env.limits).await?;
     let ctx = ExecCtx::new(&data, env.cat, env.limits);
     if let Some(picked) = pick(&plan, &b.scans, &ctx, &[])? {
-        let rows = ResultRows::Picked(picked);
-        if let Some((key, stamp)) = encoded {
-            let limit = encoded_results.entry_limit();
-            if let Some(tuples) = encode_tuples(&columns, &rows, limit, env.limits)? {
-                let tuples = Arc::new(tuples);
-                encoded_results.put(key, stamp, &columns, tuples.clone());
-                return send_tuples(sink, &columns, &tuples, env.limits).await;
-            }
-        }
-        return send_all(sink, to, &columns, &rows).await;
+        return send_all(sink, to, &columns, &ResultRows::Picked(picked)).await;
     }
     if let Some((key, results)) = kept {
         let mut rows = run_query(&plan, &ctx, &[])?;

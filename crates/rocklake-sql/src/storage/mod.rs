@@ -227,6 +227,35 @@ pub struct ReadStamp {
     pub floor: u64,
 }
 
+/// Where a read of a relation's rows ended (see [`StorageTxn::read_end`]):
+/// their stamp and the storage's own map of where the rows lie, to place
+/// the rows added later.
+#[derive(Clone)]
+pub struct ReadEnd {
+    /// The state of the rows read.
+    pub stamp: ReadStamp,
+    /// What the storage that gave it needs to place later rows among these.
+    pub positions: Arc<dyn std::any::Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for ReadEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadEnd")
+            .field("stamp", &self.stamp)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The rows added to a relation since an earlier read (see
+/// [`StorageTxn::scan_added`]).
+pub struct AddedRows {
+    /// The added rows, in the order a scan hands them over (after every
+    /// row of the earlier read).
+    pub rows: ScanRows,
+    /// Where this read ends.
+    pub end: ReadEnd,
+}
+
 /// One transaction's view of storage: a consistent snapshot for reads plus the
 /// transaction's own uncommitted writes. Dropping it without [`StorageTxn::commit`]
 /// discards every write.
@@ -341,6 +370,29 @@ pub trait StorageTxn: Send {
     /// was in flight when its snapshot was taken, a read replica, ...).
     async fn read_stamp(&mut self, relation: &RelationDef) -> StorageResult<Option<ReadStamp>> {
         let _ = relation;
+        Ok(None)
+    }
+
+    /// Where this transaction's last read of all of `relation`'s rows ended,
+    /// for [`StorageTxn::scan_added`]. `None` when the transaction has not
+    /// read them all, or [`StorageTxn::read_stamp`] is `None`.
+    async fn read_end(&mut self, relation: &RelationDef) -> StorageResult<Option<ReadEnd>> {
+        let _ = relation;
+        Ok(None)
+    }
+
+    /// The rows of `relation` this transaction reads that an earlier read
+    /// (ended at `since`) did not, when they are all that changed: no commit
+    /// since that read changed or removed one of its rows, and a scan hands
+    /// the added rows over after all of them, so its rows followed by these
+    /// are the rows now, in order. `None` when storage cannot tell (read the
+    /// whole relation then).
+    async fn scan_added(
+        &mut self,
+        relation: &RelationDef,
+        since: &ReadEnd,
+    ) -> StorageResult<Option<AddedRows>> {
+        let _ = (relation, since);
         Ok(None)
     }
 

@@ -36,8 +36,8 @@ use rocklake_types::{SqlError, SqlState};
 
 use crate::storage::memory::MemoryStorage;
 use crate::storage::{
-    LockStrength, LockWait, Maintenance, ReadStamp, RelationChange, RelationDef, RelationList,
-    ScanFilter, ScanRows, Storage, StorageResult, StorageTxn,
+    AddedRows, LockStrength, LockWait, Maintenance, ReadEnd, ReadStamp, RelationChange,
+    RelationDef, RelationList, ScanFilter, ScanRows, Storage, StorageResult, StorageTxn,
 };
 
 /// The schema temporary relations live in; unqualified names look here first.
@@ -588,6 +588,21 @@ impl StorageTxn for RoutedTxn {
         self.route(&relation.schema)
             .await?
             .read_stamp(relation)
+            .await
+    }
+
+    async fn read_end(&mut self, relation: &RelationDef) -> StorageResult<Option<ReadEnd>> {
+        self.route(&relation.schema).await?.read_end(relation).await
+    }
+
+    async fn scan_added(
+        &mut self,
+        relation: &RelationDef,
+        since: &ReadEnd,
+    ) -> StorageResult<Option<AddedRows>> {
+        self.route(&relation.schema)
+            .await?
+            .scan_added(relation, since)
             .await
     }
 

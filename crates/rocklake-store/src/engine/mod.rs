@@ -8,6 +8,7 @@
 // engine's error type and only travels on error paths.
 #![allow(clippy::result_large_err)]
 
+mod added_rows;
 mod errors;
 mod registry;
 mod row_keys;

@@ -11,13 +11,15 @@ use rocklake_codec::relations::{Relation, RowLayout};
 use rocklake_codec::tables::SnapshotColumns;
 use rocklake_codec::tags::Tag;
 use rocklake_sql::storage::{
-    ColumnBound, LockStrength, LockWait, ReadStamp, RelationChange, RelationDef, RelationList,
-    RowId, ScanFilter, ScanRows, ScannedRow, SharedRows, StorageResult, StorageTxn,
+    AddedRows, ColumnBound, LockStrength, LockWait, ReadEnd, ReadStamp, RelationChange,
+    RelationDef, RelationList, RowId, ScanFilter, ScanRows, ScannedRow, SharedRows, StorageResult,
+    StorageTxn,
 };
 use rocklake_types::datum::{Datum, Row};
 use rocklake_types::{SqlError, SqlState};
 use slatedb::IterationOrder;
 
+use super::added_rows::{added_rows, AppendPoint, WholeRead};
 use super::errors::to_sql;
 use super::registry::{definition, Registry, RegistryCache, SharedDefinitions};
 use super::row_keys::RowKeys;
@@ -97,6 +99,8 @@ pub(super) struct StoreTxn {
     row_keys: RowKeys,
     /// The retention floor, read on the first scan of `ducklake_snapshot`.
     retain_from: Option<u64>,
+    /// The last read of all of a relation's rows, for [`StorageTxn::read_end`].
+    whole_read: Option<WholeRead>,
 }
 /// Whether a `ducklake_snapshot` row is below the retention floor.
 fn snapshot_id_below(row: &[Datum], floor: u64) -> bool {
@@ -208,6 +212,7 @@ impl StoreTxn {
             registry_changed: false,
             row_keys: RowKeys::default(),
             retain_from: None,
+            whole_read: None,
         }
     }
 
@@ -569,6 +574,14 @@ impl StorageTxn for StoreTxn {
             .map_err(to_sql)?;
         self.row_keys
             .remember_scan(relation.relation_id, Arc::clone(&rows));
+        if prefix.is_empty() && filter.bounds.is_empty() {
+            self.whole_read = Some(WholeRead {
+                relation_id: relation.relation_id,
+                rows: Arc::clone(&rows),
+                visible: |row, floor| floor == 0 || !snapshot_id_below(&row.row, floor),
+                floor,
+            });
+        }
         let range = key_range(&rows, &key_columns, &prefix, filter);
         if floor == 0 && range.len() == rows.len() {
             return Ok(ScanRows::Shared(Arc::new(SharedScan(rows))));
@@ -597,6 +610,61 @@ impl StorageTxn for StoreTxn {
             storage,
             state,
             floor,
+        }))
+    }
+
+    async fn read_end(&mut self, def: &RelationDef) -> StorageResult<Option<ReadEnd>> {
+        let Some(stamp) = self.read_stamp(def).await? else {
+            return Ok(None);
+        };
+        let relation = self.resolve(def).await?;
+        let end = self
+            .whole_read
+            .as_ref()
+            .filter(|read| read.relation_id == relation.relation_id && read.floor == stamp.floor)
+            .map(WholeRead::end);
+        Ok(end.map(|point| ReadEnd {
+            stamp,
+            positions: Arc::new(point),
+        }))
+    }
+
+    async fn scan_added(
+        &mut self,
+        def: &RelationDef,
+        since: &ReadEnd,
+    ) -> StorageResult<Option<AddedRows>> {
+        let Some(stamp) = self.read_stamp(def).await? else {
+            return Ok(None);
+        };
+        // A later state of the same rows, hiding the same snapshots (an
+        // older snapshot does not hold every row of the earlier read).
+        let (was, floor) = (since.stamp, stamp.floor);
+        if stamp.storage != was.storage || floor != was.floor || stamp.state <= was.state {
+            return Ok(None);
+        }
+        let Some(&point) = since.positions.downcast_ref::<AppendPoint>() else {
+            return Ok(None);
+        };
+        let relation = self.resolve(def).await?;
+        let Some(changes) = self.access.view().changes_since(&relation, was.state) else {
+            return Ok(None);
+        };
+        let visible = |row: &KeyedRow| floor == 0 || !snapshot_id_below(&row.row, floor);
+        let added =
+            added_rows(&relation, point, &changes, visible).map_err(|e| to_sql(e.into()))?;
+        let Some((rows, point)) = added else {
+            return Ok(None);
+        };
+        let rows = Arc::new(rows);
+        self.row_keys
+            .remember_scan(relation.relation_id, Arc::clone(&rows));
+        Ok(Some(AddedRows {
+            rows: ScanRows::Shared(Arc::new(SharedScan(rows))),
+            end: ReadEnd {
+                stamp,
+                positions: Arc::new(point),
+            },
         }))
     }
 

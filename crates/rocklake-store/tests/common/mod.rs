@@ -199,3 +199,31 @@ pub async fn waits_for<T>(
     );
     result
 }
+
+/// DuckLake's `ducklake_file_column_stats`, created over SQL.
+pub const CREATE_FILE_COLUMN_STATS: &str =
+    "CREATE TABLE public.ducklake_file_column_stats (data_file_id BIGINT, table_id BIGINT, \
+     column_id BIGINT, column_size_bytes BIGINT, value_count BIGINT, null_count BIGINT, \
+     min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN); SELECT 1";
+
+/// Two SQL sessions over one catalog opened in `dir`.
+pub async fn two_sessions(dir: &std::path::Path) -> (rocklake_sql::Session, rocklake_sql::Session) {
+    let store = open(dir).await;
+    let catalog = std::sync::Arc::new(rocklake_store::SqlCatalog::new(store));
+    (
+        rocklake_sql::Session::new(catalog.clone()),
+        rocklake_sql::Session::new(catalog),
+    )
+}
+
+/// The binary COPYs of whole tables the process answered with `result`
+/// (`hit`, `extended` or `miss`; see the metric `encoded_copy_lookups`).
+pub fn encoded_copies(result: &str) -> u64 {
+    let text = rocklake_metrics::metrics().render();
+    let label = format!("rocklake_encoded_copy_lookups_total{{result=\"{result}\"}}");
+    text.lines()
+        .find(|line| line.starts_with(&label))
+        .and_then(|line| line.rsplit(' ').next())
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(0)
+}

@@ -3,42 +3,109 @@
 //! results). Each tuple is exactly what [`super::binary::put_tuple`] writes;
 //! the wire server frames each one as a CopyData message.
 
+use std::sync::Arc;
+
 use bytes::{Bytes, BytesMut};
 
 use super::binary;
 use crate::datum::{ColumnDef, Datum, PgType, Row};
 use crate::error::SqlError;
 
-/// Binary COPY tuples in one buffer, with where each ends.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Binary COPY tuples, in runs that later tuples were appended to (see
+/// [`EncodedTuples::appended`]): runs are shared, so appending a few
+/// tuples to a large result copies none of its bytes.
+#[derive(Debug, Clone, Default)]
 pub struct EncodedTuples {
+    runs: Vec<Arc<TupleRun>>,
+}
+
+/// Tuples in one buffer, with where each ends.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct TupleRun {
     bytes: Bytes,
     /// The end offset of each tuple in `bytes`, ascending.
     ends: Vec<u32>,
 }
 
-impl EncodedTuples {
-    /// The number of tuples.
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// True when there are none.
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    /// The memory the tuples take (their bytes and offsets).
-    pub fn size_bytes(&self) -> usize {
-        self.bytes.len() + self.ends.len() * std::mem::size_of::<u32>()
-    }
-
-    /// Each tuple's bytes, in order.
-    pub fn tuples(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+impl TupleRun {
+    fn tuples(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
         (0..self.ends.len()).map(|i| {
             let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
             &self.bytes[start..self.ends[i] as usize]
         })
+    }
+
+    /// `self` followed by `next`, in one buffer.
+    fn joined(&self, next: &TupleRun) -> TupleRun {
+        let mut bytes = BytesMut::with_capacity(self.bytes.len() + next.bytes.len());
+        bytes.extend_from_slice(&self.bytes);
+        bytes.extend_from_slice(&next.bytes);
+        let base = self.bytes.len() as u32;
+        let mut ends = Vec::with_capacity(self.ends.len() + next.ends.len());
+        ends.extend_from_slice(&self.ends);
+        ends.extend(next.ends.iter().map(|end| base + end));
+        TupleRun {
+            bytes: bytes.freeze(),
+            ends,
+        }
+    }
+}
+
+impl PartialEq for EncodedTuples {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.tuples().eq(other.tuples())
+    }
+}
+
+impl Eq for EncodedTuples {}
+
+impl EncodedTuples {
+    /// The number of tuples.
+    pub fn len(&self) -> usize {
+        self.runs.iter().map(|run| run.ends.len()).sum()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.runs.iter().all(|run| run.ends.is_empty())
+    }
+
+    /// The memory the tuples take (their bytes and offsets).
+    pub fn size_bytes(&self) -> usize {
+        self.runs
+            .iter()
+            .map(|run| run.bytes.len() + run.ends.len() * std::mem::size_of::<u32>())
+            .sum()
+    }
+
+    /// Each tuple's bytes, in order.
+    pub fn tuples(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.runs.iter().flat_map(|run| run.tuples())
+    }
+
+    /// These tuples followed by `more`, sharing the bytes of both. Runs are
+    /// joined so that each is at least twice the size of the next: a result
+    /// appended to once per commit stays in a few runs (logarithmic in its
+    /// size), and each byte is copied a logarithmic number of times over all
+    /// the appends.
+    pub fn appended(&self, more: EncodedTuples) -> EncodedTuples {
+        let mut runs = self.runs.clone();
+        for run in more.runs {
+            if run.ends.is_empty() {
+                continue;
+            }
+            runs.push(run);
+            while let [.., before, last] = runs.as_slice() {
+                let fits = before.bytes.len() + last.bytes.len() <= u32::MAX as usize;
+                if before.bytes.len() >= 2 * last.bytes.len() || !fits {
+                    break;
+                }
+                let joined = Arc::new(before.joined(last));
+                runs.truncate(runs.len() - 2);
+                runs.push(joined);
+            }
+        }
+        EncodedTuples { runs }
     }
 
     /// The tuples decoded as rows of `columns` (for a consumer that wants
@@ -48,7 +115,9 @@ impl EncodedTuples {
         let mut header = BytesMut::new();
         binary::put_header(&mut header);
         decoder.feed(&header)?;
-        decoder.feed(&self.bytes)?;
+        for run in &self.runs {
+            decoder.feed(&run.bytes)?;
+        }
         decoder.feed(&binary::TRAILER)?;
         decoder.finish()
     }
@@ -94,8 +163,10 @@ impl TupleEncoder {
     /// The tuples appended.
     pub fn finish(self) -> EncodedTuples {
         EncodedTuples {
-            bytes: self.buf.freeze(),
-            ends: self.ends,
+            runs: vec![Arc::new(TupleRun {
+                bytes: self.buf.freeze(),
+                ends: self.ends,
+            })],
         }
     }
 }
@@ -160,5 +231,28 @@ mod tests {
         assert!(tuples.is_empty());
         assert_eq!(tuples.tuples().count(), 0);
         assert!(tuples.decode(&columns()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn appended_tuples_follow_in_order_in_few_runs() {
+        let row = |id: i64| vec![Datum::Int8(id), Datum::text(format!("n{id}"))];
+        let encode = |ids: std::ops::Range<i64>| {
+            let mut encoder = TupleEncoder::new(types(), usize::MAX);
+            for id in ids {
+                encoder.push(&row(id)).unwrap();
+            }
+            encoder.finish()
+        };
+        let mut tuples = encode(0..1000);
+        for id in 1000..1400 {
+            tuples = tuples.appended(encode(id..id + 1));
+        }
+        tuples = tuples.appended(encode(0..0));
+        assert_eq!(tuples.len(), 1400);
+        assert_eq!(tuples, encode(0..1400));
+        let rows: Vec<Row> = (0..1400).map(row).collect();
+        assert_eq!(tuples.decode(&columns()).unwrap(), rows);
+        assert!(tuples.runs.len() <= 12, "{} runs", tuples.runs.len());
+        assert_eq!(tuples.size_bytes(), encode(0..1400).size_bytes());
     }
 }
