@@ -1,5 +1,5 @@
 //! The keys the latest commits wrote, kept by the writer's scan cache (see
-//! [`crate::scan_cache::CacheView::wrote_up_to`]).
+//! [`crate::scan_cache::CacheView::changes_since`]).
 
 use std::collections::VecDeque;
 use std::ops::Bound;
