@@ -25,6 +25,8 @@ pub(crate) struct RecentCommits {
 struct RecentCommit {
     number: u64,
     tags: TagSet,
+    /// Tags of keys the commit deleted and then wrote again.
+    rewritten: TagSet,
     /// `None`: the commit failed, or wrote too much to keep its writes.
     writes: Option<Arc<Writes>>,
     bytes: usize,
@@ -40,12 +42,13 @@ impl RecentCommits {
     }
 
     /// Records commit `number` (numbers come in order), which wrote under
-    /// `tags`: `writes` (`bytes` of keys and values) when it succeeded and
-    /// kept them. The oldest commits go when over the bounds.
+    /// `tags` (and deleted then wrote again keys under `rewritten`):
+    /// `writes` (`bytes` of keys and values) when it succeeded and kept
+    /// them. The oldest commits go when over the bounds.
     pub(crate) fn push(
         &mut self,
         number: u64,
-        tags: TagSet,
+        (tags, rewritten): (TagSet, TagSet),
         writes: Option<Arc<Writes>>,
         bytes: usize,
     ) {
@@ -53,6 +56,7 @@ impl RecentCommits {
         self.commits.push_back(RecentCommit {
             number,
             tags,
+            rewritten,
             writes,
             bytes,
         });
@@ -66,9 +70,11 @@ impl RecentCommits {
     }
 
     /// The last write of each key under `prefix` by the commits numbered
-    /// after `since` and up to `seen` (`None` for a deleted key), in key
-    /// order; `None` when that is not known (see
-    /// [`crate::scan_cache::CacheView::changes_since`]).
+    /// after `since` and up to `seen`, in key order, except that a key any
+    /// of them deleted stays deleted (`None`): a key deleted and written
+    /// again is not a new row. `None` when that is not known (see
+    /// [`crate::scan_cache::CacheView::changes_since`]), or when a commit
+    /// deleted and wrote again a key under the prefix's tag itself.
     pub(crate) fn changes_under(&self, prefix: &[u8], since: u64, seen: u64) -> Option<Writes> {
         let &tag = prefix.first()?;
         if since < self.forgotten {
@@ -79,12 +85,22 @@ impl RecentCommits {
             if commit.number <= since || commit.number > seen || !commit.tags.contains(tag) {
                 continue;
             }
+            if commit.rewritten.contains(tag) {
+                return None;
+            }
             let writes = commit.writes.as_ref()?;
             let under = writes
                 .range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded))
                 .take_while(|(key, _)| key.starts_with(prefix));
             for (key, value) in under {
-                changes.insert(key.clone(), value.clone());
+                match changes.get_mut(key) {
+                    // Deleted by an earlier commit: stays deleted.
+                    Some(None) => {}
+                    Some(kept) => *kept = value.clone(),
+                    None => {
+                        changes.insert(key.clone(), value.clone());
+                    }
+                }
             }
         }
         Some(changes)

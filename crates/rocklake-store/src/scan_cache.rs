@@ -293,6 +293,7 @@ impl ScanCache {
             cache: self.clone(),
             number,
             tags,
+            rewritten: TagSet::default(),
             writes,
             registry: registry_version.map_or(ValueWrite::None, ValueWrite::Value),
             retain_from,
@@ -306,7 +307,7 @@ impl ScanCache {
     fn end_commit(
         &self,
         number: u64,
-        tags: &TagSet,
+        (tags, rewritten): (&TagSet, &TagSet),
         writes: Option<Writes>,
         registry: ValueChange,
         retain_from: ValueChange,
@@ -328,8 +329,12 @@ impl ScanCache {
                 .map(|(key, value)| key.len() + value.as_ref().map_or(0, Vec::len))
                 .sum()
         });
-        self.recent()
-            .push(number, tags.clone(), writes.map(Arc::new), bytes);
+        self.recent().push(
+            number,
+            (tags.clone(), rewritten.clone()),
+            writes.map(Arc::new),
+            bytes,
+        );
         self.ended.store(number, Ordering::SeqCst);
     }
 
@@ -495,6 +500,8 @@ pub(crate) struct CommitMark {
     cache: Arc<ScanCache>,
     number: u64,
     tags: TagSet,
+    /// Tags of keys the commit deleted and wrote again.
+    rewritten: TagSet,
     writes: Option<Writes>,
     registry: ValueWrite,
     retain_from: ValueWrite,
@@ -507,6 +514,12 @@ impl CommitMark {
     pub(crate) fn succeeded(&mut self) {
         self.succeeded = true;
     }
+
+    /// Records the tags of keys the commit deleted and then wrote again
+    /// (its writes show only the last write of each key).
+    pub(crate) fn rewrote(&mut self, tags: TagSet) {
+        self.rewritten = tags;
+    }
 }
 
 impl Drop for CommitMark {
@@ -514,7 +527,7 @@ impl Drop for CommitMark {
         let writes = self.writes.take().filter(|_| self.succeeded);
         self.cache.end_commit(
             self.number,
-            &self.tags,
+            (&self.tags, &self.rewritten),
             writes,
             self.registry.outcome(self.succeeded),
             self.retain_from.outcome(self.succeeded),
@@ -713,6 +726,38 @@ mod tests {
         assert_eq!(keys(later.changes_since(&[2], since)), None);
         let recent = cache.ended.load(Ordering::SeqCst) - 1;
         assert_eq!(keys(later.changes_since(&[1], recent)), Some(vec![]));
+    }
+
+    #[test]
+    fn a_key_deleted_and_written_again_is_no_new_row() {
+        let cache = Arc::new(ScanCache::new());
+        let since = cache.ended.load(Ordering::SeqCst);
+        let deleted: Writes = [(vec![1, 5], None)].into();
+        let mut mark = cache.commit_started(
+            tags(&[&[1, 5]]),
+            Some(deleted.clone()),
+            None,
+            ValueWrite::None,
+        );
+        mark.succeeded();
+        drop(mark);
+        commit(&cache, &[&[1, 5]]);
+        let view = cache.view(cache.before_snapshot()).expect("quiet");
+        assert_eq!(
+            view.changes_since(&[1], since),
+            Some(deleted),
+            "two commits"
+        );
+
+        // In one commit, the writes show only the last write of the key.
+        let put: Writes = [(vec![2, 1], Some(vec![0]))].into();
+        let mut mark = cache.commit_started(tags(&[&[2, 1]]), Some(put), None, ValueWrite::None);
+        mark.rewrote(tags(&[&[2, 1]]));
+        mark.succeeded();
+        drop(mark);
+        let view = cache.view(cache.before_snapshot()).expect("quiet");
+        assert_eq!(view.changes_since(&[2], since), None, "one commit");
+        assert!(view.changes_since(&[1], since).is_some());
     }
 
     #[test]

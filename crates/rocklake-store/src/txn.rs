@@ -105,6 +105,10 @@ pub struct WriteTxn {
     writes: Option<Writes>,
     /// Bytes of keys and values written (counted while `writes` is kept).
     written_bytes: usize,
+    /// Tags of the keys this transaction deleted and then wrote again:
+    /// `writes` keeps only the last write of a key, which then looks like
+    /// a new row (see [`crate::recent_commits`]).
+    rewritten_tags: TagSet,
     /// The unique keys this transaction inserted, claimed until it ends
     /// (dropped with it: after a commit, once its outcome is known).
     claims: Claims,
@@ -135,6 +139,7 @@ impl WriteTxn {
             written_tags: TagSet::default(),
             writes: Some(Writes::new()),
             written_bytes: 0,
+            rewritten_tags: TagSet::default(),
             touched_rows: TouchedRows::default(),
             edges: table_edges::TableEdges::default(),
         })
@@ -168,6 +173,9 @@ impl WriteTxn {
                 None => writes.len() < MAX_WRITES_WRITTEN_THROUGH,
             };
             if keep {
+                if value.is_some() && writes.get(key).is_some_and(Option::is_none) {
+                    self.rewritten_tags.add_key(key);
+                }
                 writes.insert(key.to_vec(), value.map(<[u8]>::to_vec));
             } else {
                 self.writes = None;
@@ -529,9 +537,23 @@ impl WriteTxn {
             }
         }
         // Also check what committed after this transaction began, as
-        // PostgreSQL does for primary keys.
-        Ok(self.beyond_latest_last_row(relation, probe)
-            || !self.inner.reads().scan_prefix_first(probe).await?)
+        // PostgreSQL does for primary keys; a committed row this transaction
+        // deleted itself does not count (DELETE, then INSERT of the same key).
+        if self.beyond_latest_last_row(relation, probe)
+            || !self.inner.reads().scan_prefix_first(probe).await?
+        {
+            return Ok(true);
+        }
+        let committed = self.inner.reads().scan_prefix(probe).await?;
+        Ok(committed.iter().all(|(key, _)| self.deleted_here(key)))
+    }
+
+    /// Whether this transaction deleted `key` (and has not written it
+    /// again); `false` when its writes were too many to keep.
+    fn deleted_here(&self, key: &[u8]) -> bool {
+        self.writes
+            .as_ref()
+            .is_some_and(|writes| writes.get(key).is_some_and(Option::is_none))
     }
 
     /// Whether every key under `probe` sorts after the last row of

@@ -131,4 +131,66 @@ async fn a_kept_copy_is_extended_only_by_rows_added_after_its_last() {
     let (how, rows) = copy(&mut a).await;
     assert_eq!(how, "hit");
     assert_eq!(files(&rows).last(), Some(&25));
+
+    a_key_deleted_and_written_again_is_no_added_row(&mut a, &mut b).await;
+}
+
+/// A table whose key is not the row sequence: a row deleted and inserted
+/// again under the same key gets a later row sequence, but replaces a kept
+/// row rather than adding one (in two commits, or in one transaction).
+async fn a_key_deleted_and_written_again_is_no_added_row(a: &mut Session, b: &mut Session) {
+    query(
+        a,
+        "CREATE TABLE public.ducklake_snapshot_changes (snapshot_id BIGINT PRIMARY KEY, \
+         changes_made VARCHAR, author VARCHAR, commit_message VARCHAR, commit_extra_info VARCHAR); \
+         INSERT INTO public.ducklake_snapshot_changes (snapshot_id, changes_made) \
+         SELECT g, 'v' || g FROM generate_series(1, 5) g; SELECT 1",
+    )
+    .await;
+    assert_eq!(copy_changes(b).await, (0, 1, 5));
+    query(
+        a,
+        "DELETE FROM public.ducklake_snapshot_changes WHERE snapshot_id = 3; SELECT 1",
+    )
+    .await;
+    query(
+        a,
+        "INSERT INTO public.ducklake_snapshot_changes (snapshot_id, changes_made) VALUES (3, 'new'); \
+         SELECT 1",
+    )
+    .await;
+    assert_eq!(copy_changes(b).await, (0, 1, 5), "two commits: read again");
+    query(
+        a,
+        "BEGIN; DELETE FROM public.ducklake_snapshot_changes WHERE snapshot_id = 4; \
+         INSERT INTO public.ducklake_snapshot_changes (snapshot_id, changes_made) VALUES (4, 'again'); \
+         COMMIT; SELECT 1",
+    )
+    .await;
+    assert_eq!(
+        copy_changes(b).await,
+        (0, 1, 5),
+        "one transaction: read again"
+    );
+    query(
+        a,
+        "INSERT INTO public.ducklake_snapshot_changes (snapshot_id, changes_made) VALUES (6, 'v6'); \
+         SELECT 1",
+    )
+    .await;
+    assert_eq!(copy_changes(b).await, (1, 0, 6), "a new key: extended");
+}
+
+const CHANGES_COPY: &str = "COPY (SELECT \"snapshot_id\", \"changes_made\" FROM \
+                            \"public\".\"ducklake_snapshot_changes\") TO STDOUT (FORMAT binary)";
+
+/// Runs `CHANGES_COPY`, checks it against a SELECT, and returns how many
+/// COPYs were extended and read again meanwhile, and its rows.
+async fn copy_changes(session: &mut Session) -> (u64, u64, usize) {
+    let before = ["extended", "miss"].map(common::encoded_copies);
+    let rows = query(session, CHANGES_COPY).await;
+    let after = ["extended", "miss"].map(common::encoded_copies);
+    let select = "SELECT snapshot_id, changes_made FROM public.ducklake_snapshot_changes";
+    assert_eq!(rows, query(session, select).await, "COPY and SELECT differ");
+    (after[0] - before[0], after[1] - before[1], rows.len())
 }

@@ -285,3 +285,47 @@ async fn update_and_delete_by_a_non_key_column_hold_only_their_rows() {
         vec![vec![Datum::Int8(3)]]
     );
 }
+
+/// A row deleted and inserted again under the same primary key in one
+/// transaction is no duplicate, as in PostgreSQL (the committed row the
+/// transaction deleted itself was taken for a conflicting one: 23505).
+#[tokio::test]
+async fn a_key_deleted_then_inserted_again_in_one_transaction_is_no_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut a, mut b) = common::two_sessions(dir.path()).await;
+    query(
+        &mut a,
+        "CREATE TABLE public.ducklake_snapshot_changes (snapshot_id BIGINT PRIMARY KEY, \
+         changes_made VARCHAR, author VARCHAR, commit_message VARCHAR, commit_extra_info VARCHAR); \
+         INSERT INTO public.ducklake_snapshot_changes (snapshot_id, changes_made) \
+         VALUES (1, 'a'), (2, 'b'); SELECT 1",
+    )
+    .await;
+    query(
+        &mut a,
+        "BEGIN; DELETE FROM public.ducklake_snapshot_changes WHERE snapshot_id = 2; \
+         INSERT INTO public.ducklake_snapshot_changes (snapshot_id, changes_made) VALUES (2, 'c'); \
+         COMMIT; SELECT 1",
+    )
+    .await;
+    let rows = query(
+        &mut b,
+        "SELECT snapshot_id, changes_made FROM public.ducklake_snapshot_changes ORDER BY 1",
+    )
+    .await;
+    assert_eq!(
+        rows,
+        vec![
+            vec![Datum::Int8(1), Datum::text("a")],
+            vec![Datum::Int8(2), Datum::text("c")]
+        ]
+    );
+    // A key the transaction did not delete still conflicts.
+    let refused = a
+        .execute("INSERT INTO public.ducklake_snapshot_changes (snapshot_id) VALUES (1)")
+        .await
+        .pop()
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(refused.code.as_str(), "23505");
+}

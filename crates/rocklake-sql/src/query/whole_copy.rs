@@ -34,9 +34,10 @@ pub(crate) struct WholeCopy<'a> {
     pub statement: String,
 }
 
-/// Sends the result of `copy`. `Ok(false)`, before reading anything, when
-/// storage cannot stamp what the transaction reads of the table: the
-/// caller runs the query as any other.
+/// Sends the result of `copy`. `Ok(false)` when storage cannot stamp what
+/// the transaction reads of the table (before reading anything), or when
+/// the rows read cannot be picked in place (which a whole-table read always
+/// can): the caller runs the query as any other.
 pub(crate) async fn send(
     txn: &mut dyn StorageTxn,
     env: &StmtEnv<'_>,

@@ -100,6 +100,7 @@ impl WriteTxn {
             registry_version,
             retain_from,
         );
+        mark.rewrote(std::mem::take(&mut self.rewritten_tags));
         let outcome = self.txn.commit().await;
         if outcome.is_ok() {
             mark.succeeded();
