@@ -131,3 +131,37 @@ def test_returning_and_on_conflict_do_what_they_do_on_postgresql(pg_server, rock
         "rocklake": f"postgresql+psycopg://postgres@{rocklake.host}:{rocklake.port}/lake",
     }
     assert sqlalchemy_steps(urls["rocklake"]) == sqlalchemy_steps(urls["postgres"])
+
+
+def delete_then_insert(conn: psycopg.Connection) -> list:
+    """A row deleted and inserted again under its primary key in one
+    transaction, in a table DuckLake keys by an id (RockLake stores it
+    under that key) and in a plain table; then a real duplicate."""
+    out = []
+    for table in ("ducklake_snapshot_changes", "plain_changes"):
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute(f"CREATE TABLE {table} (snapshot_id bigint PRIMARY KEY, changes_made varchar, "
+                     "author varchar, commit_message varchar, commit_extra_info varchar)")
+        conn.execute(f"INSERT INTO {table} (snapshot_id, changes_made) VALUES (1, 'a'), (2, 'b')")
+        with conn.transaction():
+            conn.execute(f"DELETE FROM {table} WHERE snapshot_id = 2")
+            conn.execute(f"INSERT INTO {table} (snapshot_id, changes_made) VALUES (2, 'c')")
+        try:
+            conn.execute(f"INSERT INTO {table} (snapshot_id) VALUES (1)")
+            out.append("no error")
+        except psycopg.Error as e:
+            out.append(e.sqlstate)
+        out.append(conn.execute(f"SELECT snapshot_id, changes_made FROM {table} ORDER BY 1").fetchall())
+        conn.execute(f"DROP TABLE {table}")
+    return out
+
+
+@pytest.mark.rocklake
+def test_a_key_deleted_and_inserted_again_in_one_transaction_as_on_postgresql(pg_server, rocklake):
+    rocklake.start()
+    reference = PostgresBackend(pg_server)
+    with psycopg.connect(pg_server.dsn(reference.db), autocommit=True) as conn:
+        expected = delete_then_insert(conn)
+    with psycopg.connect(rocklake.dsn(), autocommit=True) as conn:
+        assert delete_then_insert(conn) == expected
+    assert expected[0] == "23505" and expected[1] == [(1, "a"), (2, "c")]
