@@ -75,24 +75,23 @@ pub(crate) async fn send(
         return Ok(false);
     };
     let rows = ResultRows::Picked(picked);
-    let end = txn.read_end(table).await?;
-    let limit = results.entry_limit();
-    match end {
-        Some(end) => match encode_tuples(copy.columns, &rows, limit, env.limits)? {
-            Some(tuples) => {
-                let tuples = Arc::new(tuples);
-                results.put(key, end, copy.columns, tuples.clone());
-                send_tuples(sink, copy.columns, &tuples, env.limits).await?;
-            }
-            None => send_all(sink, binary(), copy.columns, &rows).await?,
-        },
-        None => send_all(sink, binary(), copy.columns, &rows).await?,
+    // Kept when storage tells where the read ended and the tuples fit.
+    let kept = match txn.read_end(table).await? {
+        Some(end) => encode_tuples(copy.columns, &rows, results.entry_limit(), env.limits)?
+            .map(|tuples| (end, Arc::new(tuples))),
+        None => None,
+    };
+    match kept {
+        Some((end, tuples)) => {
+            results.put(key, end, copy.columns, tuples.clone());
+            send_tuples(sink, copy.columns, &tuples, env.limits).await?;
+        }
+        None => {
+            let binary = Destination::CopyOut(&CopyFormat::Binary);
+            send_all(sink, binary, copy.columns, &rows).await?;
+        }
     }
     Ok(true)
-}
-
-fn binary() -> Destination<'static> {
-    Destination::CopyOut(&CopyFormat::Binary)
 }
 
 /// `kept`, the tuples of a read that ended at `end`, followed by those of

@@ -33,21 +33,19 @@ pub(crate) struct AppendPoint {
 /// A transaction's last read of all of a relation's rows.
 pub(crate) struct WholeRead {
     pub(crate) relation_id: u64,
-    /// The rows read (those the read hid are left out by `visible`).
+    /// The rows read, those it hid included.
     pub(crate) rows: SharedKeyedRows,
-    /// Whether a row was handed out (rows below the retention floor are not).
-    pub(crate) visible: fn(&KeyedRow, u64) -> bool,
     /// The retention floor the read hid rows below.
     pub(crate) floor: u64,
 }
 
 impl WholeRead {
-    /// Where the read ended.
-    pub(crate) fn end(&self) -> AppendPoint {
+    /// Where the read ended, of the rows `visible` says it handed out.
+    pub(crate) fn end(&self, visible: impl Fn(&KeyedRow) -> bool) -> AppendPoint {
         let last_row_seq = self
             .rows
             .iter()
-            .filter(|row| (self.visible)(row, self.floor))
+            .filter(|row| visible(row))
             .map(|row| row.row_seq)
             .max()
             .unwrap_or(0);

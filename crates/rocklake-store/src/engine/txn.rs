@@ -108,6 +108,10 @@ fn snapshot_id_below(row: &[Datum], floor: u64) -> bool {
         .and_then(Datum::as_i64)
         .is_some_and(|id| id >= 0 && (id as u64) < floor)
 }
+/// Whether a read with retention floor `floor` (0: none) hands `row` out.
+fn retained(row: &[Datum], floor: u64) -> bool {
+    floor == 0 || !snapshot_id_below(row, floor)
+}
 fn as_key_field(datum: &Datum) -> Option<u64> {
     datum.as_i64().and_then(|v| u64::try_from(v).ok())
 }
@@ -555,8 +559,7 @@ impl StorageTxn for StoreTxn {
                 .edge_row(&relation, &prefix, order)
                 .await
                 .map_err(to_sql)?;
-            let Some(stored) = row.filter(|s| floor == 0 || !snapshot_id_below(&s.row, floor))
-            else {
+            let Some(stored) = row.filter(|s| retained(&s.row, floor)) else {
                 return Ok(ScanRows::Owned(Vec::new()));
             };
             self.row_keys
@@ -578,7 +581,6 @@ impl StorageTxn for StoreTxn {
             self.whole_read = Some(WholeRead {
                 relation_id: relation.relation_id,
                 rows: Arc::clone(&rows),
-                visible: |row, floor| floor == 0 || !snapshot_id_below(&row.row, floor),
                 floor,
             });
         }
@@ -589,9 +591,7 @@ impl StorageTxn for StoreTxn {
         // Rows outside the key range, and snapshots below the retention
         // floor (hidden), are left out: the others are handed out by
         // position, still without copying.
-        let visible = range
-            .filter(|&i| floor == 0 || !snapshot_id_below(&rows[i].row, floor))
-            .collect();
+        let visible = range.filter(|&i| retained(&rows[i].row, floor)).collect();
         Ok(ScanRows::Shared(Arc::new(SharedScanPart { rows, visible })))
     }
 
@@ -622,7 +622,7 @@ impl StorageTxn for StoreTxn {
             .whole_read
             .as_ref()
             .filter(|read| read.relation_id == relation.relation_id && read.floor == stamp.floor)
-            .map(WholeRead::end);
+            .map(|read| read.end(|row| retained(&row.row, read.floor)));
         Ok(end.map(|point| ReadEnd {
             stamp,
             positions: Arc::new(point),
@@ -650,7 +650,7 @@ impl StorageTxn for StoreTxn {
         let Some(changes) = self.access.view().changes_since(&relation, was.state) else {
             return Ok(None);
         };
-        let visible = |row: &KeyedRow| floor == 0 || !snapshot_id_below(&row.row, floor);
+        let visible = |row: &KeyedRow| retained(&row.row, floor);
         let added =
             added_rows(&relation, point, &changes, visible).map_err(|e| to_sql(e.into()))?;
         let Some((rows, point)) = added else {
